@@ -1,0 +1,27 @@
+"""distval: distributed k-fold evaluation of stream classifiers with significance tests.
+
+>>> import distval
+>>> res = distval.evaluate(stream="sea", n_rows=1000, learners=("nb", "majority"), n_folds=2)
+>>> res.final_tests()["test"].tolist()[:2]
+['sign', 'wilcoxon']
+"""
+
+from __future__ import annotations
+
+from distval.errors import DistvalError
+
+__all__ = ["DistvalError", "RunConfig", "evaluate"]
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # Lazy, so that `import distval` (and the CLI's --help) stays fast.
+    if name == "evaluate":
+        from distval.engine import evaluate
+
+        return evaluate
+    if name == "RunConfig":
+        from distval.config import RunConfig
+
+        return RunConfig
+    raise AttributeError(f"module 'distval' has no attribute {name!r}")

@@ -1,0 +1,113 @@
+"""Learner hosts: a group of fold replicas that predict and learn one batch at a time.
+
+A host owns the replicas of some *slots* (learner index, fold). For every row of a batch,
+in stream order, each hosted replica whose fold tests the row predicts it first; then, if
+its training weight is positive, it learns the row (see :mod:`distval.learners` for weights).
+The in-process engine runs one host with every slot; the Ray engine wraps the same class in
+actors, each hosting a share of the slots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from distval.learners import LearnerSpec, learns_with_weight, make_replicas
+
+__all__ = ["Batch", "LearnerHost", "to_dicts"]
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Consecutive stream rows with their fold routing; what travels to the hosts.
+
+    ``weights`` and ``tested`` have shape (rows, folds); ``n_classes`` counts the classes
+    seen so far, these rows included.
+    """
+
+    start: int
+    X: np.ndarray
+    y: np.ndarray
+    weights: np.ndarray
+    tested: np.ndarray
+    n_classes: int
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+
+def to_dicts(X: np.ndarray, names: list[str]) -> list[dict]:
+    """Rows as the dicts river expects, missing (NaN) features left out.
+
+    >>> to_dicts(np.array([[1.0, np.nan], [3.0, 4.0]]), ["a", "b"])
+    [{'a': 1.0}, {'a': 3.0, 'b': 4.0}]
+    """
+    rows = X.tolist()
+    missing = np.isnan(X).any(axis=1)
+    if not missing.any():
+        return [dict(zip(names, r)) for r in rows]
+    out = []
+    for r, skip in zip(rows, missing.tolist()):
+        out.append({k: v for k, v in zip(names, r) if v == v} if skip else dict(zip(names, r)))
+    return out
+
+
+class LearnerHost:
+    """Replicas of the given slots, with per-batch ``process``.
+
+    >>> from distval.learners import parse_learner
+    >>> host = LearnerHost([parse_learner("majority")], slots=[(0, 0), (0, 1)],
+    ...                    feature_names=["a"], seed=1)
+    >>> b = Batch(0, np.zeros((3, 1)), np.array([1, 1, 0]),
+    ...           weights=np.array([[1, 0], [1, 0], [1, 0]]), tested=np.ones((3, 2), bool),
+    ...           n_classes=2)
+    >>> host.process(b).tolist()   # fold 1 never trains: it predicts class 0 throughout
+    [[0, 1, 1], [0, 0, 0]]
+    """
+
+    def __init__(
+        self,
+        learners: list[LearnerSpec],
+        slots: list[tuple[int, int]],
+        feature_names: list[str],
+        seed: int | None,
+    ) -> None:
+        self.slots = [(int(i), int(f)) for i, f in slots]
+        self.feature_names = list(feature_names)
+        by_slot = {}
+        for learner, spec in enumerate(learners):
+            folds = [f for i, f in self.slots if i == learner]
+            if folds:
+                replicas = make_replicas(spec, learner, folds, seed)
+                by_slot.update({(learner, f): m for f, m in zip(folds, replicas)})
+        self.models = [by_slot[s] for s in self.slots]
+        self._weighted = [learns_with_weight(m) for m in self.models]
+
+    def process(self, batch: Batch) -> np.ndarray:
+        """Predict-then-learn every row; returns (slots, rows) predictions, -1 = not tested."""
+        xs = to_dicts(batch.X, self.feature_names)
+        ys = batch.y.tolist()
+        n = len(ys)
+        out = np.full((len(self.slots), n), -1, dtype=np.int32)
+        for j, (_, fold) in enumerate(self.slots):
+            model = self.models[j]
+            predict, learn = model.predict_one, model.learn_one
+            tested = batch.tested[:, fold].tolist()
+            weights = batch.weights[:, fold].tolist()
+            preds = [-1] * n
+            weighted = self._weighted[j]
+            for i in range(n):
+                x = xs[i]
+                if tested[i]:
+                    p = predict(x)
+                    preds[i] = 0 if p is None else p
+                w = weights[i]
+                if w:
+                    if weighted:
+                        learn(x, ys[i], w=w)
+                    else:
+                        for _ in range(w):
+                            learn(x, ys[i])
+            out[j] = preds
+        return out

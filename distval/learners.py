@@ -1,0 +1,222 @@
+"""Learners: built-in names, ``module:Class`` import paths, seeded replicas, weighted training.
+
+A learner is given as text, ``NAME`` or ``NAME(param=value, ...)``, where NAME is a built-in
+name (:data:`BUILTIN`) or an import path ``package.module:Class``; parameters are Python
+literals passed to the constructor. Each of the k fold replicas is a fresh ``clone()`` of the
+template; a template with a ``seed`` parameter gets a distinct seed per (learner, fold).
+
+Training weight w (bootstrap draws w ~ Poisson(1)): it is passed as ``learn_one(x, y, w=w)``
+when ``learn_one`` declares a ``w`` parameter (river's Hoeffding trees, logistic regression),
+otherwise ``learn_one`` is called w times (Gaussian naive Bayes, ARF and leveraging bagging,
+whose ``learn_one`` ignores a weight, the dummy baselines, pipelines).
+
+A replica that cannot predict yet (river returns ``None`` before the first ``learn_one``)
+predicts class 0, the first class of the stream, as MOA does.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from distval.errors import DistvalError
+
+__all__ = ["BUILTIN", "LearnerSpec", "learns_with_weight", "make_replicas", "parse_learner"]
+
+
+def _ht(**kw):
+    from river import tree
+
+    return tree.HoeffdingTreeClassifier(**kw)
+
+
+def _hat(**kw):
+    from river import tree
+
+    return tree.HoeffdingAdaptiveTreeClassifier(**kw)
+
+
+def _nb(**kw):
+    from river import naive_bayes
+
+    return naive_bayes.GaussianNB(**kw)
+
+
+def _arf(**kw):
+    from river import forest
+
+    return forest.ARFClassifier(**kw)
+
+
+def _lb(**kw):
+    from river import ensemble, tree
+
+    kw.setdefault("model", tree.HoeffdingTreeClassifier())
+    return ensemble.LeveragingBaggingClassifier(**kw)
+
+
+def _logreg(**kw):
+    from river import linear_model, multiclass, preprocessing
+
+    return preprocessing.StandardScaler() | multiclass.OneVsRestClassifier(
+        linear_model.LogisticRegression(**kw)
+    )
+
+
+def _majority(**kw):
+    from river import dummy
+
+    return dummy.PriorClassifier(**kw)
+
+
+def _persistent(**kw):
+    from river import dummy
+
+    return dummy.NoChangeClassifier(**kw)
+
+
+#: Built-in learner names and what they build (river classes).
+BUILTIN = {
+    "ht": (_ht, "tree.HoeffdingTreeClassifier"),
+    "hat": (_hat, "tree.HoeffdingAdaptiveTreeClassifier"),
+    "nb": (_nb, "naive_bayes.GaussianNB"),
+    "arf": (_arf, "forest.ARFClassifier"),
+    "lb": (_lb, "ensemble.LeveragingBaggingClassifier(HoeffdingTreeClassifier)"),
+    "logreg": (_logreg, "StandardScaler | OneVsRestClassifier(LogisticRegression)"),
+    "majority": (_majority, "dummy.PriorClassifier (majority class so far)"),
+    "persistent": (_persistent, "dummy.NoChangeClassifier (previous label it trained on)"),
+}
+_ALIASES = {
+    "hoeffding_tree": "ht",
+    "hoeffding_adaptive_tree": "hat",
+    "gaussian_nb": "nb",
+    "naive_bayes": "nb",
+    "adaptive_random_forest": "arf",
+    "leveraging_bagging": "lb",
+    "logistic_regression": "logreg",
+    "no_change": "persistent",
+}
+
+
+@dataclass(frozen=True)
+class LearnerSpec:
+    """A parsed learner description; cheap to pickle, builds the river model on demand.
+
+    >>> spec = parse_learner("ht(grace_period=50)")
+    >>> spec.name, spec.params
+    ('ht', {'grace_period': 50})
+    >>> type(spec.build()).__name__
+    'HoeffdingTreeClassifier'
+    """
+
+    name: str
+    params: dict = field(default_factory=dict)
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", self.text)
+
+    @property
+    def text(self) -> str:
+        if not self.params:
+            return self.name
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{self.name}({args})"
+
+    def factory(self):
+        if self.name in BUILTIN:
+            return BUILTIN[self.name][0]
+        module_name, _, attr = self.name.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+            return getattr(module, attr)
+        except (ImportError, AttributeError) as exc:
+            raise DistvalError(f"learner {self.name!r} does not import: {exc}") from None
+
+    def build(self):
+        """A fresh, untrained template of this learner."""
+        factory = self.factory()
+        try:
+            return factory(**self.params)
+        except TypeError as exc:
+            raise DistvalError(f"learner {self.text!r}: bad parameter: {exc}") from None
+
+
+def parse_learner(text: str) -> LearnerSpec:
+    """Parse ``NAME`` or ``NAME(key=literal, ...)`` into a :class:`LearnerSpec`.
+
+    >>> parse_learner("river.tree:HoeffdingTreeClassifier(delta=1e-5)").params
+    {'delta': 1e-05}
+    >>> try:
+    ...     parse_learner("j48")
+    ... except DistvalError as e:
+    ...     print(str(e)[:40])
+    unknown learner 'j48'; built-in names ar
+    """
+    text = text.strip()
+    name, params = text, {}
+    if "(" in text:
+        if not text.endswith(")"):
+            raise DistvalError(f"learner {text!r}: expected NAME(key=value, ...)")
+        name, args = text[: text.index("(")].strip(), text[text.index("(") + 1 : -1]
+        try:
+            call = ast.parse(f"f({args})", mode="eval").body
+            if call.args:
+                raise DistvalError(f"learner {text!r}: parameters must be given as key=value")
+            params = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+        except (SyntaxError, ValueError):
+            raise DistvalError(
+                f"learner {text!r}: parameters must be key=value with Python literal values"
+            ) from None
+    key = name.lower()
+    key = _ALIASES.get(key, key)
+    if key in BUILTIN:
+        return LearnerSpec(key, params)
+    if ":" not in name:
+        raise DistvalError(
+            f"unknown learner {name!r}; built-in names are {', '.join(BUILTIN)}, "
+            "or give an import path package.module:Class"
+        )
+    spec = LearnerSpec(name, params)
+    spec.factory()  # fail now, with a clear message, if it does not import
+    return spec
+
+
+def learns_with_weight(model) -> bool:
+    """Whether ``model.learn_one`` takes the training weight as an argument ``w``."""
+    try:
+        return "w" in inspect.signature(model.learn_one).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def replica_seed(seed: int | None, learner: int, fold: int) -> int:
+    """The seed of replica ``fold`` of learner number ``learner``: distinct and reproducible."""
+    entropy = [0 if seed is None else int(seed), learner, fold]
+    return int(np.random.SeedSequence(entropy).generate_state(1)[0] & 0x7FFFFFFF)
+
+
+def make_replicas(spec: LearnerSpec, learner: int, folds, seed: int | None) -> list:
+    """Independent replicas of a learner for the given folds, each with its own seed.
+
+    >>> reps = make_replicas(parse_learner("arf(n_models=2)"), 0, [0, 1], seed=1)
+    >>> reps[0].seed != reps[1].seed
+    True
+    """
+    template = spec.build()
+    try:
+        has_seed = "seed" in template._get_params()
+    except AttributeError:
+        raise DistvalError(
+            f"learner {spec.text!r} is not a river estimator (no clone()/_get_params())"
+        ) from None
+    replicas = []
+    for f in folds:
+        new = {"seed": replica_seed(seed, learner, f)} if has_seed else None
+        replicas.append(template.clone(new))
+    return replicas

@@ -1,0 +1,413 @@
+"""Per-fold measures under four forgetting mechanisms (DESIGN.md §3, bifet2015 §5).
+
+Every (learner, fold) pair is a *slot*. A slot's state is a confusion matrix ``C[slot]``
+(rows = true class, columns = predicted class) and ``P[slot]``, how many of its rows the
+Persistent classifier (previous true label of the whole stream) got right. Every measure is a
+function of that state (:func:`measures`), so accuracy, kappa, kappa-M and kappa-per always
+describe the same rows. What the state covers depends on the forgetting mechanism:
+
+- :class:`Cumulative`: every row the slot has tested;
+- :class:`SlidingWindow`: its last ``size`` tested rows;
+- :class:`Fading`: every row, the one tested ``j`` rows ago weighted ``factor ** j``;
+- :class:`ADWINWindow`: the rows inside an ADWIN window run on the slot's 0/1 loss.
+
+Trackers are updated a batch at a time with vectorised numpy; only ADWIN sees one call per
+tested row (river's compiled ADWIN).
+
+ADWIN after a change: this package keeps the recent sub-window ADWIN retains after a cut, as
+MOA's ``AdwinClassificationPerformanceEvaluator`` does, rather than restarting from an empty
+window as ``river.drift.ADWIN.update`` does on the row after a detection. MOA differs in
+another way: it gives every statistic its own ADWIN (so accuracy and the majority-class
+accuracy of kappa-M may cover different rows); here one ADWIN per slot decides the window of
+all the measures.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+from river._river_rust.drift import AdaptiveWindowing
+
+from distval.errors import DistvalError
+
+__all__ = [
+    "FORGETTING",
+    "MEASURES",
+    "ADWINWindow",
+    "Cumulative",
+    "Fading",
+    "SlidingWindow",
+    "Tracker",
+    "make_tracker",
+    "measures",
+    "pack",
+    "unpack",
+]
+
+MEASURES = (
+    "accuracy",
+    "kappa",
+    "kappa_m",
+    "kappa_per",
+    "kappa_plus",
+    "recall_arith",
+    "recall_geom",
+    "recall_harm",
+    "mcc",
+    "f1",
+    "p_maj",
+    "p_per",
+)
+FORGETTING = ("adwin", "window", "fading", "cumulative")
+
+_PRED_SHIFT = 1
+_Y_SHIFT = 21
+_CLASS_MASK = (1 << 20) - 1
+
+
+def pack(y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> np.ndarray:
+    """Pack (true class, predicted class, persistent correct) into one int64 per row.
+
+    >>> codes = pack(np.array([2, 0]), np.array([1, 0]), np.array([True, False]))
+    >>> [a.tolist() for a in unpack(codes)]
+    [[2, 0], [1, 0], [True, False]]
+    """
+    return (
+        (y.astype(np.int64) << _Y_SHIFT)
+        | (pred.astype(np.int64) << _PRED_SHIFT)
+        | per_ok.astype(np.int64)
+    )
+
+
+def unpack(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Inverse of :func:`pack`."""
+    return (codes >> _Y_SHIFT) & _CLASS_MASK, (codes >> _PRED_SHIFT) & _CLASS_MASK, (codes & 1) == 1
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, empty: float) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = num / den
+    return np.where(den == 0, empty, out)
+
+
+def _chance_corrected(p0: np.ndarray, pe: np.ndarray) -> np.ndarray:
+    # (p0 - pe) / (1 - pe); 0 when the baseline is perfect (river's convention).
+    return _ratio(p0 - pe, 1.0 - pe, 0.0)
+
+
+def measures(C: np.ndarray, P: np.ndarray) -> dict[str, np.ndarray]:
+    """All measures of DESIGN.md §3 from confusion matrices and persistent-correct counts.
+
+    ``C`` has shape (..., c, c) with rows = true class; ``P`` has shape (...). Rows with no
+    tested instance give NaN. Kappa-type measures are 0 when their baseline is perfect.
+    ``recall`` is per class (NaN for a class absent from the rows); its arithmetic, geometric
+    and harmonic means run over the classes present. ``mcc`` and ``f1`` (of class index 1)
+    are defined for two classes only, NaN otherwise.
+
+    bifet2015 Table 5 (class + first):
+
+    >>> m = measures(np.array([[40.0, 30.0], [5.0, 25.0]]), np.array(0.0))
+    >>> {k: round(float(m[k]) * 100, 2) for k in ("accuracy", "kappa", "kappa_m", "mcc")}
+    {'accuracy': 65.0, 'kappa': 32.69, 'kappa_m': -16.67, 'mcc': 37.28}
+    >>> [round(float(m[k]) * 100, 2) for k in ("recall_arith", "recall_geom", "recall_harm")]
+    [70.24, 69.01, 67.8]
+    """
+    C = np.asarray(C, dtype=np.float64)
+    P = np.asarray(P, dtype=np.float64)
+    c = C.shape[-1]
+    n = C.sum(axis=(-2, -1))
+    diag = np.diagonal(C, axis1=-2, axis2=-1)
+    rows = C.sum(axis=-1)
+    cols = C.sum(axis=-2)
+    nan = np.full(n.shape, np.nan)
+    p0 = _ratio(diag.sum(axis=-1), n, np.nan)
+    p_ran = _ratio((rows * cols).sum(axis=-1), n * n, np.nan)
+    p_maj = _ratio(rows.max(axis=-1) if c else n, n, np.nan)
+    p_per = _ratio(P, n, np.nan)
+    kappa = _chance_corrected(p0, p_ran)
+    kappa_per = _chance_corrected(p0, p_per)
+
+    present = rows > 0
+    n_present = present.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        recall = np.where(present, diag / rows, np.nan)
+        safe = np.where(present, recall, 1.0)
+        arith = np.where(present, recall, 0.0).sum(axis=-1) / n_present
+        geom = np.exp(np.where(present, np.log(safe), 0.0).sum(axis=-1) / n_present)
+        harm = n_present / np.where(present, 1.0 / safe, 0.0).sum(axis=-1)
+    if c == 2:
+        tn, fp, fn, tp = C[..., 0, 0], C[..., 0, 1], C[..., 1, 0], C[..., 1, 1]
+        with np.errstate(invalid="ignore"):
+            mcc_den = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+        mcc = np.where(n == 0, np.nan, _ratio(tp * tn - fp * fn, mcc_den, 0.0))
+        f1 = np.where(n == 0, np.nan, _ratio(2 * tp, 2 * tp + fp + fn, 0.0))
+    else:
+        mcc, f1 = nan, nan
+    empty = n == 0
+    out = {
+        "accuracy": p0,
+        "kappa": kappa,
+        "kappa_m": _chance_corrected(p0, p_maj),
+        "kappa_per": kappa_per,
+        "kappa_plus": np.sqrt(np.maximum(kappa, 0.0) * np.maximum(kappa_per, 0.0)),
+        "recall_arith": np.where(empty, np.nan, arith),
+        "recall_geom": np.where(empty, np.nan, geom),
+        "recall_harm": np.where(empty, np.nan, harm),
+        "mcc": mcc,
+        "f1": f1,
+        "p_maj": p_maj,
+        "p_per": p_per,
+    }
+    for key in ("kappa", "kappa_m", "kappa_per", "kappa_plus"):
+        out[key] = np.where(empty, np.nan, out[key])
+    out["recall"] = recall
+    out["n"] = n
+    return out
+
+
+def _counts(codes: np.ndarray, n_classes: int, weights: np.ndarray | None = None):
+    y, pred, per_ok = unpack(codes)
+    cm = np.bincount(y * n_classes + pred, weights=weights, minlength=n_classes * n_classes)
+    per = float(per_ok.sum()) if weights is None else float(weights[per_ok].sum())
+    return cm.reshape(n_classes, n_classes), per
+
+
+class _Queue:
+    """A growable FIFO of int64 codes held in one numpy buffer."""
+
+    __slots__ = ("buf", "hi", "lo")
+
+    def __init__(self) -> None:
+        self.buf = np.empty(1024, dtype=np.int64)
+        self.lo = self.hi = 0
+
+    def __len__(self) -> int:
+        return self.hi - self.lo
+
+    def push(self, codes: np.ndarray) -> None:
+        m = len(codes)
+        if self.hi + m > len(self.buf):
+            live = self.buf[self.lo : self.hi]
+            cap = max(len(self.buf), 2 * (len(live) + m))
+            buf = np.empty(cap, dtype=np.int64) if cap > len(self.buf) else self.buf
+            buf[: len(live)] = live
+            self.buf, self.lo, self.hi = buf, 0, len(live)
+        self.buf[self.hi : self.hi + m] = codes
+        self.hi += m
+
+    def keep_last(self, size: int) -> np.ndarray:
+        """Drop all but the newest ``size`` codes; return a copy of the dropped ones."""
+        cut = max(self.hi - size, self.lo)
+        dropped = self.buf[self.lo : cut].copy()
+        self.lo = cut
+        return dropped
+
+
+class Tracker:
+    """Confusion state of every slot under one forgetting mechanism.
+
+    ``update(y, pred, per_ok)`` takes a batch: ``y`` (n,) true classes, ``pred`` (slots, n)
+    predicted classes with -1 where the slot did not test the row, ``per_ok`` (n,) whether the
+    Persistent classifier was right. ``get()`` returns :func:`measures` of every slot.
+    """
+
+    name = ""
+
+    def __init__(self, n_slots: int, n_classes: int = 2) -> None:
+        self.n_slots = n_slots
+        self.n_classes = max(int(n_classes), 1)
+        self.C = np.zeros((n_slots, self.n_classes, self.n_classes))
+        self.P = np.zeros(n_slots)
+
+    def grow(self, n_classes: int) -> None:
+        """Make room for classes first seen mid-stream."""
+        if n_classes > self.n_classes:
+            C = np.zeros((self.n_slots, n_classes, n_classes))
+            C[:, : self.n_classes, : self.n_classes] = self.C
+            self.C, self.n_classes = C, n_classes
+
+    def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def get(self) -> dict[str, np.ndarray]:
+        return measures(self.C, self.P)
+
+    @property
+    def widths(self) -> np.ndarray:
+        """How many tested rows each slot's state covers (faded: their total weight)."""
+        return self.C.sum(axis=(1, 2))
+
+    def _check(self, y: np.ndarray, pred: np.ndarray) -> None:
+        top = max(int(y.max(initial=-1)), int(pred.max(initial=-1)))
+        if top >= self.n_classes:
+            self.grow(top + 1)
+
+
+class Cumulative(Tracker):
+    """No forgetting: every tested row counts.
+
+    >>> t = Cumulative(n_slots=1)
+    >>> t.update(np.array([0, 1, 1]), np.array([[0, 0, 1]]), np.array([True, False, True]))
+    >>> round(float(t.get()["accuracy"][0]), 4), t.P.tolist()
+    (0.6667, [2.0])
+    """
+
+    name = "cumulative"
+
+    def update(self, y, pred, per_ok) -> None:
+        self._check(y, pred)
+        c = self.n_classes
+        slot, row = np.nonzero(pred >= 0)
+        idx = (slot * c + y[row]) * c + pred[slot, row]
+        self.C += np.bincount(idx, minlength=self.n_slots * c * c).reshape(self.C.shape)
+        self.P += np.bincount(slot, weights=per_ok[row], minlength=self.n_slots)
+
+
+class Fading(Tracker):
+    """Fading factor: the row tested j rows ago (in the slot's own sequence) weighs factor**j.
+
+    >>> t = Fading(n_slots=1, factor=0.5)
+    >>> t.update(np.array([1, 1]), np.array([[0, 1]]), np.array([False, False]))
+    >>> t.C[0].tolist()   # the miss is one step old: weight 0.5
+    [[0.0, 0.0], [0.5, 1.0]]
+    """
+
+    name = "fading"
+
+    def __init__(self, n_slots: int, n_classes: int = 2, factor: float = 0.999) -> None:
+        if not 0.0 < factor < 1.0:
+            raise DistvalError(f"the fading factor must be in (0, 1), got {factor}")
+        super().__init__(n_slots, n_classes)
+        self.factor = factor
+
+    def update(self, y, pred, per_ok) -> None:
+        self._check(y, pred)
+        c = self.n_classes
+        mask = pred >= 0
+        rank = np.cumsum(mask, axis=1)
+        m = rank[:, -1] if rank.shape[1] else np.zeros(self.n_slots, dtype=np.int64)
+        slot, row = np.nonzero(mask)
+        weight = self.factor ** (m[slot] - rank[slot, row]).astype(np.float64)
+        idx = (slot * c + y[row]) * c + pred[slot, row]
+        decay = self.factor ** m.astype(np.float64)
+        self.C *= decay[:, None, None]
+        self.C += np.bincount(idx, weights=weight, minlength=self.n_slots * c * c).reshape(
+            self.C.shape
+        )
+        self.P = self.P * decay + np.bincount(
+            slot, weights=weight * per_ok[row], minlength=self.n_slots
+        )
+
+
+class _Windowed(Tracker):
+    """Base of the trackers whose state is the latest rows of each slot's sequence."""
+
+    def __init__(self, n_slots: int, n_classes: int = 2) -> None:
+        super().__init__(n_slots, n_classes)
+        self._queues = [_Queue() for _ in range(n_slots)]
+
+    def _size(self, slot: int, y: np.ndarray, pred: np.ndarray) -> int:
+        raise NotImplementedError
+
+    def update(self, y, pred, per_ok) -> None:
+        self._check(y, pred)
+        for s, queue in enumerate(self._queues):
+            tested = pred[s] >= 0
+            if not tested.any():
+                continue
+            ys, ps = y[tested], pred[s][tested]
+            new = pack(ys, ps, per_ok[tested])
+            queue.push(new)
+            size = self._size(s, ys, ps)
+            cm, per = _counts(new, self.n_classes)
+            self.C[s] += cm
+            self.P[s] += per
+            dropped = queue.keep_last(size)
+            if len(dropped):
+                cm, per = _counts(dropped, self.n_classes)
+                self.C[s] -= cm
+                self.P[s] -= per
+
+
+class SlidingWindow(_Windowed):
+    """The last ``size`` rows each slot tested.
+
+    >>> t = SlidingWindow(n_slots=1, size=2)
+    >>> t.update(np.array([0, 1, 1]), np.array([[1, 1, 0]]), np.array([True, True, True]))
+    >>> float(t.get()["accuracy"][0]), t.widths.tolist()
+    (0.5, [2.0])
+    """
+
+    name = "window"
+
+    def __init__(self, n_slots: int, n_classes: int = 2, size: int = 1000) -> None:
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0:
+            raise DistvalError(f"the window size must be a positive integer, got {size!r}")
+        super().__init__(n_slots, n_classes)
+        self.size = int(size)
+
+    def _size(self, slot, y, pred) -> int:
+        return self.size
+
+
+class ADWINWindow(_Windowed):
+    """The rows inside an ADWIN window (bifet2015 §6) run on each slot's 0/1 loss.
+
+    ``delta`` is ADWIN's confidence; ``clock``, ``max_buckets``, ``min_window_length`` and
+    ``grace_period`` keep river's defaults. After a detected change the window keeps the
+    recent part ADWIN retains (MOA's behaviour), it does not restart empty.
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.zeros(4000, dtype=np.int64)
+    >>> wrong = np.r_[rng.random(2000) < 0.05, rng.random(2000) < 0.6]
+    >>> t = ADWINWindow(n_slots=1)
+    >>> t.update(y, np.where(wrong, 1, 0)[None, :], np.ones(4000, dtype=bool))
+    >>> bool(t.widths[0] < 2000), bool(0.3 < t.get()["accuracy"][0] < 0.5)
+    (True, True)
+    """
+
+    name = "adwin"
+
+    def __init__(self, n_slots: int, n_classes: int = 2, delta: float = 0.002) -> None:
+        if not 0.0 < delta < 1.0:
+            raise DistvalError(f"ADWIN's delta must be in (0, 1), got {delta}")
+        super().__init__(n_slots, n_classes)
+        self.delta = delta
+        self._adwins = [
+            AdaptiveWindowing(
+                delta=delta, clock=32, max_buckets=5, min_window_length=5, grace_period=10
+            )
+            for _ in range(n_slots)
+        ]
+
+    def _size(self, slot, y, pred) -> int:
+        adwin = self._adwins[slot]
+        deque(map(adwin.update, (y != pred).astype(np.float64).tolist()), maxlen=0)
+        return int(adwin.get_width())
+
+    @property
+    def n_detections(self) -> np.ndarray:
+        """Changes ADWIN has detected in each slot."""
+        return np.array([a.get_n_detections() for a in self._adwins])
+
+
+def make_tracker(
+    kind: str,
+    n_slots: int,
+    n_classes: int = 2,
+    *,
+    window: int = 1000,
+    fading: float = 0.999,
+    delta: float = 0.002,
+) -> Tracker:
+    """Build the tracker of a forgetting mechanism by name (one of :data:`FORGETTING`)."""
+    if kind == "adwin":
+        return ADWINWindow(n_slots, n_classes, delta=delta)
+    if kind == "window":
+        return SlidingWindow(n_slots, n_classes, size=window)
+    if kind == "fading":
+        return Fading(n_slots, n_classes, factor=fading)
+    if kind == "cumulative":
+        return Cumulative(n_slots, n_classes)
+    raise DistvalError(f"unknown forgetting {kind!r}; choose one of {', '.join(FORGETTING)}")

@@ -1,0 +1,246 @@
+"""Results of a run: kept in memory, appended to disk as they are produced, summarised.
+
+An output directory holds:
+
+- ``config.json``: the run's configuration (written first);
+- ``folds.parquet``: per (position, learner, fold, forgetting) every measure — the time series;
+- ``tests.parquet``: per (position, test, learner pair) statistic, p-value and decision;
+- ``summary.json`` and ``summary.md``: final measures (mean and standard deviation over folds)
+  and final test decisions, written at the end (also after an interruption).
+
+Parquet files are appended a row group at a time, at most a few seconds after the rows were
+computed, so an interrupted run keeps what it had computed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from distval.aggregator import Snapshot
+from distval.config import RunConfig
+from distval.errors import DistvalError
+from distval.metrics import MEASURES
+
+__all__ = ["FOLD_SCHEMA", "TEST_SCHEMA", "EvaluationResult", "ResultWriter"]
+
+FOLD_SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("learner", pa.string()),
+        ("fold", pa.int32()),
+        ("forgetting", pa.string()),
+        ("n", pa.float64()),
+        ("width", pa.float64()),
+        *[(m, pa.float64()) for m in MEASURES],
+        ("recall_by_class", pa.list_(pa.float64())),
+    ]
+)
+TEST_SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("test", pa.string()),
+        ("learner_a", pa.string()),
+        ("learner_b", pa.string()),
+        ("mean_a", pa.float64()),
+        ("mean_b", pa.float64()),
+        ("statistic", pa.float64()),
+        ("pvalue", pa.float64()),
+        ("reject", pa.bool_()),
+        ("n", pa.int64()),
+    ]
+)
+_FILES = ("config.json", "folds.parquet", "tests.parquet", "summary.json", "summary.md")
+SUMMARY_MEASURES = ("accuracy", "kappa", "kappa_m", "kappa_per", "kappa_plus", "recall_harm")
+
+
+def _clean(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass
+class EvaluationResult:
+    """What a run produced: the time series, the final snapshot and a summary.
+
+    ``folds()`` and ``tests()`` return pandas DataFrames of the whole time series;
+    ``final_folds()`` the last position only; ``summary()`` a JSON-ready dict.
+    """
+
+    config: RunConfig
+    classes: list[str] = field(default_factory=list)
+    n_rows: int = 0
+    elapsed: float = 0.0
+    fold_rows: list[dict] = field(default_factory=list)
+    test_rows: list[dict] = field(default_factory=list)
+    final: Snapshot | None = None
+    interrupted: bool = False
+    output_dir: Path | None = None
+
+    def add(self, snapshot: Snapshot) -> None:
+        self.fold_rows.extend(snapshot.folds)
+        self.test_rows.extend(snapshot.tests)
+        self.final = snapshot
+
+    def folds(self):
+        return pa.Table.from_pylist(self.fold_rows, schema=FOLD_SCHEMA).to_pandas()
+
+    def tests(self):
+        return pa.Table.from_pylist(self.test_rows, schema=TEST_SCHEMA).to_pandas()
+
+    def final_folds(self):
+        rows = self.final.folds if self.final else []
+        return pa.Table.from_pylist(rows, schema=FOLD_SCHEMA).to_pandas()
+
+    def final_tests(self):
+        rows = self.final.tests if self.final else []
+        return pa.Table.from_pylist(rows, schema=TEST_SCHEMA).to_pandas()
+
+    def summary(self) -> dict:
+        """Mean and standard deviation over folds of the final measures, and final tests."""
+        learners: dict[str, dict] = {}
+        rows = self.final.folds if self.final else []
+        for label in self.config.labels:
+            per_forgetting: dict[str, dict] = {}
+            for kind in dict.fromkeys(r["forgetting"] for r in rows):
+                sel = [r for r in rows if r["learner"] == label and r["forgetting"] == kind]
+                stats_ = {}
+                for m in MEASURES:
+                    v = np.array([r[m] for r in sel], dtype=float)
+                    v = v[np.isfinite(v)]
+                    stats_[m] = {
+                        "mean": _clean(float(v.mean())) if len(v) else None,
+                        "std": _clean(float(v.std(ddof=1))) if len(v) > 1 else None,
+                    }
+                per_forgetting[kind] = stats_
+            learners[label] = per_forgetting
+        return {
+            "rows": self.n_rows,
+            "elapsed_seconds": round(self.elapsed, 3),
+            "rows_per_second": round(self.n_rows / self.elapsed, 1) if self.elapsed else None,
+            "interrupted": self.interrupted,
+            "classes": self.classes,
+            "config": self.config.to_dict(),
+            "learners": learners,
+            "tests": [
+                {k: _clean(v) for k, v in t.items()}
+                for t in (self.final.tests if self.final else [])
+            ],
+            "friedman": self.final.friedman if self.final else None,
+        }
+
+    def to_markdown(self) -> str:
+        """The final measures and test decisions as Markdown tables."""
+        s, cfg = self.summary(), self.config
+        kind = cfg.forgetting
+        head = f"{cfg.n_folds}-fold {cfg.scheme}{' prequential' if cfg.prequential else ''}"
+        lines = [
+            f"## distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows"
+            f"{' (interrupted)' if self.interrupted else ''}",
+            "",
+            f"Measures under `{kind}` forgetting at the end of the stream, mean ± sd over folds; "
+            "last column: cumulative accuracy.",
+            "",
+            "| learner | " + " | ".join(SUMMARY_MEASURES) + " | accuracy (cumulative) |",
+            "|---" * (len(SUMMARY_MEASURES) + 2) + "|",
+        ]
+
+        def fmt(d):
+            if d["mean"] is None:
+                return "–"
+            return f"{d['mean']:.4f}" + (f" ± {d['std']:.4f}" if d["std"] is not None else "")
+
+        for label, per in s["learners"].items():
+            if not per:
+                continue
+            main = per.get(kind, {})
+            cum = per.get("cumulative", main)
+            cells = [fmt(main[m]) for m in SUMMARY_MEASURES] if main else []
+            lines.append(f"| {label} | " + " | ".join(cells) + f" | {fmt(cum['accuracy'])} |")
+        if s["tests"]:
+            lines += [
+                "",
+                f"Across-fold tests on `{cfg.measure}` (alpha = {cfg.alpha}):",
+                "",
+                "| A | B | test | statistic | p-value | reject H0 |",
+                "|---|---|---|---|---|---|",
+            ]
+            for t in s["tests"]:
+                p = "–" if t["pvalue"] is None else f"{t['pvalue']:.4g}"
+                st = "–" if t["statistic"] is None else f"{t['statistic']:.4g}"
+                lines.append(
+                    f"| {t['learner_a']} | {t['learner_b']} | {t['test']} | {st} | {p} | "
+                    f"{'yes' if t['reject'] else 'no'} |"
+                )
+        lines.append("")
+        lines.append(
+            f"{self.n_rows} rows in {self.elapsed:.1f} s ({s['rows_per_second'] or 0:.0f} rows/s)."
+        )
+        return "\n".join(lines) + "\n"
+
+
+class ResultWriter:
+    """Appends snapshots to Parquet files in an output directory.
+
+    The directory must be new or empty unless ``overwrite`` (then this writer's own files
+    are replaced, other files are left alone).
+    """
+
+    def __init__(self, directory, *, overwrite: bool = False, flush_seconds: float = 2.0):
+        self.dir = Path(directory)
+        if self.dir.exists() and not self.dir.is_dir():
+            raise DistvalError(f"output path {self.dir} exists and is not a directory")
+        if self.dir.exists() and any(self.dir.iterdir()):
+            if not overwrite:
+                raise DistvalError(
+                    f"output directory {self.dir} exists and is not empty "
+                    "(choose another or pass --overwrite)"
+                )
+            for name in _FILES:
+                (self.dir / name).unlink(missing_ok=True)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.flush_seconds = flush_seconds
+        self._folds: list[dict] = []
+        self._tests: list[dict] = []
+        self._writers: dict[str, pq.ParquetWriter] = {}
+        self._last_flush = time.monotonic()
+
+    def write_config(self, config: RunConfig, extra: dict | None = None) -> None:
+        data = config.to_dict() | (extra or {})
+        (self.dir / "config.json").write_text(json.dumps(data, indent=2) + "\n")
+
+    def append(self, snapshot: Snapshot) -> None:
+        self._folds.extend(snapshot.folds)
+        self._tests.extend(snapshot.tests)
+        if time.monotonic() - self._last_flush >= self.flush_seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        for name, rows, schema in (
+            ("folds.parquet", self._folds, FOLD_SCHEMA),
+            ("tests.parquet", self._tests, TEST_SCHEMA),
+        ):
+            if name not in self._writers:
+                self._writers[name] = pq.ParquetWriter(self.dir / name, schema)
+            if rows:
+                self._writers[name].write_table(pa.Table.from_pylist(rows, schema=schema))
+                rows.clear()
+        self._last_flush = time.monotonic()
+
+    def close(self, result: EvaluationResult | None = None) -> None:
+        self.flush()
+        for w in self._writers.values():
+            w.close()
+        self._writers.clear()
+        if result is not None:
+            summary = result.summary()
+            (self.dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+            (self.dir / "summary.md").write_text(result.to_markdown())

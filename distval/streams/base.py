@@ -1,0 +1,352 @@
+"""The stream interface: :class:`Chunk`, :class:`Stream` and the shared encoding helpers.
+
+A stream is read in passes. Every call to :meth:`Stream.chunks` starts a fresh pass from row 0
+with fresh label and category encoders, so every pass yields identical data. Labels get class
+indices in order of first appearance; ``Stream.classes`` and the first-appearance categories in
+``Stream.nominal`` grow as the pass yields the rows in which new values appear.
+"""
+
+from __future__ import annotations
+
+from abc import ABC
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from distval.errors import DistvalError
+
+__all__ = ["Chunk", "Stream"]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """Consecutive rows of a stream.
+
+    Parameters
+    ----------
+    start
+        Global 0-based index of the first row in the stream.
+    X
+        ``(n, d)`` float64 features; NaN marks a missing value and nominal features hold their
+        category code (``0.0, 1.0, ...``).
+    y
+        ``(n,)`` int64 class indices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = Chunk(start=10, X=np.zeros((2, 3)), y=np.array([0, 1]))
+    >>> len(c), c.start
+    (2, 10)
+    """
+
+    start: int
+    X: np.ndarray
+    y: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+
+class Stream(ABC):
+    """A re-readable source of labelled rows.
+
+    Attributes
+    ----------
+    name
+        Display name, e.g. ``"elec2"`` or ``"SEA(50)"``.
+    feature_names
+        Feature names, in column order of ``Chunk.X``.
+    nominal
+        Nominal feature -> its categories in code order; first-appearance categories grow while
+        a pass reads.
+    classes
+        Label values (as ``str``) in class-index order; grows while a pass reads.
+    n_rows
+        Number of rows a full pass yields when known, else ``None``.
+    limit
+        Maximum number of rows per pass, or ``None`` for no limit.
+
+    Examples
+    --------
+    >>> from distval.streams import open_stream
+    >>> s = open_stream("sea", n_rows=5)
+    >>> [len(c) for c in s.chunks(2)]
+    [2, 2, 1]
+    """
+
+    name: str
+    feature_names: list[str]
+    nominal: dict[str, list[str]]
+    classes: list[str]
+    n_rows: int | None
+    limit: int | None
+
+    def __init__(self, name: str, limit: int | None = None) -> None:
+        self.name = name
+        self.limit = _check_limit(limit, name)
+        self.feature_names = []
+        self.nominal = {}
+        self.classes = []
+        self.n_rows = None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+    def chunks(self, size: int = 1000) -> Iterator[Chunk]:
+        """Start a fresh pass from row 0 and yield chunks of exactly ``size`` rows (the last may
+        be shorter).
+
+        Raises
+        ------
+        DistvalError
+            If ``size`` is not a positive integer, the data is malformed, or the pass yields no
+            rows at all.
+        """
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+            raise DistvalError(f"chunk size must be a positive integer, got {size!r}")
+        return self._pass(int(size))
+
+    # -- implementation -------------------------------------------------------------------
+
+    def _open_pass(self, size: int) -> _Pass:
+        """Fresh encoders and a batch iterator for one pass; subclasses implement this or
+        override :meth:`chunks` altogether."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _open_pass or chunks")
+
+    def _pass(self, size: int) -> Iterator[Chunk]:
+        state = self._open_pass(size)
+        self.classes = []
+        self.nominal = {f: list(c.values[: c.n_declared]) for f, c in state.nominal.items()}
+        tracked = [
+            (j, state.nominal[f], self.nominal[f])
+            for j, f in enumerate(self.feature_names)
+            if f in state.nominal
+        ]
+        label_values = state.labels.values
+        rows = 0
+        with closing(state.batches) as batches:
+            for chunk in rechunk(batches, size, self.limit):
+                k = int(chunk.y.max()) + 1
+                if k > len(self.classes):
+                    self.classes.extend(label_values[len(self.classes) : k])
+                for j, cats, published in tracked:
+                    top = np.fmax.reduce(chunk.X[:, j])
+                    if top == top and int(top) + 1 > len(published):
+                        published.extend(cats.values[len(published) : int(top) + 1])
+                rows += len(chunk)
+                yield chunk
+        if rows == 0:
+            raise DistvalError(f"stream {self.name!r} is empty: a pass yielded no rows")
+        if self.n_rows is None:
+            self.n_rows = rows
+
+
+class _Pass:
+    """Encoders and the batch source of one pass."""
+
+    __slots__ = ("batches", "labels", "nominal")
+
+    def __init__(
+        self,
+        batches: Iterator[tuple[np.ndarray, np.ndarray]],
+        labels: Categories,
+        nominal: dict[str, Categories],
+    ) -> None:
+        self.batches = batches
+        self.labels = labels
+        self.nominal = nominal
+
+
+def _check_limit(limit: int | None, name: str) -> int | None:
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise DistvalError(
+            f"stream {name!r}: the row limit must be a positive integer or None, got {limit!r}"
+        )
+    return int(limit)
+
+
+def rechunk(
+    batches: Iterable[tuple[np.ndarray, np.ndarray]], size: int, limit: int | None = None
+) -> Iterator[Chunk]:
+    """Cut ``(X, y)`` batches of any sizes into chunks of exactly ``size`` rows.
+
+    Stops pulling batches once ``limit`` rows have been yielded.
+
+    >>> import numpy as np
+    >>> parts = [(np.zeros((3, 1)), np.arange(3)), (np.zeros((4, 1)), np.arange(3, 7))]
+    >>> [(c.start, c.y.tolist()) for c in rechunk(parts, 3, limit=6)]
+    [(0, [0, 1, 2]), (3, [3, 4, 5])]
+    """
+    start = 0
+    pending_X: list[np.ndarray] = []
+    pending_y: list[np.ndarray] = []
+    pending = 0
+    remaining = limit
+    for X, y in batches:
+        n = len(y)
+        if remaining is not None:
+            if n > remaining:
+                X, y, n = X[:remaining], y[:remaining], remaining
+            remaining -= n
+        pos = 0
+        if pending:
+            take = min(size - pending, n)
+            pending_X.append(X[:take])
+            pending_y.append(y[:take])
+            pending += take
+            pos = take
+            if pending == size:
+                yield Chunk(start, np.concatenate(pending_X), np.concatenate(pending_y))
+                start += size
+                pending_X, pending_y, pending = [], [], 0
+        while n - pos >= size:
+            yield Chunk(start, X[pos : pos + size], y[pos : pos + size])
+            start += size
+            pos += size
+        if pos < n:
+            pending_X.append(X[pos:])
+            pending_y.append(y[pos:])
+            pending += n - pos
+        if remaining == 0:
+            break
+    if pending:
+        yield Chunk(start, np.concatenate(pending_X), np.concatenate(pending_y))
+
+
+def format_value(value: object) -> str:
+    """The text of a label or category value; integral floats print without ``.0``.
+
+    >>> format_value(3.0), format_value(2.5), format_value(True), format_value("UP")
+    ('3', '2.5', 'True', 'UP')
+    """
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+class Categories:
+    """Value -> code table of one column; unknown values get the next code.
+
+    ``values`` lists the categories in code order; the first ``n_declared`` come from a schema.
+    With ``strict`` (only the declared values) or ``allowed`` (a set of values), any other value
+    is an error.
+
+    >>> import pyarrow as pa
+    >>> cats = Categories()
+    >>> cats.encode(pa.array(["b", "a", None, "b"])).tolist()
+    [0, 1, -1, 0]
+    >>> cats.values
+    ['b', 'a']
+    """
+
+    __slots__ = ("allowed", "index", "n_declared", "values")
+
+    def __init__(
+        self,
+        declared: Iterable[str] = (),
+        *,
+        strict: bool = False,
+        allowed: Iterable[str] | None = None,
+    ) -> None:
+        self.values: list[str] = []
+        self.index: dict[str, int] = {}
+        for v in declared:
+            if v not in self.index:
+                self.index[v] = len(self.values)
+                self.values.append(v)
+        self.n_declared = len(self.values)
+        if strict:
+            allowed = self.values
+        self.allowed = None if allowed is None else frozenset(allowed)
+
+    def encode(
+        self,
+        arr: pa.Array | pa.ChunkedArray,
+        on_unknown: Callable[[str, int], None] | None = None,
+    ) -> np.ndarray:
+        """Codes (int64, ``-1`` for null) of an Arrow array of any type.
+
+        New values get codes in order of first appearance in ``arr``. The first value outside
+        ``allowed`` is passed with its position to ``on_unknown``, which should raise.
+        """
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks()
+        if not pa.types.is_dictionary(arr.type):
+            arr = pc.dictionary_encode(arr)
+        n = len(arr)
+        if n == 0:
+            return np.empty(0, dtype=np.int64)
+        indices = arr.indices
+        dictionary = arr.dictionary
+        if len(dictionary) == 0:
+            return np.full(n, -1, dtype=np.int64)
+        valid = None
+        if indices.null_count:
+            valid = ~indices.is_null().to_numpy(zero_copy_only=False)
+            indices = pc.fill_null(indices, 0)
+        idx = indices.to_numpy(zero_copy_only=False).astype(np.intp, copy=False)
+        keys = [None if v is None else format_value(v) for v in dictionary.to_pylist()]
+        table = np.empty(len(keys) + 1, dtype=np.int64)
+        table[-1] = -1
+        unknown = []
+        for j, key in enumerate(keys):
+            code = -1 if key is None else self.index.get(key)
+            if code is None:
+                unknown.append(j)
+                code = -1
+            table[j] = code
+        if unknown:
+            present = idx if valid is None else idx[valid]
+            positions = np.flatnonzero(valid) if valid is not None else None
+            uniq, first = np.unique(present, return_index=True)
+            wanted = set(unknown)
+            for j, pos in sorted(zip(uniq.tolist(), first.tolist(), strict=True), key=_second):
+                if j not in wanted:
+                    continue
+                if self.allowed is not None and keys[j] not in self.allowed:
+                    row = int(positions[pos]) if positions is not None else int(pos)
+                    if on_unknown is not None:
+                        on_unknown(keys[j], row)
+                    raise DistvalError(f"unknown category {keys[j]!r}")
+                table[j] = len(self.values)
+                self.index[keys[j]] = len(self.values)
+                self.values.append(keys[j])
+        if valid is not None:
+            idx = np.where(valid, idx, len(keys))
+        return table[idx]
+
+
+def _second(pair: tuple[int, int]) -> int:
+    return pair[1]
+
+
+def numeric_column(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """An Arrow numeric, boolean or null column as float64 with NaN for null.
+
+    >>> import pyarrow as pa
+    >>> numeric_column(pa.array([1, None, 3])).tolist()
+    [1.0, nan, 3.0]
+    """
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.type != pa.float64():
+        arr = pc.cast(arr, pa.float64())
+    if arr.null_count:
+        arr = pc.fill_null(arr, np.nan)
+    return arr.to_numpy(zero_copy_only=False)
+
+
+def codes_to_float(codes: np.ndarray) -> np.ndarray:
+    """Category codes (``-1`` for null) as float64 feature values (NaN for null)."""
+    out = codes.astype(np.float64)
+    out[codes < 0] = np.nan
+    return out

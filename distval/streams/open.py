@@ -1,0 +1,117 @@
+"""Open a stream from a spec: the bundled data, a file path or a generator."""
+
+from __future__ import annotations
+
+import os
+import re
+from importlib import resources
+from pathlib import Path
+
+from distval.errors import DistvalError
+from distval.streams.arff import ArffStream
+from distval.streams.base import Stream
+from distval.streams.files import CsvStream, ParquetStream, check_file
+from distval.streams.synth import DEFAULT_N, GeneratorStream
+
+__all__ = ["BUNDLED", "FILE_EXTENSIONS", "bundled_path", "open_stream"]
+
+#: Names of the bundled data sets (aliases included) -> file name in ``distval/data``.
+BUNDLED = {"elec2": "elec2.parquet", "electricity": "elec2.parquet"}
+
+#: Supported file extensions (case-insensitive) -> stream class.
+FILE_EXTENSIONS = {
+    ".parquet": ParquetStream,
+    ".csv": CsvStream,
+    ".csv.gz": CsvStream,
+    ".data": CsvStream,
+    ".data.gz": CsvStream,
+    ".arff": ArffStream,
+    ".arff.gz": ArffStream,
+}
+
+_PATHLIKE = re.compile(r"[^()]*\.[A-Za-z0-9]+")
+
+
+def bundled_path(name: str = "elec2") -> Path:
+    """Path of a data file shipped with distval.
+
+    >>> bundled_path().name
+    'elec2.parquet'
+    """
+    key = name.lower()
+    if key not in BUNDLED:
+        raise DistvalError(
+            f"no bundled data set named {name!r}; bundled: {', '.join(sorted(BUNDLED))}"
+        )
+    path = Path(str(resources.files("distval") / "data" / BUNDLED[key]))
+    if not path.is_file():
+        raise DistvalError(f"the bundled data file is missing: {path}")
+    return path
+
+
+def _extension(spec: str) -> str | None:
+    low = spec.lower()
+    for ext in sorted(FILE_EXTENSIONS, key=len, reverse=True):
+        if low.endswith(ext):
+            return ext
+    return None
+
+
+def open_stream(
+    spec: str | os.PathLike | None = None,
+    *,
+    target: str | None = None,
+    n_rows: int | None = None,
+    seed: int | None = None,
+) -> Stream:
+    """Open a stream.
+
+    Parameters
+    ----------
+    spec
+        ``None``, ``"electricity"`` or ``"elec2"`` for the bundled Electricity data; a path
+        ending in ``.parquet``, ``.csv``, ``.csv.gz``, ``.data``, ``.data.gz``, ``.arff`` or
+        ``.arff.gz``; or a generator spec such as ``"sea"``, ``"SEA(50)"``, ``"HYP(10, 0.001)"``
+        or ``"sea(variant=2, noise=0.1)"`` (see :mod:`distval.streams.synth`).
+    target
+        Label column of a file (default: the last column).
+    n_rows
+        For files, the maximum number of rows read; for generators, the stream length
+        (default 100,000).
+    seed
+        Generator seed (default 1); ignored for files.
+
+    Examples
+    --------
+    >>> s = open_stream()
+    >>> s.name, s.n_rows, len(s.feature_names)
+    ('elec2', 45312, 8)
+    >>> open_stream("HYP(10, 0.001)", n_rows=500, seed=3).n_rows
+    500
+    """
+    if spec is None:
+        spec = "elec2"
+    if isinstance(spec, os.PathLike):
+        spec = os.fspath(spec)
+    if not isinstance(spec, str):
+        raise DistvalError(f"a stream spec must be a string or a path, got {spec!r}")
+    text = spec.strip()
+    if not text:
+        raise DistvalError("the stream spec is empty")
+    if text.lower() in BUNDLED:
+        return ParquetStream(bundled_path(text), target=target, limit=n_rows, name="elec2")
+    ext = _extension(text)
+    if ext is not None:
+        check_file(text)
+        return FILE_EXTENSIONS[ext](text, target=target, limit=n_rows)
+    if os.path.exists(text) or _PATHLIKE.fullmatch(text) or "/" in text or "\\" in text:
+        if not os.path.exists(text):
+            raise DistvalError(f"no such file: {text}")
+        raise DistvalError(
+            f"unsupported file type: {text}; supported extensions: {', '.join(FILE_EXTENSIONS)}"
+        )
+    if target is not None:
+        raise DistvalError(
+            f"target={target!r} applies to file streams only; {text!r} is a generator"
+        )
+    return GeneratorStream(text, n=DEFAULT_N if n_rows is None else n_rows, seed=seed)

@@ -1,0 +1,121 @@
+"""The aggregator against direct computations (scikit-learn, scipy) on random predictions."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.metrics import accuracy_score
+
+from distval.aggregator import Aggregator, Discordance
+from distval.config import RunConfig
+
+
+def feed(agg, y, pred, size):
+    snaps = []
+    for lo in range(0, len(y), size):
+        hi = lo + size
+        snap = agg.update(lo, y[lo:hi], [(np.arange(pred.shape[0]), pred[:, lo:hi])])
+        if snap:
+            snaps.append(snap)
+    return snaps
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(12)
+    n, k = 3000, 6
+    y = rng.integers(0, 3, n)
+    skill = np.array([0.7] * k + [0.55] * k + [0.5] * k)[:, None]
+    pred = np.where(rng.random((3 * k, n)) < skill, y, rng.integers(0, 3, (3 * k, n)))
+    pred[rng.random(pred.shape) < 0.25] = -1  # untested (row, fold) pairs, shared routing
+    pred[k : 2 * k][pred[:k] == -1] = -1
+    pred[2 * k :][pred[:k] == -1] = -1
+    pred[k : 2 * k][(pred[:k] != -1) & (pred[k : 2 * k] == -1)] = 0
+    pred[2 * k :][(pred[:k] != -1) & (pred[2 * k :] == -1)] = 0
+    return y, pred, k
+
+
+def test_fold_measures_and_tests_equal_direct_computation(data):
+    y, pred, k = data
+    cfg = RunConfig(
+        learners=("nb", "ht", "majority"), n_folds=k, forgetting="cumulative", test_every=500
+    )
+    agg = Aggregator(cfg)
+    snaps = feed(agg, y, pred, 250)
+    assert [s.position for s in snaps] == list(range(500, 3001, 500))
+    assert agg.finish() is None  # the schedule already took the last position
+    final = snaps[-1]
+    acc = np.array(
+        [
+            [
+                accuracy_score(y[pred[i * k + f] >= 0], pred[i * k + f][pred[i * k + f] >= 0])
+                for f in range(k)
+            ]
+            for i in range(3)
+        ]
+    )
+    got = np.array(
+        [[r["accuracy"] for r in final.folds if r["learner"] == lab] for lab in cfg.labels]
+    )
+    assert got == pytest.approx(acc)
+    tests = {(t["test"], t["learner_a"], t["learner_b"]): t for t in final.tests}
+    a, b = acc[0], acc[1]
+    wins = int(np.sum(a > b))
+    assert tests["sign", "nb", "ht"]["statistic"] == wins
+    assert tests["sign", "nb", "ht"]["pvalue"] == pytest.approx(
+        stats.binomtest(wins, int(np.sum(a != b))).pvalue
+    )
+    assert tests["wilcoxon", "nb", "ht"]["pvalue"] == pytest.approx(stats.wilcoxon(a, b).pvalue)
+    both = (pred[:k] >= 0) & (pred[k : 2 * k] >= 0)
+    n01 = np.sum(both & (pred[:k] != y) & (pred[k : 2 * k] == y))
+    n10 = np.sum(both & (pred[:k] == y) & (pred[k : 2 * k] != y))
+    assert tests["mcnemar", "nb", "ht"]["statistic"] == pytest.approx(
+        (n01 - n10) ** 2 / (n01 + n10)
+    )
+    fr = stats.friedmanchisquare(*acc)
+    assert tests["friedman", "*", "*"]["pvalue"] == pytest.approx(fr.pvalue)
+
+
+def test_persistent_baseline_uses_the_previous_label_across_batches():
+    cfg = RunConfig(learners=("nb",), n_folds=2, forgetting="cumulative", test_every=10)
+    y = np.array([0, 0, 1, 1, 1, 0, 1, 1, 0, 0])
+    pred = np.zeros((2, 10), dtype=int)
+    agg = Aggregator(cfg)
+    snaps = feed(agg, y, pred, 3)  # batches cut inside runs of equal labels
+    per = [r["p_per"] for r in snaps[-1].folds if r["forgetting"] == "cumulative"]
+    prev = np.r_[0, y[:-1]]  # row 0: the Persistent classifier guesses class 0
+    assert per == pytest.approx([np.mean(y == prev)] * 2)
+
+
+def test_batches_must_arrive_in_order():
+    agg = Aggregator(RunConfig(learners=("nb",), n_folds=2))
+    with pytest.raises(RuntimeError, match="arrived"):
+        agg.update(5, np.zeros(3, int), [(np.arange(2), np.zeros((2, 3), int))])
+
+
+def test_discordance_window_and_fading_against_direct_sums():
+    rng = np.random.default_rng(3)
+    d01, d10 = rng.integers(0, 4, (2, 2, 900))
+    d = Discordance(2, window=250, factor=0.98)
+    for lo in range(0, 900, 170):
+        d.update(d01[:, lo : lo + 170], d10[:, lo : lo + 170])
+    c = d.counts()
+    age = 0.98 ** np.arange(899, -1, -1)
+    assert c["cumulative"][0] == pytest.approx(d01.sum(axis=1))
+    assert c["window"][1] == pytest.approx(d10[:, -250:].sum(axis=1))
+    assert c["fading"][0] == pytest.approx(d01 @ age)
+
+
+def test_aggregator_survives_pickle(data, assert_same_rows):
+    y, pred, k = data
+    cfg = RunConfig(learners=("nb", "ht", "lb"), n_folds=k, test_every=1000)
+    agg = Aggregator(cfg)
+    feed(agg, y[:1000], pred[:, :1000], 500)
+    copy = pickle.loads(pickle.dumps(agg))
+    s1 = agg.update(1000, y[1000:2000], [(np.arange(3 * k), pred[:, 1000:2000])])
+    s2 = copy.update(1000, y[1000:2000], [(np.arange(3 * k), pred[:, 1000:2000])])
+    assert_same_rows(s1.folds, s2.folds)
+    assert_same_rows(s1.tests, s2.tests)

@@ -1,0 +1,212 @@
+"""Per-fold measures: bifet2015 Table 5, scikit-learn at many prefixes, forgetting modes."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from river.drift import ADWIN
+from sklearn import metrics as skm
+
+from distval.errors import DistvalError
+from distval.metrics import (
+    ADWINWindow,
+    Cumulative,
+    Fading,
+    SlidingWindow,
+    make_tracker,
+    measures,
+)
+
+
+def test_bifet2015_table5_worked_example():
+    # Table 5: rows = true class (+, -), columns = predicted (+, -).
+    m = measures(np.array([[40.0, 30.0], [5.0, 25.0]]), np.array(0.0))
+    expect = {
+        "accuracy": 0.65,
+        "kappa": 0.3269,
+        "kappa_m": -0.1667,
+        "mcc": 0.3728,
+        "recall_arith": 0.7024,
+        "recall_geom": 0.6901,
+        "recall_harm": 0.6780,
+        "p_maj": 0.70,
+    }
+    for key, value in expect.items():
+        assert float(m[key]) == pytest.approx(value, abs=5e-5), key
+    assert m["recall"].tolist() == pytest.approx([40 / 70, 25 / 30])
+    # p_ran of the paper: 0.48
+    assert float(m["kappa"]) == pytest.approx((0.65 - 0.48) / (1 - 0.48))
+
+
+def random_stream(rng, n, c, skill=0.6):
+    y = rng.integers(0, c, n)
+    pred = np.where(rng.random(n) < skill, y, rng.integers(0, c, n))
+    return y, pred
+
+
+def reference(y, pred, per_ok, c):
+    """Independent computation of every measure with scikit-learn and numpy."""
+    labels = list(range(c))
+    acc = skm.accuracy_score(y, pred)
+    p_maj = np.bincount(y, minlength=c).max() / len(y)
+    p_per = per_ok.mean()
+    out = {
+        "accuracy": acc,
+        "kappa": skm.cohen_kappa_score(y, pred, labels=labels),
+        "kappa_m": (acc - p_maj) / (1 - p_maj) if p_maj < 1 else 0.0,
+        "kappa_per": (acc - p_per) / (1 - p_per) if p_per < 1 else 0.0,
+        "p_maj": p_maj,
+        "p_per": p_per,
+    }
+    present = np.isin(labels, y)
+    rec = skm.recall_score(y, pred, labels=labels, average=None, zero_division=0)[present]
+    out["recall_arith"] = rec.mean()
+    out["recall_geom"] = float(np.prod(rec) ** (1 / len(rec)))
+    out["recall_harm"] = 0.0 if (rec == 0).any() else len(rec) / np.sum(1 / rec)
+    if c == 2:
+        out["mcc"] = skm.matthews_corrcoef(y, pred)
+        out["f1"] = skm.f1_score(y, pred, pos_label=1, zero_division=0)
+    out["kappa_plus"] = np.sqrt(max(out["kappa"], 0) * max(out["kappa_per"], 0))
+    return out
+
+
+def check(got, slot, ref):
+    for key, value in ref.items():
+        if np.isnan(value):
+            continue
+        assert got[key][slot] == pytest.approx(value, abs=1e-9), key
+
+
+@pytest.mark.parametrize("c", [2, 3, 5])
+def test_cumulative_matches_sklearn_at_every_prefix(c):
+    rng = np.random.default_rng(c)
+    n, slots = 3000, 3
+    y = rng.integers(0, c, n)
+    preds = np.stack([random_stream(rng, n, c, skill)[1] for skill in (0.2, 0.5, 0.9)])
+    preds = np.where(rng.random((slots, n)) < 0.3, -1, preds)  # some rows untested
+    preds[:, :5] = y[:5]  # make sure every slot tests something early
+    prev = np.r_[0, y[:-1]]
+    per_ok = y == prev
+    t = Cumulative(slots, n_classes=1)  # classes grow as they appear
+    for end in range(100, n + 1, 100):
+        lo = end - 100
+        t.update(y[lo:end], preds[:, lo:end], per_ok[lo:end])
+        got = t.get()
+        for s in range(slots):
+            tested = preds[s, :end] >= 0
+            check(
+                got, s, reference(y[:end][tested], preds[s, :end][tested], per_ok[:end][tested], c)
+            )
+
+
+def test_sliding_window_equals_the_last_rows():
+    rng = np.random.default_rng(5)
+    y, pred = random_stream(rng, 5000, 3)
+    pred = np.where(rng.random(5000) < 0.2, -1, pred)[None, :]
+    per_ok = rng.random(5000) < 0.5
+    t = SlidingWindow(1, size=700)
+    for lo in range(0, 5000, 333):
+        hi = min(lo + 333, 5000)
+        t.update(y[lo:hi], pred[:, lo:hi], per_ok[lo:hi])
+        tested = np.flatnonzero(pred[0, :hi] >= 0)[-700:]
+        check(t.get(), 0, reference(y[tested], pred[0, tested], per_ok[tested], 3))
+        assert t.widths[0] == len(tested)
+
+
+def test_fading_matches_closed_form():
+    rng = np.random.default_rng(6)
+    y, pred = random_stream(rng, 600, 2)
+    pred = np.where(rng.random(600) < 0.3, -1, pred)[None, :]
+    per_ok = rng.random(600) < 0.4
+    f = 0.99
+    t = Fading(1, factor=f)
+    for lo in range(0, 600, 97):
+        t.update(y[lo : lo + 97], pred[:, lo : lo + 97], per_ok[lo : lo + 97])
+    idx = np.flatnonzero(pred[0] >= 0)
+    age = len(idx) - 1 - np.arange(len(idx))
+    expect = np.zeros((2, 2))
+    for a, i in zip(age, idx):
+        expect[y[i], pred[0, i]] += f**a
+    assert t.C[0] == pytest.approx(expect)
+    assert t.P[0] == pytest.approx(np.sum(f**age * per_ok[idx]))
+    # the faded count of rows tends to 1 / (1 - f)
+    t2 = Fading(1, factor=f)
+    t2.update(np.zeros(5000, int), np.zeros((1, 5000), int), np.ones(5000, bool))
+    assert t2.widths[0] == pytest.approx(1 / (1 - f), rel=1e-6)
+
+
+def test_adwin_window_follows_adwin_and_keeps_the_recent_part_after_a_change():
+    rng = np.random.default_rng(7)
+    n = 6000
+    y = rng.integers(0, 2, n)
+    wrong = np.r_[rng.random(3000) < 0.1, rng.random(3000) < 0.5]
+    pred = np.where(wrong, 1 - y, y)
+    per_ok = np.ones(n, bool)
+    t = ADWINWindow(1, delta=0.002)
+    river_adwin = ADWIN(delta=0.002)
+    first_detection = None
+    for i in range(n):
+        river_adwin.update(float(wrong[i]))
+        if river_adwin.drift_detected:
+            first_detection = i
+            break
+    assert first_detection is not None and 3000 < first_detection < 4000
+    # Up to the first detection our window is exactly river's ADWIN window.
+    upto = slice(0, first_detection + 1)
+    t.update(y[upto], pred[None, upto], per_ok[upto])
+    w = int(t.widths[0])
+    assert w == river_adwin.width
+    tail = slice(first_detection + 1 - w, first_detection + 1)
+    check(t.get(), 0, reference(y[tail], pred[tail], per_ok[tail], 2))
+    assert t.n_detections[0] == 1
+    # One more row: river's ADWIN restarts from an empty window, ours keeps the recent part.
+    nxt = first_detection + 1
+    t.update(y[nxt : nxt + 1], pred[None, nxt : nxt + 1], per_ok[nxt : nxt + 1])
+    river_adwin.update(float(wrong[nxt]))
+    assert river_adwin.width == 1
+    assert t.widths[0] == w + 1
+
+
+def test_class_first_seen_mid_stream_grows_the_matrix():
+    t = Cumulative(1, n_classes=2)
+    t.update(np.array([0, 1, 0]), np.array([[0, 1, 1]]), np.ones(3, bool))
+    t.update(np.array([2, 2]), np.array([[2, 0]]), np.zeros(2, bool))
+    assert t.C.shape == (1, 3, 3)
+    assert t.C[0].tolist() == [[1, 1, 0], [0, 1, 0], [1, 0, 1]]
+    assert np.isnan(t.get()["mcc"][0])  # three classes: binary-only measures are NaN
+
+
+def test_empty_slot_gives_nan_not_errors():
+    t = Cumulative(2)
+    t.update(np.array([0, 1]), np.array([[0, 1], [-1, -1]]), np.ones(2, bool))
+    m = t.get()
+    assert m["accuracy"][0] == 1.0 and np.isnan(m["accuracy"][1]) and np.isnan(m["kappa_m"][1])
+
+
+@pytest.mark.parametrize("kind", ["adwin", "window", "fading", "cumulative"])
+def test_trackers_survive_pickle_and_continue_identically(kind):
+    rng = np.random.default_rng(8)
+    y, pred = random_stream(rng, 2000, 3)
+    per_ok = rng.random(2000) < 0.5
+    t = make_tracker(kind, 1, window=300, fading=0.995)
+    t.update(y[:1000], pred[None, :1000], per_ok[:1000])
+    u = pickle.loads(pickle.dumps(t))
+    for tr in (t, u):
+        tr.update(y[1000:], pred[None, 1000:], per_ok[1000:])
+    assert np.allclose(t.C, u.C) and np.allclose(t.P, u.P)
+
+
+@pytest.mark.parametrize(
+    ("kind", "kwargs", "message"),
+    [
+        ("window", {"window": 0}, "window size"),
+        ("fading", {"fading": 1.0}, "fading factor"),
+        ("adwin", {"delta": 0.0}, "delta"),
+        ("median", {}, "unknown forgetting"),
+    ],
+)
+def test_bad_tracker_parameters(kind, kwargs, message):
+    with pytest.raises(DistvalError, match=message):
+        make_tracker(kind, 1, **kwargs)

@@ -1,0 +1,145 @@
+"""The Ray engine on a real local Ray: identical numbers to the in-process engine, faults."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pyarrow.parquet as pq
+import pytest
+
+import distval
+from distval.config import RunConfig
+from distval.engine import Run, open_config_stream
+from distval.errors import DistvalError
+from distval.ray_engine import deal_slots, run_ray
+
+pytestmark = pytest.mark.ray
+
+SMALL = {
+    "stream": "sea(noise=0.1)",
+    "n_rows": 2400,
+    "learners": ("ht", "persistent"),
+    "n_folds": 4,
+    "test_every": 600,
+    "batch_size": 300,
+}
+
+
+def test_slots_are_dealt_evenly_and_completely():
+    groups = deal_slots(2, 10, 3)
+    assert sorted(s for g in groups for s in g) == [(i, f) for i in range(2) for f in range(10)]
+    assert [len(g) for g in groups] == [7, 7, 6]
+    assert len(deal_slots(2, 3, 50)) == 6  # never more actors than slots: one fold per actor
+
+
+@pytest.mark.parametrize(
+    ("scheme", "prequential", "n_actors"),
+    [
+        ("cv", True, 1),
+        ("split", False, 2),
+        ("bootstrap", True, 3),
+        ("cv", False, 3),
+        ("split", True, 1),
+        ("bootstrap", False, 2),
+    ],
+)
+def test_ray_results_equal_in_process_results(
+    ray_local, assert_same_rows, scheme, prequential, n_actors
+):
+    opts = SMALL | {"scheme": scheme, "prequential": prequential}
+    local = distval.evaluate(**opts)
+    remote = distval.evaluate(**opts, backend="ray", n_actors=n_actors)
+    assert_same_rows(local.fold_rows, remote.fold_rows)
+    assert_same_rows(local.test_rows, remote.test_rows)
+    assert ray_local.is_initialized()  # a Ray the caller started is left running
+
+
+def run_with_fault(kill, *, max_recoveries=3, output_dir=None):
+    cfg = RunConfig(**SMALL | {"n_rows": 4800})
+    stream = open_config_stream(cfg)
+    run = Run(cfg, stream, output_dir=output_dir)
+    killed, victims = [], []
+
+    def on_batch(index, actors):
+        # Two kills: at batch 5, then at batch 8 or later once the first has been noticed
+        # (the driver has rebuilt the actors).
+        if len(killed) < 2 and index >= (5, 8)[len(killed)] and actors not in victims:
+            import ray
+
+            ray.kill(kill(actors), no_restart=True)
+            killed.append(index)
+            victims.append(actors)
+
+    try:
+        run_ray(
+            cfg,
+            stream,
+            run,
+            n_actors=2,
+            checkpoint_every=3,
+            on_batch=on_batch,
+            max_recoveries=max_recoveries,
+        )
+    except BaseException:
+        run.close(interrupted=True)  # as distval.evaluate does
+        raise
+    return cfg, run.close(), killed
+
+
+@pytest.mark.parametrize("which", ["learner", "aggregator"])
+def test_a_killed_actor_is_rebuilt_and_results_are_unchanged(ray_local, assert_same_rows, which):
+    def kill(actors):
+        return actors.learners[1] if which == "learner" else actors.aggregator
+
+    cfg, result, killed = run_with_fault(kill)
+    assert len(killed) >= 1  # the second kill needs the first to be noticed in time
+    clean = distval.evaluate(cfg)
+    assert_same_rows(clean.fold_rows, result.fold_rows)
+    assert_same_rows(clean.test_rows, result.test_rows)
+
+
+def test_when_recovery_is_exhausted_the_run_stops_with_results_on_disk(ray_local, tmp_path):
+    out = tmp_path / "run"
+    with pytest.raises(DistvalError, match="died"):
+        run_with_fault(lambda actors: actors.learners[0], max_recoveries=0, output_dir=out)
+    positions = pq.read_table(out / "folds.parquet").column("position").to_pylist()
+    assert min(positions) == 600  # what was computed before the failure is on disk
+    assert json.loads((out / "summary.json").read_text())["interrupted"] is True
+
+
+@pytest.mark.slow
+def test_two_node_cluster_joined_by_address():
+    """A head and a second node (ray.cluster_utils.Cluster), joined by address; fast twin:
+    test_ray_results_equal_in_process_results (same engine, single node)."""
+    script = textwrap.dedent(
+        """
+        import os, sys
+        os.environ["RAY_AUTH_MODE"] = "disabled"
+        import pandas as pd
+        import ray
+        from ray.cluster_utils import Cluster
+        import distval
+        cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        opts = dict(stream="sea", n_rows=1200, learners=("ht", "nb"), n_folds=4,
+                    test_every=600, batch_size=300)
+        ray.init(address=cluster.address)
+        nodes = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+        remote = distval.evaluate(**opts, backend="ray", n_actors=4)
+        ray.shutdown()
+        cluster.shutdown()
+        local = distval.evaluate(**opts)
+        pd.testing.assert_frame_equal(local.folds(), remote.folds())
+        pd.testing.assert_frame_equal(local.tests(), remote.tests())
+        print("nodes", len(nodes))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=400
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "nodes 2" in out.stdout
