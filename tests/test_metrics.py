@@ -137,6 +137,29 @@ def test_fading_matches_closed_form():
     assert t2.widths[0] == pytest.approx(1 / (1 - f), rel=1e-6)
 
 
+def test_fading_measures_equal_sklearn_with_decayed_sample_weights():
+    rng = np.random.default_rng(9)
+    y, pred = random_stream(rng, 1500, 2)
+    per_ok = rng.random(1500) < 0.5
+    f = 0.998
+    t = Fading(1, factor=f)
+    for lo in range(0, 1500, 250):
+        t.update(y[lo : lo + 250], pred[None, lo : lo + 250], per_ok[lo : lo + 250])
+        hi = lo + 250
+        w = f ** np.arange(hi - 1, -1, -1)
+        yy, pp = y[:hi], pred[:hi]
+        got = t.get()
+        acc = skm.accuracy_score(yy, pp, sample_weight=w)
+        assert got["accuracy"][0] == pytest.approx(acc)
+        assert got["kappa"][0] == pytest.approx(skm.cohen_kappa_score(yy, pp, sample_weight=w))
+        assert got["mcc"][0] == pytest.approx(skm.matthews_corrcoef(yy, pp, sample_weight=w))
+        assert got["f1"][0] == pytest.approx(skm.f1_score(yy, pp, sample_weight=w))
+        rec = skm.recall_score(yy, pp, average=None, sample_weight=w)
+        assert got["recall_arith"][0] == pytest.approx(rec.mean())
+        p_per = np.sum(w * per_ok[:hi]) / w.sum()
+        assert got["kappa_per"][0] == pytest.approx((acc - p_per) / (1 - p_per))
+
+
 def test_adwin_window_follows_adwin_and_keeps_the_recent_part_after_a_change():
     rng = np.random.default_rng(7)
     n = 6000

@@ -1,0 +1,103 @@
+"""Shared helpers of the benchmark scripts: timing, tables, result files."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def timed(fn, *args, **kwargs):
+    """(seconds, result) of one call."""
+    t0 = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return time.perf_counter() - t0, out
+
+
+def table(rows: list[dict], columns: list[str] | None = None) -> str:
+    """A Markdown table of dict rows (floats to 4 significant digits)."""
+    columns = columns or list(rows[0])
+
+    def fmt(v):
+        if isinstance(v, float):
+            return f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
+        return str(v)
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(fmt(r.get(c, "")) for c in columns) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def machine() -> dict:
+    return {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+    }
+
+
+def save(name: str, text: str, data: dict) -> None:
+    """Write results/<name>.md and results/<name>.json and print the Markdown."""
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{name}.md").write_text(text + "\n")
+    (RESULTS / f"{name}.json").write_text(json.dumps(data | {"machine": machine()}, indent=2))
+    print(text)
+
+
+def _children() -> dict[int, list[int]]:
+    kids: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            kids.setdefault(ppid, []).append(int(entry.name))
+    return kids
+
+
+def tree_rss(pid: int | None = None) -> int:
+    """Resident memory in bytes of a process and all its descendants (Linux /proc)."""
+    pid = pid or os.getpid()
+    kids, total, todo = _children(), 0, [pid]
+    while todo:
+        p = todo.pop()
+        todo.extend(kids.get(p, []))
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total
+
+
+class PeakRSS:
+    """Samples :func:`tree_rss` in a background thread; ``peak`` in bytes."""
+
+    def __init__(self, every: float = 0.5) -> None:
+        import threading
+
+        self.every, self.peak = every, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, tree_rss())
+            self._stop.wait(self.every)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, tree_rss())
