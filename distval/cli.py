@@ -7,6 +7,7 @@ the library; bad input ends with one line ``distval: error: ...`` and exit statu
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import time
@@ -18,6 +19,14 @@ from distval.metrics import FORGETTING, MEASURES
 from distval.validation import FOLD_CHOICES, SCHEMES
 
 __all__ = ["main"]
+
+#: Further commands: module with ``add_arguments(parser)`` (light imports only) and
+#: ``main(args) -> int``.
+COMMANDS = {
+    "describe": ("distval.describe", "stream diagnostics: classes, P(M), P(T), baselines"),
+    "report": ("distval.report", "figures, HTML and Markdown report of a results directory"),
+    "reproduce": ("distval.reproduce", "reproduce the paper's experiments (type I/II errors)"),
+}
 
 
 def _int(text: str) -> int:
@@ -182,7 +191,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="allow a non-empty output directory (replaces its result files)",
     )
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g.add_argument(
+        "--report",
+        action="store_true",
+        help="also write figures, report.html and report.md into the output directory",
+    )
+    g = run.add_argument_group("robustness over permuted copies of the stream")
+    g.add_argument(
+        "--permute",
+        default=None,
+        metavar="KIND[:p=P|:k=K]",
+        help="evaluate on permuted copies too: time:p=0.5, speed:p=0.5, shape:k=1000, random",
+    )
+    g.add_argument(
+        "--repeats",
+        type=_int,
+        default=10,
+        metavar="R",
+        help="number of permuted copies with --permute (10)",
+    )
     sub.add_parser("learners", help="list the built-in learners")
+    for name, (module, help_text) in COMMANDS.items():
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue
+        cmd = sub.add_parser(name, help=help_text, description=help_text)
+        mod.add_arguments(cmd)
     return parser
 
 
@@ -220,19 +255,28 @@ def _run(args) -> int:
     if args.actors is not None and args.actors < 1:
         raise DistvalError(f"--actors must be at least 1, got {args.actors}")
     progress = (not args.no_progress and sys.stderr.isatty()) or os.environ.get("DISTVAL_PROGRESS")
+    common = {
+        "output_dir": output,
+        "overwrite": args.overwrite,
+        "progress": bool(progress),
+        "backend": args.backend,
+        **options,
+    }
     try:
-        result = evaluate(
-            config,
-            output_dir=output,
-            overwrite=args.overwrite,
-            progress=bool(progress),
-            backend=args.backend,
-            **options,
-        )
+        if args.permute:
+            from distval.permutations import run_robustness
+
+            result = run_robustness(config, permute=args.permute, repeats=args.repeats, **common)
+        else:
+            result = evaluate(config, **common)
     except KeyboardInterrupt:
         print(f"\ndistval: interrupted; results so far are in {output}", file=sys.stderr)
         return 130
     print(result.to_markdown())
+    if args.report:
+        from distval.report import make_report
+
+        print(f"report: {make_report(output)}")
     print(f"results: {output}")
     return 0
 
@@ -250,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
             for name, (_, what) in BUILTIN.items():
                 print(f"{name:12s} {what}")
             return 0
+        if args.command in COMMANDS:
+            return importlib.import_module(COMMANDS[args.command][0]).main(args)
         return _run(args)
     except DistvalError as exc:
         print(f"distval: error: {exc}", file=sys.stderr)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from distval.errors import DistvalError
 from distval.learners import LearnerSpec, learns_with_weight, make_replicas
 
 __all__ = ["Batch", "LearnerHost", "to_dicts"]
@@ -56,14 +57,15 @@ def to_dicts(X: np.ndarray, names: list[str]) -> list[dict]:
 class LearnerHost:
     """Replicas of the given slots, with per-batch ``process``.
 
-    >>> from distval.learners import parse_learner
-    >>> host = LearnerHost([parse_learner("majority")], slots=[(0, 0), (0, 1)],
-    ...                    feature_names=["a"], seed=1)
-    >>> b = Batch(0, np.zeros((3, 1)), np.array([1, 1, 0]),
-    ...           weights=np.array([[1, 0], [1, 0], [1, 0]]), tested=np.ones((3, 2), bool),
-    ...           n_classes=2)
-    >>> host.process(b).tolist()   # fold 1 never trains: it predicts class 0 throughout
-    [[0, 1, 1], [0, 0, 0]]
+        >>> from distval.errors import DistvalError
+    from distval.learners import parse_learner
+        >>> host = LearnerHost([parse_learner("majority")], slots=[(0, 0), (0, 1)],
+        ...                    feature_names=["a"], seed=1)
+        >>> b = Batch(0, np.zeros((3, 1)), np.array([1, 1, 0]),
+        ...           weights=np.array([[1, 0], [1, 0], [1, 0]]), tested=np.ones((3, 2), bool),
+        ...           n_classes=2)
+        >>> host.process(b).tolist()   # fold 1 never trains: it predicts class 0 throughout
+        [[0, 1, 1], [0, 0, 0]]
     """
 
     def __init__(
@@ -82,6 +84,7 @@ class LearnerHost:
                 replicas = make_replicas(spec, learner, folds, seed)
                 by_slot.update({(learner, f): m for f, m in zip(folds, replicas)})
         self.models = [by_slot[s] for s in self.slots]
+        self.labels = [spec.label for spec in learners]
         self._weighted = [learns_with_weight(m) for m in self.models]
 
     def process(self, batch: Batch) -> np.ndarray:
@@ -90,24 +93,35 @@ class LearnerHost:
         ys = batch.y.tolist()
         n = len(ys)
         out = np.full((len(self.slots), n), -1, dtype=np.int32)
-        for j, (_, fold) in enumerate(self.slots):
-            model = self.models[j]
-            predict, learn = model.predict_one, model.learn_one
-            tested = batch.tested[:, fold].tolist()
-            weights = batch.weights[:, fold].tolist()
-            preds = [-1] * n
-            weighted = self._weighted[j]
-            for i in range(n):
-                x = xs[i]
-                if tested[i]:
-                    p = predict(x)
-                    preds[i] = 0 if p is None else p
-                w = weights[i]
-                if w:
-                    if weighted:
-                        learn(x, ys[i], w=w)
-                    else:
-                        for _ in range(w):
-                            learn(x, ys[i])
-            out[j] = preds
+        for j, (learner, fold) in enumerate(self.slots):
+            try:
+                out[j] = self._replica(j, fold, batch, xs, ys)
+            except Exception as exc:
+                raise DistvalError(
+                    f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
+                    f"at row {batch.start}: {type(exc).__name__}: {exc}"
+                ) from exc
         return out
+
+    def _replica(self, j: int, fold: int, batch: Batch, xs: list[dict], ys: list) -> list:
+        """Predict-then-learn the batch with replica ``j``."""
+        n = len(ys)
+        model = self.models[j]
+        predict, learn = model.predict_one, model.learn_one
+        tested = batch.tested[:, fold].tolist()
+        weights = batch.weights[:, fold].tolist()
+        preds = [-1] * n
+        weighted = self._weighted[j]
+        for i in range(n):
+            x = xs[i]
+            if tested[i]:
+                p = predict(x)
+                preds[i] = 0 if p is None else p
+            w = weights[i]
+            if w:
+                if weighted:
+                    learn(x, ys[i], w=w)
+                else:
+                    for _ in range(w):
+                        learn(x, ys[i])
+        return preds

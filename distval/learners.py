@@ -215,6 +215,13 @@ def make_replicas(spec: LearnerSpec, learner: int, folds, seed: int | None) -> l
         raise DistvalError(
             f"learner {spec.text!r} is not a river estimator (no clone()/_get_params())"
         ) from None
+    if not (
+        callable(getattr(template, "predict_one", None))
+        and callable(getattr(template, "learn_one", None))
+    ):
+        raise DistvalError(
+            f"learner {spec.text!r} is not a classifier (it needs predict_one and learn_one)"
+        )
     replicas = []
     for f in folds:
         new = {"seed": replica_seed(seed, learner, f)} if has_seed else None

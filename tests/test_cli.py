@@ -94,6 +94,12 @@ CASES = [
     (["--output", "{d}/full"], "not empty"),
     (["--tests", "t-test"], "unknown test 't-test'"),
     (["--actors", "0"], "--actors"),
+    (["--learners", "ht", "river.preprocessing:StandardScaler"], "is not a classifier"),
+    (
+        ["--learners", "ht", "failing_learner:BreaksAt(after=50)"],
+        "learner 'failing_learner:BreaksAt(after=50)' (fold 0) failed on a batch starting at row 0:"
+        " ValueError: cannot learn any more",
+    ),
 ]
 
 
