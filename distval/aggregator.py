@@ -6,7 +6,10 @@ the chosen forgetting mechanism and of the cumulative one, the Persistent baseli
 the global stream, and McNemar's discordant counts for every learner pair (cumulative,
 sliding window and fading, gama2013 §4). Every ``test_every`` rows it emits a
 :class:`Snapshot`: the fold measures and, for each learner pair, the Sign, Wilcoxon and
-McNemar tests (plus Friedman/Nemenyi for three learners or more; DESIGN.md §4).
+McNemar tests (plus Friedman/Nemenyi for three learners or more; DESIGN.md §4), the Q
+statistic of every pair (cumulative, windowed, faded; gama2013 §4.1) and, when asked, the
+Page-Hinkley drift detections of every (learner, fold) since the previous snapshot
+(:class:`~distval.estimators.DriftMonitor`).
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ import numpy as np
 
 from distval import stats
 from distval.config import RunConfig
+from distval.estimators import DriftMonitor, DriftSettings, q_statistic
 from distval.metrics import MEASURES, make_tracker
 
-__all__ = ["Aggregator", "Discordance", "Snapshot"]
+__all__ = ["Aggregator", "PairCounts", "Snapshot"]
 
 
 @dataclass
@@ -33,31 +37,34 @@ class Snapshot:
     tests: list[dict]
     friedman: dict | None = None
     detections: list[int] = field(default_factory=list)
+    events: list[dict] = field(default_factory=list)
 
 
-class Discordance:
-    """McNemar's discordant counts per learner pair: cumulative, windowed and faded.
+class PairCounts:
+    """Per learner pair, row by row: McNemar's discordant counts and both learners' losses,
+    cumulative, over a sliding window of stream rows and faded (gama2013 §4).
 
-    ``update(d01, d10)`` takes (pairs, rows) counts of folds where A was wrong and B right
-    (``d01``) and the reverse, row by row; the window covers the last ``window`` stream rows,
-    the fading factor weighs a row j rows old by ``factor ** j``.
+    ``update(d01, d10, loss_a, loss_b)`` takes (pairs, rows) arrays: ``d01`` counts the folds
+    where A was wrong and B right on that row, ``d10`` the reverse, ``loss_a`` / ``loss_b``
+    the 0/1 losses summed over the folds that tested the row for both. The window covers the
+    last ``window`` stream rows; the fading factor weighs a row j rows old by ``factor ** j``.
 
-    >>> d = Discordance(n_pairs=1, window=2, factor=0.5)
-    >>> d.update(np.array([[1, 0, 2]]), np.array([[0, 1, 0]]))
-    >>> d.counts()["window"], d.counts()["fading"], d.counts()["cumulative"]
+    >>> d = PairCounts(n_pairs=1, window=2, factor=0.5)
+    >>> d.update(*np.array([[[1, 0, 2]], [[0, 1, 0]], [[1, 1, 2]], [[0, 1, 0]]]))
+    >>> d.counts()["window"][:2], d.counts()["fading"][:2], d.counts()["cumulative"][:2]
     ((array([2.]), array([1.])), (array([2.25]), array([0.5])), (array([3.]), array([1.])))
     """
 
     def __init__(self, n_pairs: int, window: int, factor: float) -> None:
         self.window, self.factor = window, factor
-        self.cum = np.zeros((2, n_pairs))
-        self.win = np.zeros((2, n_pairs))
-        self.fade = np.zeros((2, n_pairs))
+        self.cum = np.zeros((4, n_pairs))
+        self.win = np.zeros((4, n_pairs))
+        self.fade = np.zeros((4, n_pairs))
         self._recent: deque[np.ndarray] = deque()
         self._recent_rows = 0
 
-    def update(self, d01: np.ndarray, d10: np.ndarray) -> None:
-        d = np.stack([d01, d10]).astype(np.float64)  # (2, pairs, rows)
+    def update(self, d01, d10, loss_a, loss_b) -> None:
+        d = np.stack([d01, d10, loss_a, loss_b]).astype(np.float64)  # (4, pairs, rows)
         n = d.shape[2]
         self.cum += d.sum(axis=2)
         decay = self.factor ** np.arange(n - 1, -1, -1, dtype=np.float64)
@@ -77,11 +84,12 @@ class Discordance:
                 self._recent[0] = head[:, :, extra:]
                 self._recent_rows -= extra
 
-    def counts(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def counts(self) -> dict[str, tuple[np.ndarray, ...]]:
+        """(n01, n10, loss of A, loss of B) per pair, per forgetting."""
         return {
-            "cumulative": (self.cum[0], self.cum[1]),
-            "window": (self.win[0], self.win[1]),
-            "fading": (self.fade[0], self.fade[1]),
+            "cumulative": tuple(self.cum),
+            "window": tuple(self.win),
+            "fading": tuple(self.fade),
         }
 
 
@@ -101,7 +109,17 @@ class Aggregator:
         if config.forgetting != "cumulative":
             self.trackers.append(make_tracker("cumulative", self.n_slots, **kw))
         self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
-        self.discordance = Discordance(len(self.pairs), config.window, config.fading)
+        self.pair_counts = PairCounts(len(self.pairs), config.window, config.fading)
+        self.drift = None
+        if config.drift:
+            settings = DriftSettings(
+                delta=config.ph_delta,
+                threshold=config.ph_lambda,
+                window=config.window,
+                fading=config.fading,
+            )
+            self.drift = DriftMonitor(self.n_slots, settings)
+        self._events: list[dict] = []
         self.position = 0
         self._last_label = 0  # the Persistent classifier's guess for row 0 is class 0 (MOA)
         self.last: Snapshot | None = None
@@ -131,7 +149,20 @@ class Aggregator:
             right_a, right_b = by_learner[a] == y, by_learner[b] == y
             d01 = (tested & ~right_a & right_b).sum(axis=1)
             d10 = (tested & right_a & ~right_b).sum(axis=1)
-            self.discordance.update(d01, d10)
+            loss_a = (tested & ~right_a).sum(axis=1)
+            loss_b = (tested & ~right_b).sum(axis=1)
+            self.pair_counts.update(d01, d10, loss_a, loss_b)
+        if self.drift is not None:
+            k = self.n_folds
+            for row, slot, detector in self.drift.update(pred, y, start):
+                self._events.append(
+                    {
+                        "position": row,
+                        "learner": self.labels[slot // k],
+                        "fold": slot % k,
+                        "detector": detector,
+                    }
+                )
         self._last_label = int(y[-1])
         self.position += n
         if self.position % self.config.test_every == 0:
@@ -169,7 +200,8 @@ class Aggregator:
                 folds.append(row)
         tests = []
         values = self.fold_values()
-        counts = self.discordance.counts()
+        counts = self.pair_counts.counts()
+        mcnemar_alpha = cfg.mcnemar_alpha or cfg.alpha
         for p, (ia, ib) in enumerate(self.pairs):
             va, vb = values[ia], values[ib]
             ok = np.isfinite(va) & np.isfinite(vb)
@@ -187,11 +219,22 @@ class Aggregator:
                 )
             if "wilcoxon" in cfg.tests and ok.any():
                 results.append(stats.wilcoxon(va[ok], vb[ok], alpha=cfg.alpha))
+            suffix = {"cumulative": "", "window": "_window", "fading": "_fading"}
             if "mcnemar" in cfg.tests:
-                for kind, (n01, n10) in counts.items():
-                    r = stats.mcnemar(n01[p], n10[p], alpha=cfg.alpha)
-                    name = "mcnemar" if kind == "cumulative" else f"mcnemar_{kind}"
-                    results.append(r.to_dict() | {"test": name})
+                for kind, (n01, n10, _, _) in counts.items():
+                    r = stats.mcnemar(n01[p], n10[p], alpha=mcnemar_alpha)
+                    results.append(r.to_dict() | {"test": "mcnemar" + suffix[kind]})
+            for kind, (_, _, loss_a, loss_b) in counts.items():
+                q = float(q_statistic(loss_a[p], loss_b[p]))
+                results.append(
+                    {
+                        "test": "q" + suffix[kind],
+                        "statistic": q,
+                        "pvalue": float("nan"),
+                        "reject": False,
+                        "n": round(float(loss_a[p] + loss_b[p])),
+                    }
+                )
             for r in results:
                 d = r if isinstance(r, dict) else r.to_dict()
                 tests.append(
@@ -227,5 +270,6 @@ class Aggregator:
         detections = []
         if hasattr(self.primary, "n_detections"):
             detections = self.primary.n_detections.tolist()
-        self.last = Snapshot(self.position, folds, tests, friedman, detections)
+        events, self._events = self._events, []
+        self.last = Snapshot(self.position, folds, tests, friedman, detections, events)
         return self.last

@@ -245,6 +245,10 @@ def _run(args) -> int:
         test_every=args.test_every,
         seed=args.seed,
         batch_size=args.batch_size,
+        mcnemar_alpha=args.mcnemar_alpha,
+        drift=args.drift,
+        ph_delta=args.ph_delta,
+        ph_lambda=args.ph_lambda,
     )
     output = args.output or Path("distval-results") / time.strftime("run-%Y%m%d-%H%M%S")
     options = {}

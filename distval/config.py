@@ -57,6 +57,10 @@ class RunConfig:
     test_every: int = 1000
     seed: int = 1
     batch_size: int = 1000
+    mcnemar_alpha: float | None = None
+    drift: bool = False
+    ph_delta: float = 0.1
+    ph_lambda: float = 100.0
     labels: tuple[str, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
@@ -87,6 +91,12 @@ class RunConfig:
             _positive_int("n_rows", self.n_rows)
         for name in ("fading", "delta", "alpha"):
             _open_unit(name, getattr(self, name))
+        if self.mcnemar_alpha is not None:
+            _open_unit("mcnemar_alpha", self.mcnemar_alpha)
+        if not isinstance(self.ph_lambda, (int, float)) or self.ph_lambda <= 0:
+            raise DistvalError(f"`ph_lambda` must be positive, got {self.ph_lambda!r}")
+        if not isinstance(self.ph_delta, (int, float)) or self.ph_delta < 0:
+            raise DistvalError(f"`ph_delta` must be >= 0, got {self.ph_delta!r}")
         if self.sign_method not in ("exact", "critical"):
             raise DistvalError(
                 f"unknown sign-test method {self.sign_method!r}; choose exact or critical"

@@ -106,7 +106,8 @@ class Run:
 
 
 def live_status(snap: Snapshot, config: RunConfig) -> str:
-    """One short line: mean accuracy and kappa-M per learner, latest Wilcoxon p-value."""
+    """One short line: mean accuracy and kappa-M per learner, the latest Wilcoxon p-value and
+    faded Q statistic of the first pair."""
     acc: dict[str, list[float]] = {}
     km: dict[str, list[float]] = {}
     for r in snap.folds:
@@ -121,6 +122,9 @@ def live_status(snap: Snapshot, config: RunConfig) -> str:
     wil = [t for t in snap.tests if t["test"] == "wilcoxon"]
     if wil:
         parts.append(f"wilcoxon p {wil[0]['pvalue']:.3g}")
+    q = [t for t in snap.tests if t["test"] == "q_fading"]
+    if q and np.isfinite(q[0]["statistic"]):
+        parts.append(f"Q {q[0]['statistic']:+.2f}")
     return " | ".join(parts)
 
 

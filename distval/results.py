@@ -4,7 +4,9 @@ An output directory holds:
 
 - ``config.json``: the run's configuration (written first);
 - ``folds.parquet``: per (position, learner, fold, forgetting) every measure — the time series;
-- ``tests.parquet``: per (position, test, learner pair) statistic, p-value and decision;
+- ``tests.parquet``: per (position, test, learner pair) statistic, p-value and decision; the
+  rows ``q``, ``q_window`` and ``q_fading`` hold the Q statistic (no p-value);
+- ``events.parquet`` (with drift detection): per detection its row, learner, fold, detector;
 - ``summary.json`` and ``summary.md``: final measures (mean and standard deviation over folds)
   and final test decisions, written at the end (also after an interruption).
 
@@ -29,7 +31,7 @@ from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.metrics import MEASURES
 
-__all__ = ["FOLD_SCHEMA", "TEST_SCHEMA", "EvaluationResult", "ResultWriter"]
+__all__ = ["EVENT_SCHEMA", "FOLD_SCHEMA", "TEST_SCHEMA", "EvaluationResult", "ResultWriter"]
 
 FOLD_SCHEMA = pa.schema(
     [
@@ -57,7 +59,22 @@ TEST_SCHEMA = pa.schema(
         ("n", pa.int64()),
     ]
 )
-_FILES = ("config.json", "folds.parquet", "tests.parquet", "summary.json", "summary.md")
+EVENT_SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("learner", pa.string()),
+        ("fold", pa.int32()),
+        ("detector", pa.string()),
+    ]
+)
+_FILES = (
+    "config.json",
+    "folds.parquet",
+    "tests.parquet",
+    "events.parquet",
+    "summary.json",
+    "summary.md",
+)
 SUMMARY_MEASURES = ("accuracy", "kappa", "kappa_m", "kappa_per", "kappa_plus", "recall_harm")
 
 
@@ -81,6 +98,7 @@ class EvaluationResult:
     elapsed: float = 0.0
     fold_rows: list[dict] = field(default_factory=list)
     test_rows: list[dict] = field(default_factory=list)
+    event_rows: list[dict] = field(default_factory=list)
     final: Snapshot | None = None
     interrupted: bool = False
     output_dir: Path | None = None
@@ -88,6 +106,7 @@ class EvaluationResult:
     def add(self, snapshot: Snapshot) -> None:
         self.fold_rows.extend(snapshot.folds)
         self.test_rows.extend(snapshot.tests)
+        self.event_rows.extend(snapshot.events)
         self.final = snapshot
 
     def folds(self):
@@ -95,6 +114,9 @@ class EvaluationResult:
 
     def tests(self):
         return pa.Table.from_pylist(self.test_rows, schema=TEST_SCHEMA).to_pandas()
+
+    def events(self):
+        return pa.Table.from_pylist(self.event_rows, schema=EVENT_SCHEMA).to_pandas()
 
     def final_folds(self):
         rows = self.final.folds if self.final else []
@@ -135,7 +157,15 @@ class EvaluationResult:
                 for t in (self.final.tests if self.final else [])
             ],
             "friedman": self.final.friedman if self.final else None,
+            "detections": self._detection_counts(),
         }
+
+    def _detection_counts(self) -> dict:
+        counts: dict[str, dict[str, int]] = {}
+        for e in self.event_rows:
+            per = counts.setdefault(e["learner"], {})
+            per[e["detector"]] = per.get(e["detector"], 0) + 1
+        return counts
 
     def to_markdown(self) -> str:
         """The final measures and test decisions as Markdown tables."""
@@ -210,6 +240,7 @@ class ResultWriter:
         self.flush_seconds = flush_seconds
         self._folds: list[dict] = []
         self._tests: list[dict] = []
+        self._events: list[dict] = []
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._last_flush = time.monotonic()
 
@@ -220,6 +251,7 @@ class ResultWriter:
     def append(self, snapshot: Snapshot) -> None:
         self._folds.extend(snapshot.folds)
         self._tests.extend(snapshot.tests)
+        self._events.extend(snapshot.events)
         if time.monotonic() - self._last_flush >= self.flush_seconds:
             self.flush()
 
@@ -227,7 +259,10 @@ class ResultWriter:
         for name, rows, schema in (
             ("folds.parquet", self._folds, FOLD_SCHEMA),
             ("tests.parquet", self._tests, TEST_SCHEMA),
+            ("events.parquet", self._events, EVENT_SCHEMA),
         ):
+            if name == "events.parquet" and name not in self._writers and not rows:
+                continue  # only runs with drift detection (and a detection) get the file
             if name not in self._writers:
                 self._writers[name] = pq.ParquetWriter(self.dir / name, schema)
             if rows:

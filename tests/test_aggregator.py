@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import accuracy_score
 
-from distval.aggregator import Aggregator, Discordance
+from distval.aggregator import Aggregator, PairCounts
 from distval.config import RunConfig
 
 
@@ -75,6 +75,13 @@ def test_fold_measures_and_tests_equal_direct_computation(data):
     assert tests["mcnemar", "nb", "ht"]["statistic"] == pytest.approx(
         (n01 - n10) ** 2 / (n01 + n10)
     )
+    # Q statistic (gama2013 §4.1): log of the ratio of pooled losses, antisymmetric.
+    loss_a = np.sum(both & (pred[:k] != y))
+    loss_b = np.sum(both & (pred[k : 2 * k] != y))
+    assert tests["q", "nb", "ht"]["statistic"] == pytest.approx(np.log(loss_a / loss_b))
+    assert tests["q", "ht", "majority"]["statistic"] == pytest.approx(
+        -(tests["q", "nb", "ht"]["statistic"] - tests["q", "nb", "majority"]["statistic"])
+    )
     fr = stats.friedmanchisquare(*acc)
     assert tests["friedman", "*", "*"]["pvalue"] == pytest.approx(fr.pvalue)
 
@@ -98,15 +105,18 @@ def test_batches_must_arrive_in_order():
 
 def test_discordance_window_and_fading_against_direct_sums():
     rng = np.random.default_rng(3)
-    d01, d10 = rng.integers(0, 4, (2, 2, 900))
-    d = Discordance(2, window=250, factor=0.98)
+    d01, d10, la, lb = rng.integers(0, 4, (4, 2, 900))
+    d = PairCounts(2, window=250, factor=0.98)
     for lo in range(0, 900, 170):
-        d.update(d01[:, lo : lo + 170], d10[:, lo : lo + 170])
+        sl = slice(lo, lo + 170)
+        d.update(d01[:, sl], d10[:, sl], la[:, sl], lb[:, sl])
     c = d.counts()
     age = 0.98 ** np.arange(899, -1, -1)
     assert c["cumulative"][0] == pytest.approx(d01.sum(axis=1))
     assert c["window"][1] == pytest.approx(d10[:, -250:].sum(axis=1))
     assert c["fading"][0] == pytest.approx(d01 @ age)
+    assert c["window"][3] == pytest.approx(lb[:, -250:].sum(axis=1))
+    assert c["fading"][2] == pytest.approx(la @ age)
 
 
 def test_aggregator_survives_pickle(data, assert_same_rows):
@@ -119,3 +129,29 @@ def test_aggregator_survives_pickle(data, assert_same_rows):
     s2 = copy.update(1000, y[1000:2000], [(np.arange(3 * k), pred[:, 1000:2000])])
     assert_same_rows(s1.folds, s2.folds)
     assert_same_rows(s1.tests, s2.tests)
+
+
+def test_mcnemar_threshold_of_gama2013_is_an_option(data):
+    y, pred, k = data
+    base = {"learners": ("nb", "ht", "majority"), "n_folds": k, "test_every": 3000}
+    loose = feed(Aggregator(RunConfig(**base)), y, pred, 1000)[-1].tests
+    strict = feed(Aggregator(RunConfig(**base, mcnemar_alpha=0.01)), y, pred, 1000)[-1].tests
+    for a, b in zip(loose, strict):
+        if a["test"].startswith("mcnemar"):
+            assert a["statistic"] == b["statistic"]
+            assert b["reject"] == (b["statistic"] > stats.chi2.ppf(0.99, 1))  # 6.635
+            assert a["reject"] == (a["statistic"] > stats.chi2.ppf(0.95, 1))
+
+
+def test_drift_events_are_reported_where_the_error_jumps():
+    rng = np.random.default_rng(4)
+    n = 20_000
+    y = rng.integers(0, 2, n)
+    wrong = np.r_[rng.random(10_000) < 0.1, rng.random(10_000) < 0.6]
+    pred = np.where(wrong, 1 - y, y)[None, :].repeat(2, axis=0)
+    cfg = RunConfig(learners=("nb",), n_folds=2, drift=True, test_every=5000)
+    snaps = feed(Aggregator(cfg), y, pred, 1000)
+    events = [e for s in snaps for e in s.events]
+    fading = [e["position"] for e in events if e["detector"] == "ph_fading" and e["fold"] == 0]
+    assert fading and 10_000 < fading[0] < 12_000  # detected within 2,000 rows of the change
+    assert not [e for e in events if e["position"] < 10_000]  # no false alarm before it

@@ -130,3 +130,32 @@ def test_an_interrupted_run_keeps_what_it_computed(tmp_path, monkeypatch):
 def test_config_or_options_not_both():
     with pytest.raises(DistvalError, match="not both"):
         distval.evaluate(RunConfig(), n_folds=3)
+
+
+def test_drift_events_and_q_statistic_reach_the_files(tmp_path):
+    out = tmp_path / "drift"
+    res = distval.evaluate(
+        stream="sea",
+        n_rows=4000,
+        learners=("majority", "persistent"),
+        n_folds=2,
+        test_every=1000,
+        drift=True,
+        ph_lambda=1.0,
+        ph_delta=0.0,
+        output_dir=out,
+    )
+    events = pq.read_table(out / "events.parquet").to_pandas()
+    pd.testing.assert_frame_equal(events, res.events())
+    assert len(events) and set(events["detector"]) <= {
+        "ph_cumulative",
+        "ph_window",
+        "ph_fading",
+        "ph_ratio_window",
+        "ph_ratio_fading",
+    }
+    tests = pq.read_table(out / "tests.parquet").to_pandas()
+    q = tests[tests.test == "q"].iloc[-1]
+    m = res.final_folds().query("forgetting == 'cumulative'")
+    loss = {lab: ((1 - g["accuracy"]) * g["n"]).sum() for lab, g in m.groupby("learner")}
+    assert q["statistic"] == pytest.approx(np.log(loss["majority"] / loss["persistent"]))
