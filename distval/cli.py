@@ -149,6 +149,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="exact binomial sign test, or the paper's critical-value rule",
     )
     g.add_argument(
+        "--mcnemar-alpha",
+        type=_float,
+        default=None,
+        metavar="A",
+        help="significance level of McNemar's decisions (default: --alpha; 0.01 is "
+        "gama2013's threshold 6.635)",
+    )
+    g.add_argument(
+        "--drift",
+        action="store_true",
+        help="Page-Hinkley drift detection on each fold's error estimates "
+        "(cumulative, --window, --fading, and short/long ratios); events.parquet",
+    )
+    g.add_argument("--ph-delta", type=_float, default=0.1, help="Page-Hinkley delta (0.1)")
+    g.add_argument(
+        "--ph-lambda", type=_float, default=100.0, help="Page-Hinkley threshold lambda (100)"
+    )
+    g.add_argument(
         "--test-every",
         type=_int,
         default=1000,
