@@ -7,6 +7,13 @@ bootstrap, river SEA (noise 0), 100,000 rows, on every core of this machine.
   per row (its rows/s, measured here on the first rows of the same stream);
 - ideal Ray throughput = cores / (time per row of all replicas run one after the other);
 - parallel efficiency = measured Ray-engine throughput / ideal (goal >= 0.90);
+- steady-state efficiency: the same from the rows/s between the first and the last snapshot,
+  without Ray's start-up and the actors' imports;
+- hardware ceiling: the single-replica rates measured again with one calibration loop per core
+  running at the same time (cores share caches and memory bandwidth); ideal throughput at
+  those rates divided by the ideal above is the best efficiency any layout can reach here;
+- ``--sweep``: efficiency of other layouts and batch sizes on a shorter stream (one actor per
+  core vs one actor per fold replica; batches of 250 / 1,000 / 4,000 rows);
 - peak memory: resident memory of the driver and every Ray process it started (goal <= 2.5 GB);
 - MOA: ``EvaluatePrequentialCV -w 10 -a Bootstrap-Validation`` with ``trees.HoeffdingTree``
   and with ``bayes.NaiveBayes`` on ``generators.SEAGenerator -p 0`` (the jar shipped in the
@@ -64,6 +71,29 @@ def single_replica_rate(name: str, n: int, seed: int = 1) -> float:
     return n / t
 
 
+def _rates(n: int) -> dict:
+    return {name: single_replica_rate(name, n) for name in LEARNERS}
+
+
+def contended_rates(n: int, cores: int) -> dict:
+    """Single-replica rates while every core runs the same calibration at once."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(cores) as pool:
+        results = list(pool.map(_rates, [n] * cores))
+    return {name: float(np.mean([r[name] for r in results])) for name in LEARNERS}
+
+
+def ray_run(opts: dict, n_actors, out: str):
+    """(wall seconds, steady rows/s, peak RSS bytes, result) of one Ray-engine run."""
+    with PeakRSS() as mem:
+        t, res = timed(distval.evaluate, **opts, backend="ray", n_actors=n_actors, output_dir=out)
+    secs = res.snapshot_seconds
+    first_pos = res.fold_rows[0]["position"]
+    steady = (opts["n_rows"] - first_pos) / (secs[-1] - secs[0]) if len(secs) > 1 else None
+    return t, steady, mem.peak, res
+
+
 def moa_jar() -> Path | None:
     spec = importlib.util.find_spec("capymoa")
     if spec is None or spec.origin is None:
@@ -97,11 +127,15 @@ def main() -> None:
     p.add_argument("--actors", type=int, default=None)
     p.add_argument("--calibration-rows", type=int, default=20_000)
     p.add_argument("--skip-inprocess", action="store_true")
+    p.add_argument("--sweep", action="store_true", help="also try other layouts/batch sizes")
+    p.add_argument("--sweep-rows", type=int, default=30_000)
     a = p.parse_args()
     cores = os.cpu_count() or 1
     rates = {name: single_replica_rate(name, a.calibration_rows) for name in LEARNERS}
+    busy = contended_rates(a.calibration_rows, cores)
     serial_row = a.folds * sum(1 / r for r in rates.values())  # s per row, all replicas
     ideal = cores / serial_row
+    ceiling = (cores / (a.folds * sum(1 / r for r in busy.values()))) / ideal
     opts = dict(
         stream="sea",
         n_rows=a.rows,
@@ -113,16 +147,14 @@ def main() -> None:
     )
     rows = []
     with tempfile.TemporaryDirectory() as out:
-        with PeakRSS() as mem:
-            t_ray, res = timed(
-                distval.evaluate, **opts, backend="ray", n_actors=a.actors, output_dir=f"{out}/ray"
-            )
+        t_ray, steady, peak, res = ray_run(opts, a.actors, f"{out}/ray")
         rows.append(
             {
                 "run": f"distval ray ({a.actors or cores} learner actors)",
                 "wall s": t_ray,
                 "rows/s": a.rows / t_ray,
-                "peak RSS GB": mem.peak / 1e9,
+                "steady rows/s": steady,
+                "peak RSS GB": peak / 1e9,
                 "ht acc": res.summary()["learners"]["ht"]["cumulative"]["accuracy"]["mean"],
                 "nb acc": res.summary()["learners"]["nb"]["cumulative"]["accuracy"]["mean"],
             }
@@ -139,6 +171,24 @@ def main() -> None:
                 }
             )
     efficiency = (a.rows / t_ray) / ideal
+    steady_eff = steady / ideal if steady else float("nan")
+    sweep = []
+    if a.sweep:
+        replicas = a.folds * len(LEARNERS)
+        for n_act, bs in [(cores, 250), (cores, 1000), (cores, 4000), (replicas, 1000)]:
+            o = opts | {"n_rows": a.sweep_rows, "batch_size": bs, "test_every": max(bs, 1000)}
+            with tempfile.TemporaryDirectory() as out:
+                t, st, pk, _ = ray_run(o, n_act, f"{out}/s")
+            sweep.append(
+                {
+                    "learner actors": n_act,
+                    "batch rows": bs,
+                    "rows/s": a.sweep_rows / t,
+                    "efficiency": a.sweep_rows / t / ideal,
+                    "steady efficiency": (st or float("nan")) / ideal,
+                    "peak RSS GB": pk / 1e9,
+                }
+            )
     jar = moa_jar()
     moa = {k: run_moa(jar, v, a.rows, a.folds) for k, v in MOA_LEARNERS.items()} if jar else {}
     if moa and all(moa.values()):
@@ -157,11 +207,19 @@ def main() -> None:
         "",
         table(rows),
         "",
-        table([{"learner": k, "single replica rows/s": v} for k, v in rates.items()]),
+        table(
+            [
+                {"learner": k, "single replica rows/s": v, "same, all cores busy": busy[k]}
+                for k, v in rates.items()
+            ]
+        ),
         "",
         f"- ideal throughput on {cores} cores: {ideal:,.0f} rows/s "
         f"({a.folds * len(LEARNERS)} replicas, {serial_row * 1e3:.2f} ms per row serially)",
-        f"- parallel efficiency: **{efficiency:.3f}** (goal >= 0.90)",
+        f"- parallel efficiency: **{efficiency:.3f}** overall, **{steady_eff:.3f}** in steady "
+        "state (goal >= 0.90)",
+        f"- hardware ceiling: with every core busy a replica runs at the rates of the second "
+        f"column; the best efficiency any layout can reach here is **{ceiling:.3f}**",
         f"- peak memory of all Ray processes: **{rows[0]['peak RSS GB']:.2f} GB** (goal <= 2.5 GB)",
     ]
     if moa and all(moa.values()):
@@ -177,11 +235,17 @@ def main() -> None:
         lines.append(
             "- MOA not run: needs `pip install capymoa` (its wheel ships moa.jar) and `java`"
         )
+    if sweep:
+        lines += ["", f"Layouts and batch sizes ({a.sweep_rows:,} rows):", "", table(sweep)]
     data = {
         "rows": rows,
         "rates": rates,
+        "busy_rates": busy,
         "ideal": ideal,
         "efficiency": efficiency,
+        "steady_efficiency": steady_eff,
+        "ceiling": ceiling,
+        "sweep": sweep,
         "moa_seconds": moa,
         "args": vars(a),
     }

@@ -89,6 +89,7 @@ class Run:
         if snap is None:
             return
         self.result.add(snap)
+        self.result.snapshot_seconds.append(time.perf_counter() - self._start)
         if self.writer:
             self.writer.append(snap)
         if self._bar is not None:

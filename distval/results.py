@@ -99,6 +99,7 @@ class EvaluationResult:
     fold_rows: list[dict] = field(default_factory=list)
     test_rows: list[dict] = field(default_factory=list)
     event_rows: list[dict] = field(default_factory=list)
+    snapshot_seconds: list[float] = field(default_factory=list)  # wall time of each snapshot
     final: Snapshot | None = None
     interrupted: bool = False
     output_dir: Path | None = None
