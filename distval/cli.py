@@ -176,9 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
     g = run.add_argument_group("execution and output")
     g.add_argument(
         "--backend",
-        choices=("ray", "inprocess"),
-        default="ray",
-        help="ray: local multi-process (or --address); inprocess: no Ray (default: ray)",
+        choices=("auto", "ray", "inprocess"),
+        default="auto",
+        help="ray: learner actors on all local cores (or a cluster with --address); "
+        "inprocess: no Ray; auto (default): ray unless the job is small",
     )
     g.add_argument(
         "--address", default=None, help="join a Ray cluster: 'auto' or 'ray://host:10001'"
@@ -270,7 +271,7 @@ def _run(args) -> int:
     )
     output = args.output or Path("distval-results") / time.strftime("run-%Y%m%d-%H%M%S")
     options = {}
-    if args.backend == "ray":
+    if args.backend != "inprocess":
         options = {"address": args.address, "n_actors": args.actors}
     elif args.address or args.actors:
         raise DistvalError("--address and --actors need --backend ray")

@@ -24,7 +24,10 @@ from distval.validation import FoldAssigner
 
 __all__ = ["BACKENDS", "Run", "evaluate", "iter_batches", "open_config_stream"]
 
-BACKENDS = ("inprocess", "ray")
+BACKENDS = ("inprocess", "ray", "auto")
+#: With ``backend="auto"``, jobs of fewer (rows x learners x folds) than this run in-process:
+#: Ray's start-up (a few seconds) would cost more than the second core gives back.
+AUTO_RAY_WORK = 200_000
 
 
 def open_config_stream(config: RunConfig) -> Stream:
@@ -156,7 +159,8 @@ def evaluate(
     Give a :class:`~distval.config.RunConfig` or its fields as keywords. Results are returned
     and, with ``output_dir``, written there as they are produced. ``backend="ray"`` runs the
     learners in Ray actors (``n_actors``, default one per CPU) on a local Ray or, with
-    ``address``, on a cluster; both backends give identical numbers.
+    ``address``, on a cluster; both backends give identical numbers. ``backend="auto"`` picks
+    Ray unless the job is small (fewer than :data:`AUTO_RAY_WORK` rows x learners x folds).
 
     >>> res = evaluate(stream="sea", n_rows=2000, learners=("nb", "majority"), n_folds=3,
     ...                test_every=1000)
@@ -171,11 +175,14 @@ def evaluate(
         raise DistvalError("give either a RunConfig or keyword options, not both")
     if backend not in BACKENDS:
         raise DistvalError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    if backend != "ray" and (address or n_actors):
+    if backend == "inprocess" and (address or n_actors):
         raise DistvalError("`address` and `n_actors` need the ray backend")
     if n_actors is not None and (isinstance(n_actors, bool) or int(n_actors) < 1):
         raise DistvalError(f"`n_actors` must be a positive integer, got {n_actors!r}")
     stream = open_config_stream(config)
+    if backend == "auto":
+        work = (stream.n_rows or AUTO_RAY_WORK) * len(config.learners) * config.n_folds
+        backend = "ray" if address or n_actors or work >= AUTO_RAY_WORK else "inprocess"
     run = Run(
         config,
         stream,

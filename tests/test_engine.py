@@ -159,3 +159,8 @@ def test_drift_events_and_q_statistic_reach_the_files(tmp_path):
     m = res.final_folds().query("forgetting == 'cumulative'")
     loss = {lab: ((1 - g["accuracy"]) * g["n"]).sum() for lab, g in m.groupby("learner")}
     assert q["statistic"] == pytest.approx(np.log(loss["majority"] / loss["persistent"]))
+
+
+def test_auto_backend_keeps_small_jobs_in_process(tmp_path):
+    distval.evaluate(**SMALL, backend="auto", output_dir=tmp_path / "a")
+    assert json.loads((tmp_path / "a" / "config.json").read_text())["backend"] == "inprocess"
