@@ -110,10 +110,10 @@ def test_when_recovery_is_exhausted_the_run_stops_with_results_on_disk(ray_local
     assert json.loads((out / "summary.json").read_text())["interrupted"] is True
 
 
-@pytest.mark.slow
 def test_two_node_cluster_joined_by_address():
-    """A head and a second node (ray.cluster_utils.Cluster), joined by address; fast twin:
-    test_ray_results_equal_in_process_results (same engine, single node)."""
+    """A head and a second node (ray.cluster_utils.Cluster) joined by address: actors on both
+    nodes, numbers identical to the in-process engine (runs in its own process, since this
+    session's Ray is already started)."""
     script = textwrap.dedent(
         """
         import os, sys
