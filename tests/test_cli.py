@@ -144,11 +144,32 @@ def test_output_directory_can_be_overwritten(files, tmp_path, capsys):
 def test_drift_and_mcnemar_options_reach_the_config(tmp_path, capsys):
     out_dir = tmp_path / "d"
     code, _, err = run_cli(
-        capsys, "run", "--backend", "inprocess", "--n-rows", "1000", "--folds", "2",
-        "--learners", "majority", "persistent", "--drift", "--ph-lambda", "50",
-        "--ph-delta", "0.05", "--mcnemar-alpha", "0.01", "--output", str(out_dir),
+        capsys,
+        "run",
+        "--backend",
+        "inprocess",
+        "--n-rows",
+        "1000",
+        "--folds",
+        "2",
+        "--learners",
+        "majority",
+        "persistent",
+        "--drift",
+        "--ph-lambda",
+        "50",
+        "--ph-delta",
+        "0.05",
+        "--mcnemar-alpha",
+        "0.01",
+        "--output",
+        str(out_dir),
     )
     assert code == 0, err
     cfg = json.loads((out_dir / "config.json").read_text())
     assert (cfg["drift"], cfg["ph_lambda"], cfg["ph_delta"], cfg["mcnemar_alpha"]) == (
-        True, 50.0, 0.05, 0.01)
+        True,
+        50.0,
+        0.05,
+        0.01,
+    )
