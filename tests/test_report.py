@@ -1,0 +1,376 @@
+"""The report: figures, self-contained HTML and Markdown of a results directory.
+
+The HTML is parsed with the standard library and every figure and table its contents list
+promises is looked up; embedded PNGs are decoded and checked for size and non-blank content;
+the tables are compared with values computed here from the Parquet files.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from html.parser import HTMLParser
+
+import matplotlib.image as mpimg
+import numpy as np
+import pandas as pd
+import pytest
+
+import distval
+from distval import cli
+from distval.errors import DistvalError
+from distval.report import (
+    P_FLOOR,
+    decision_table,
+    load_results,
+    make_report,
+    plot_baselines,
+    plot_measure,
+    plot_tests,
+)
+
+
+class _Page(HTMLParser):
+    """Collects the contents links, figures (id -> image src) and tables (id -> rows)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.figures: dict[str, str | None] = {}
+        self.tables: dict[str, list[list[str]]] = {}
+        self.headers: dict[str, list[str]] = {}
+        self.external: list[str] = []
+        self._figure = self._table = None
+        self._row: list[str] | None = None
+        self._cell: list[str] | None = None
+        self._in_head = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "a" and a.get("href", "").startswith("#"):
+            self.links.append(a["href"][1:])
+        if tag in ("script", "link", "iframe") or (
+            tag == "img" and not a.get("src", "").startswith("data:")
+        ):
+            self.external.append(tag)
+        if tag == "figure":
+            self._figure = a["id"]
+            self.figures[a["id"]] = None
+        if tag == "img" and self._figure:
+            self.figures[self._figure] = a.get("src")
+        if tag == "table":
+            self._table = a["id"]
+            self.tables[a["id"]], self.headers[a["id"]] = [], []
+        if tag == "thead":
+            self._in_head = True
+        if tag == "tr" and self._table:
+            self._row = []
+        if tag in ("td", "th") and self._row is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "figure":
+            self._figure = None
+        if tag == "table":
+            self._table = None
+        if tag == "thead":
+            self._in_head = False
+        if tag in ("td", "th") and self._cell is not None:
+            self._row.append("".join(self._cell).strip())
+            self._cell = None
+        if tag == "tr" and self._row is not None:
+            if self._in_head:
+                self.headers[self._table] = self._row
+            else:
+                self.tables[self._table].append(self._row)
+            self._row = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _parse(path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+def _png_of(src: str) -> bytes:
+    prefix = "data:image/png;base64,"
+    assert src.startswith(prefix)
+    return base64.b64decode(src[len(prefix) :])
+
+
+@pytest.fixture(scope="module")
+def run3(tmp_path_factory):
+    """Three learners (two of them the baselines), ADWIN forgetting, all tests."""
+    d = tmp_path_factory.mktemp("run3")
+    distval.evaluate(
+        stream="sea",
+        n_rows=3000,
+        learners=("ht", "majority", "persistent"),
+        n_folds=3,
+        test_every=200,
+        output_dir=d,
+        overwrite=True,
+    )
+    out = d / "report"
+    return d, make_report(d, out)
+
+
+@pytest.fixture(scope="module")
+def run1(tmp_path_factory):
+    """One learner, sliding-window forgetting: no tests, no ADWIN, no baselines."""
+    d = tmp_path_factory.mktemp("run1")
+    distval.evaluate(
+        stream="sea",
+        n_rows=1000,
+        learners=("nb",),
+        n_folds=2,
+        forgetting="window",
+        window=200,
+        test_every=250,
+        output_dir=d,
+    )
+    return d, make_report(d)
+
+
+PROMISED3 = {
+    "fig-accuracy",
+    "fig-kappa_m",
+    "fig-tests",
+    "fig-adwin_width",
+    "fig-baselines",
+    "tab-measures",
+    "tab-tests",
+    "tab-decisions",
+    "tab-config",
+}
+
+
+def test_html_keeps_every_promise(run3):
+    _, html = run3
+    page = _parse(html)
+    assert set(page.links) == PROMISED3
+    for target in page.links:
+        assert target in page.figures or target in page.tables, target
+    for fid, src in page.figures.items():
+        assert src is not None, fid
+    for tid, rows in page.tables.items():
+        assert rows and all(len(r) == len(page.headers[tid]) for r in rows), tid
+    assert page.external == []  # nothing fetched from elsewhere
+    assert "http://" not in html.read_text() and "https://" not in html.read_text()
+
+
+def test_pngs_decode_to_large_nonblank_images_equal_to_files(run3):
+    _, html = run3
+    page = _parse(html)
+    for fid, src in page.figures.items():
+        data = _png_of(src)
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert 5_000 < len(data) < 400_000, (fid, len(data))
+        on_disk = html.parent / f"{fid.removeprefix('fig-')}.png"
+        assert on_disk.read_bytes() == data
+        img = mpimg.imread(io.BytesIO(data), format="png")
+        h, w = img.shape[:2]
+        assert h >= 300 and w >= 600, (fid, img.shape)
+        grey = img[..., :3].mean(axis=2)
+        assert grey.var() > 1e-3, fid  # not blank
+        assert (grey < 0.5).mean() > 0.005, fid  # some dark ink: lines, text
+
+
+def test_measures_table_equals_fold_means_from_parquet(run3):
+    d, html = run3
+    page = _parse(html)
+    folds = pd.read_parquet(d / "folds.parquet")
+    last = folds[folds["position"] == folds["position"].max()]
+    head = page.headers["tab-measures"]
+    rows = page.tables["tab-measures"]
+    assert {(r[0], r[1]) for r in rows} == {
+        (lab, kind) for lab in ("ht", "majority", "persistent") for kind in ("adwin", "cumulative")
+    }
+    for row in rows:
+        sel = last[(last["learner"] == row[0]) & (last["forgetting"] == row[1])]
+        assert int(row[2]) == 3
+        for measure in ("accuracy", "kappa_m", "kappa_per"):
+            text = row[head.index(measure)]
+            mean, sd = (float(x) for x in text.split(" ± "))
+            assert mean == pytest.approx(sel[measure].mean(), abs=6e-5)
+            assert sd == pytest.approx(sel[measure].std(ddof=1), abs=6e-5)
+
+
+def test_final_tests_table_equals_last_rows_of_tests_parquet(run3):
+    d, html = run3
+    page = _parse(html)
+    tests = pd.read_parquet(d / "tests.parquet")
+    last = tests[tests["position"] == 3000]
+    rows = page.tables["tab-tests"]
+    assert len(rows) == len(last)
+    # 3 pairs x (sign, Wilcoxon, McNemar cumulative/window/fading) + Friedman at least
+    assert {(r[0], r[1], r[2]) for r in rows} >= {
+        (a, b, t)
+        for a, b in (("ht", "majority"), ("ht", "persistent"), ("majority", "persistent"))
+        for t in ("sign", "wilcoxon", "mcnemar", "mcnemar_window", "mcnemar_fading")
+    } | {("*", "*", "friedman")}
+    for r in rows:
+        t = last[(last["learner_a"] == r[0]) & (last["learner_b"] == r[1]) & (last["test"] == r[2])]
+        assert len(t) == 1
+        p = t["pvalue"].iloc[0]
+        if np.isnan(p):
+            assert r[6] == r[7] == "–"
+            continue
+        assert float(r[6]) == pytest.approx(p, rel=1e-3, abs=1e-300)
+        assert r[7] == ("yes" if t["reject"].iloc[0] else "no")
+        if r[2] in ("sign", "wilcoxon", "friedman"):
+            # the decision is p < alpha (bifet2015 §4): checked independently of the column
+            assert (r[7] == "yes") == bool(p < 0.05)
+
+
+def test_decision_table_against_direct_computation(run3):
+    d, html = run3
+    tests = pd.read_parquet(d / "tests.parquet")
+    got = {(r["learner_a"], r["learner_b"], r["test"]): r for r in decision_table(tests)}
+    descriptive = set(tests["test"]) - set(tests.dropna(subset=["pvalue"])["test"])
+    tests = tests[~tests["test"].isin(descriptive)]
+    for key, g in tests.groupby(["learner_a", "learner_b", "test"]):
+        pos, rej = g["position"].tolist(), g["reject"].tolist()
+        r = got[key]
+        assert r["checks"] == len(rej) == 15
+        assert r["share_rejected"] == pytest.approx(sum(rej) / len(rej))
+        assert r["first_rejected"] == next((p for p, x in zip(pos, rej) if x), None)
+        since = None
+        for p, x in zip(reversed(pos), reversed(rej)):
+            if not x:
+                break
+            since = p
+        assert r["rejected_since"] == since
+    page = _parse(html)
+    assert len(page.tables["tab-decisions"]) == len(got)
+
+
+def test_decision_table_worked_example():
+    t = pd.DataFrame(
+        {
+            "position": [100, 200, 300, 100, 200, 300],
+            "test": ["sign"] * 3 + ["wilcoxon"] * 3,
+            "learner_a": "a",
+            "learner_b": "b",
+            "reject": [False, True, False, False, False, False],
+        }
+    )
+    sign, wil = decision_table(t)
+    assert (sign["first_rejected"], sign["rejected_since"]) == (200, None)
+    assert sign["share_rejected"] == pytest.approx(1 / 3)
+    assert (wil["first_rejected"], wil["share_rejected"]) == (None, 0.0)
+
+
+def test_markdown_summary_links_written_figures(run3):
+    _, html = run3
+    md = (html.parent / "report.md").read_text()
+    for name in ("accuracy", "kappa_m", "tests", "adwin_width", "baselines"):
+        assert f"]({name}.png)" in md
+        assert (html.parent / f"{name}.png").stat().st_size > 0
+    assert "| learner | forgetting | folds |" in md
+
+
+def _named_lines(ax):
+    return [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+
+
+def test_figures_distinguishable_in_grey_and_labelled_with_units(run3):
+    d, _ = run3
+    res = load_results(d)
+    for fig in (plot_measure(res, "accuracy"), plot_tests(res), plot_baselines(res)):
+        for ax in fig.axes:
+            if not ax.get_visible():
+                continue
+            assert "(rows)" in ax.get_xlabel()
+            assert ax.get_title()
+            ylabel = ax.get_ylabel()
+            if ylabel:  # the decision lanes are labelled by test name instead
+                assert any(u in ylabel for u in ("(%)", "p-value", "statistic", "(rows)"))
+            lines = [ln for ln in _named_lines(ax) if ln.get_marker() not in ("None", None, "")]
+            looks = [(str(ln.get_linestyle()), ln.get_marker()) for ln in lines]
+            assert len(set(looks)) == len(looks), looks  # not colour alone
+
+
+def test_tests_figure_shows_alpha_clipped_pvalues_and_decisions(run3):
+    d, _ = run3
+    res = load_results(d)
+    fig = plot_tests(res)
+    tests = pd.read_parquet(d / "tests.parquet")
+    pair = tests[(tests["learner_a"] == "ht") & (tests["learner_b"] == "majority")]
+    _, ax_p, ax_d = fig.axes[:3]
+    alpha_lines = [ln for ln in ax_p.get_lines() if ln.get_label().startswith("alpha")]
+    assert len(alpha_lines) == 1 and set(alpha_lines[0].get_ydata()) == {0.05}
+    for ln in _named_lines(ax_p):
+        if ln.get_label().startswith("alpha"):
+            continue
+        p = pair[pair["test"] == ln.get_label()]["pvalue"].to_numpy()
+        np.testing.assert_allclose(ln.get_ydata(), np.maximum(p, P_FLOOR))
+    # decision lanes: the bars of each test cover exactly its rejecting checks
+    lanes = [t.get_text() for t in ax_d.get_yticklabels()]
+    covered = {}
+    for bar in ax_d.patches:
+        lane = lanes[round(bar.get_y() + bar.get_height() / 2)]
+        covered[lane] = covered.get(lane, 0) + bar.get_width()
+    for test in lanes:
+        n_rej = int(pair[pair["test"] == test]["reject"].sum())
+        assert covered.get(test, 0) == pytest.approx(200 * n_rej)
+
+
+def test_single_learner_window_run_promises_only_what_exists(run1):
+    d, html = run1
+    assert html == d / "report.html"
+    page = _parse(html)
+    assert set(page.links) == {"fig-accuracy", "fig-kappa_m", "tab-measures", "tab-config"}
+    assert not (d / "tests.png").exists() and not (d / "adwin_width.png").exists()
+    kinds = {r[1] for r in page.tables["tab-measures"]}
+    assert kinds == {"window", "cumulative"}
+
+
+def test_bad_directories_give_clear_errors(tmp_path):
+    with pytest.raises(DistvalError, match="does not exist"):
+        make_report(tmp_path / "missing")
+    with pytest.raises(DistvalError, match=r"no folds\.parquet"):
+        make_report(tmp_path)
+    (tmp_path / "folds.parquet").write_text("not parquet")
+    with pytest.raises(DistvalError, match="cannot read"):
+        make_report(tmp_path)
+
+
+def test_cli_report_and_errors(run1, tmp_path, capsys):
+    d, _ = run1
+    out = tmp_path / "rep"
+    assert cli.main(["report", str(d), "--output", str(out)]) == 0
+    assert (out / "report.html").exists() and (out / "accuracy.png").exists()
+    assert cli.main(["report", str(tmp_path / "nope")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("distval: error:") and "Traceback" not in err
+
+
+def test_run_with_report_flag(tmp_path):
+    out = tmp_path / "run"
+    argv = ["run", "--stream", "sea", "--n-rows", "600", "--learners", "nb", "--folds", "2",
+            "--test-every", "200", "--backend", "inprocess", "--no-progress",
+            "--output", str(out), "--report"]  # fmt: skip
+    assert cli.main(argv) == 0
+    page = _parse(out / "report.html")
+    assert set(page.links) == {"fig-accuracy", "fig-kappa_m", "fig-adwin_width", "tab-measures",
+                               "tab-config"}  # fmt: skip
+    rows = page.tables["tab-measures"]
+    folds = pd.read_parquet(out / "folds.parquet")
+    last = folds[(folds["position"] == 600) & (folds["forgetting"] == "adwin")]
+    assert float(rows[0][3].split(" ± ")[0]) == pytest.approx(last["accuracy"].mean(), abs=6e-5)
+
+
+def test_robustness_directory_reports_its_original_run(run1, tmp_path):
+    d, _ = run1
+    original = tmp_path / "original"
+    original.mkdir()
+    for name in ("config.json", "folds.parquet"):
+        (original / name).write_bytes((d / name).read_bytes())
+    (tmp_path / "accuracy.png").write_bytes(b"robustness figure")
+    assert make_report(tmp_path) == original / "report.html"
+    assert (tmp_path / "accuracy.png").read_bytes() == b"robustness figure"  # left alone
