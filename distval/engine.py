@@ -152,7 +152,7 @@ def evaluate(
     backend: str = "inprocess",
     address: str | None = None,
     n_actors: int | None = None,
-    stream: Stream | None = None,
+    source: Stream | None = None,
     **options,
 ) -> EvaluationResult:
     """Evaluate learners on a stream under k-fold distributed validation.
@@ -160,7 +160,7 @@ def evaluate(
     Give a :class:`~distval.config.RunConfig` or its fields as keywords. Results are returned
     and, with ``output_dir``, written there as they are produced. ``backend="ray"`` runs the
     learners in Ray actors (``n_actors``, default one per CPU) on a local Ray or, with
-    ``address``, on a cluster; both backends give identical numbers. ``stream`` evaluates
+    ``address``, on a cluster; both backends give identical numbers. ``source`` evaluates
     a :class:`~distval.streams.Stream` object (e.g. a permuted copy) instead of opening
     ``config.stream``. ``backend="auto"`` picks
     Ray unless the job is small (fewer than :data:`AUTO_RAY_WORK` rows x learners x folds).
@@ -182,8 +182,7 @@ def evaluate(
         raise DistvalError("`address` and `n_actors` need the ray backend")
     if n_actors is not None and (isinstance(n_actors, bool) or int(n_actors) < 1):
         raise DistvalError(f"`n_actors` must be a positive integer, got {n_actors!r}")
-    if stream is None:
-        stream = open_config_stream(config)
+    stream = source if source is not None else open_config_stream(config)
     if backend == "auto":
         work = (stream.n_rows or AUTO_RAY_WORK) * len(config.learners) * config.n_folds
         backend = "ray" if address or n_actors or work >= AUTO_RAY_WORK else "inprocess"

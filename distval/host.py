@@ -57,15 +57,14 @@ def to_dicts(X: np.ndarray, names: list[str]) -> list[dict]:
 class LearnerHost:
     """Replicas of the given slots, with per-batch ``process``.
 
-        >>> from distval.errors import DistvalError
-    from distval.learners import parse_learner
-        >>> host = LearnerHost([parse_learner("majority")], slots=[(0, 0), (0, 1)],
-        ...                    feature_names=["a"], seed=1)
-        >>> b = Batch(0, np.zeros((3, 1)), np.array([1, 1, 0]),
-        ...           weights=np.array([[1, 0], [1, 0], [1, 0]]), tested=np.ones((3, 2), bool),
-        ...           n_classes=2)
-        >>> host.process(b).tolist()   # fold 1 never trains: it predicts class 0 throughout
-        [[0, 1, 1], [0, 0, 0]]
+    >>> from distval.learners import parse_learner
+    >>> host = LearnerHost([parse_learner("majority")], slots=[(0, 0), (0, 1)],
+    ...                    feature_names=["a"], seed=1)
+    >>> b = Batch(0, np.zeros((3, 1)), np.array([1, 1, 0]),
+    ...           weights=np.array([[1, 0], [1, 0], [1, 0]]), tested=np.ones((3, 2), bool),
+    ...           n_classes=2)
+    >>> host.process(b).tolist()   # fold 1 never trains: it predicts class 0 throughout
+    [[0, 1, 1], [0, 0, 0]]
     """
 
     def __init__(

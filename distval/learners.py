@@ -79,6 +79,24 @@ def _persistent(**kw):
     return dummy.NoChangeClassifier(**kw)
 
 
+def _base(base, wrapper: str):
+    if not isinstance(base, str):
+        raise DistvalError(f"{wrapper}: `base` must be a learner name such as 'nb', got {base!r}")
+    return parse_learner(base).build()
+
+
+def _tc(base: str = "nb", **kw):
+    from distval.temporal import TemporalCorrection
+
+    return TemporalCorrection(_base(base, "tc"), **kw)
+
+
+def _ta(base: str = "nb", **kw):
+    from distval.temporal import TemporallyAugmented
+
+    return TemporallyAugmented(_base(base, "ta"), **kw)
+
+
 #: Built-in learner names and what they build (river classes).
 BUILTIN = {
     "ht": (_ht, "tree.HoeffdingTreeClassifier"),
@@ -89,6 +107,11 @@ BUILTIN = {
     "logreg": (_logreg, "StandardScaler | OneVsRestClassifier(LogisticRegression)"),
     "majority": (_majority, "dummy.PriorClassifier (majority class so far)"),
     "persistent": (_persistent, "dummy.NoChangeClassifier (previous label it trained on)"),
+    "tc": (_tc, "Temporal Correction of a base learner: tc(base='nb', alpha=None)"),
+    "ta": (
+        _ta,
+        "Temporally Augmented base learner, previous labels as features: ta(base='nb', lags=1)",
+    ),
 }
 _ALIASES = {
     "hoeffding_tree": "ht",
@@ -99,6 +122,8 @@ _ALIASES = {
     "leveraging_bagging": "lb",
     "logistic_regression": "logreg",
     "no_change": "persistent",
+    "temporal_correction": "tc",
+    "temporally_augmented": "ta",
 }
 
 

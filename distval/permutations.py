@@ -744,7 +744,7 @@ def _evaluate_copy(config: RunConfig, data: StreamData, plan: _Plan, output_dir,
     from distval.engine import evaluate
 
     stream = PermutedStream(data, plan.order, name=extra["stream_name"])
-    result = evaluate(config, stream=stream, output_dir=output_dir, overwrite=True)
+    result = evaluate(config, source=stream, output_dir=output_dir, overwrite=True)
     if output_dir is not None:
         path = Path(output_dir) / "config.json"
         path.write_text(json.dumps(json.loads(path.read_text()) | extra, indent=2) + "\n")

@@ -1,0 +1,489 @@
+"""Temporal dependence in label streams: diagnostics, shuffles and temporal wrappers.
+
+Following zliobaite2015:
+
+- :class:`LabelDiagnostics` reads a label sequence chunk by chunk in constant memory and
+  gives the class counts, P(M) (majority prior, eq. 6), P(T) = sum_i P(i, i) (share of
+  consecutive equal labels, Proposition 7 and Table 3), the prequential accuracies of the
+  Majority and Persistent classifiers (Definitions 2 and 3) and the conditional probabilities
+  behind Δ(ℓ) of §6.8 (Fig. 5); :func:`describe_stream` runs it over a :class:`Stream`.
+- :func:`iid_permutation` and :func:`within_class_permutation` are seeded index
+  permutations: the first makes a stream iid (the "shuffled" data of §6.5), the second keeps
+  the label sequence and shuffles the rows among the positions of their own class (temporal
+  dependence kept, drift in P(X | y) removed). :class:`PermutedStream` applies one to a stream.
+- :class:`TemporalCorrection` (§3.1, eq. 3) and :class:`TemporallyAugmented` (§3.2, eq. 4)
+  wrap any river classifier.
+
+The wrappers learn the label sequence from their own ``learn_one`` calls, so "the previous
+label" is the last label the wrapper was trained on. Under plain prequential evaluation that
+is y_{t-1}; in a k-fold run it is the last row routed to that fold's replica.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+from river import base
+
+from distval.errors import DistvalError
+from distval.streams.base import Chunk, Stream
+
+__all__ = [
+    "LabelDiagnostics",
+    "PermutedStream",
+    "TemporalCorrection",
+    "TemporallyAugmented",
+    "describe_stream",
+    "iid_permutation",
+    "within_class_permutation",
+]
+
+
+class LabelDiagnostics:
+    """Streaming label statistics of zliobaite2015 §4 and §6 in constant memory.
+
+    Feed class indices (0, 1, ... by first appearance) with :meth:`update`, chunk by chunk.
+    The Majority classifier here is the prequential one (it predicts the most frequent class
+    seen before the row, ties to the lower index, class 0 on row 0) and the Persistent one
+    predicts the previous label (class 0 on row 0), as the evaluator's baselines do.
+
+    Parameters
+    ----------
+    max_lag
+        Largest ℓ for which Δ(ℓ) is computed.
+
+    Examples
+    --------
+    >>> d = LabelDiagnostics(max_lag=2)
+    >>> d.update(np.array([0, 0, 1, 1, 1, 0]))
+    >>> d.counts.tolist(), round(d.p_majority, 3), d.p_persistence
+    ([3, 3], 0.5, 0.6)
+    >>> d.persistent_accuracy   # rows 0, 1, 3, 4 repeat the label before (row 0: class 0)
+    0.6666666666666666
+    """
+
+    def __init__(self, max_lag: int = 5) -> None:
+        if isinstance(max_lag, bool) or not isinstance(max_lag, (int, np.integer)) or max_lag < 1:
+            raise DistvalError(f"the largest lag must be a positive integer, got {max_lag!r}")
+        self.max_lag = int(max_lag)
+        self.n = 0
+        self.counts = np.zeros(0, dtype=np.int64)
+        self.transitions = np.zeros((0, 0), dtype=np.int64)
+        # runs[i, l] / stays[i, l]: rows whose l previous labels are all i / and that are i too
+        self.runs = np.zeros((0, self.max_lag + 2), dtype=np.int64)
+        self.stays = np.zeros((0, self.max_lag + 2), dtype=np.int64)
+        self.majority_hits = 0
+        self.persistent_hits = 0
+        self._last = -1
+        self._run = 0
+
+    def _grow(self, k: int) -> None:
+        old = len(self.counts)
+        if k <= old:
+            return
+        self.counts = np.r_[self.counts, np.zeros(k - old, dtype=np.int64)]
+        t = np.zeros((k, k), dtype=np.int64)
+        t[:old, :old] = self.transitions
+        self.transitions = t
+        pad = np.zeros((k - old, self.max_lag + 2), dtype=np.int64)
+        self.runs, self.stays = np.vstack([self.runs, pad]), np.vstack([self.stays, pad])
+
+    def update(self, y: np.ndarray) -> None:
+        """Take the next labels of the stream (int class indices)."""
+        y = np.asarray(y, dtype=np.int64)
+        n = len(y)
+        if n == 0:
+            return
+        if y.min() < 0:
+            raise DistvalError("class indices must be non-negative")
+        k = max(int(y.max()) + 1, len(self.counts))
+        self._grow(k)
+        # Prequential Majority: counts before each row, argmax (ties to the lower index).
+        before = np.cumsum(np.eye(k, dtype=np.int64)[y], axis=0) - np.eye(k, dtype=np.int64)[y]
+        before += self.counts[None, :]
+        self.majority_hits += int((before.argmax(axis=1) == y).sum())
+        prev = np.r_[self._last if self._last >= 0 else 0, y[:-1]]
+        self.persistent_hits += int((prev == y).sum())
+        self.counts += np.bincount(y, minlength=k)
+        # Pairs (y_{t-1}, y_t), the first pair of the chunk joining the previous chunk.
+        if self._last >= 0:
+            np.add.at(self.transitions, (prev, y), 1)
+        elif n > 1:
+            np.add.at(self.transitions, (y[:-1], y[1:]), 1)
+        # Length of the run of equal labels that ends just before each row.
+        starts = np.r_[True, y[1:] != y[:-1]]
+        idx = np.arange(n)
+        start_pos = np.maximum.accumulate(np.where(starts, idx, 0))
+        run_incl = idx - start_pos + 1  # run length ending at row t, row t included
+        carry = self._run if self._last >= 0 else 0
+        first_run = start_pos == 0
+        if self._last >= 0 and y[0] == self._last:
+            run_incl = np.where(first_run, run_incl + carry, run_incl)
+        run_before = np.r_[carry if self._last >= 0 else 0, run_incl[:-1]]
+        L = self.max_lag + 1
+        cap = np.minimum(run_before, L)
+        has = cap > 0
+        hist_runs = np.zeros((k, L + 1), dtype=np.int64)
+        np.add.at(hist_runs, (prev[has], cap[has]), 1)
+        same = has & (prev == y)
+        hist_stays = np.zeros((k, L + 1), dtype=np.int64)
+        np.add.at(hist_stays, (prev[same], cap[same]), 1)
+        # A row with run r counts for every l <= r: reverse cumulative sums over l.
+        self.runs[:, 1:] += np.cumsum(hist_runs[:, :0:-1], axis=1)[:, ::-1]
+        self.stays[:, 1:] += np.cumsum(hist_stays[:, :0:-1], axis=1)[:, ::-1]
+        self._run = int(run_incl[-1])
+        self._last = int(y[-1])
+        self.n += n
+
+    # -- results -----------------------------------------------------------------------
+
+    @property
+    def priors(self) -> np.ndarray:
+        """P(i) for every class."""
+        return self.counts / max(self.n, 1)
+
+    @property
+    def p_majority(self) -> float:
+        """P(M), the share of the majority class (eq. 6, Table 3)."""
+        return float(self.counts.max() / self.n) if self.n else float("nan")
+
+    @property
+    def p_persistence(self) -> float:
+        """P(T) = sum_i P(i, i) over the n - 1 consecutive pairs (Proposition 7, Table 3)."""
+        pairs = self.transitions.sum()
+        return float(np.trace(self.transitions) / pairs) if pairs else float("nan")
+
+    @property
+    def majority_accuracy(self) -> float:
+        """Prequential accuracy of the Majority classifier (majority of the rows so far)."""
+        return self.majority_hits / self.n if self.n else float("nan")
+
+    @property
+    def persistent_accuracy(self) -> float:
+        """Prequential accuracy of the Persistent classifier over all n rows (eq. 7)."""
+        return self.persistent_hits / self.n if self.n else float("nan")
+
+    def conditional(self) -> np.ndarray:
+        """(classes, max_lag + 2) array: column ℓ is P(y_t = i | y_{t-1} = ... = y_{t-ℓ} = i).
+
+        Column 0 is the prior P(i); NaN where no row has ℓ previous labels equal to i.
+        """
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(self.runs > 0, self.stays / np.maximum(self.runs, 1), np.nan)
+        out[:, 0] = self.priors
+        return out
+
+    def delta(self) -> np.ndarray:
+        """(classes, max_lag) array: Δ(ℓ) for ℓ = 1 ... max_lag (zliobaite2015 §6.8, Fig. 5).
+
+        Δ(ℓ) is the change in P(y_t = i | the previous labels are all i) when the ℓ-th
+        previous label is added: ``conditional()[:, ℓ] - conditional()[:, ℓ - 1]``, so Δ(1)
+        = P(i | i) - P(i) measures first-order dependence (Definition 1). The paper's printed
+        formula subtracts in the other order with the index shifted by one; the values are
+        the same up to that sign and shift.
+        """
+        c = self.conditional()
+        return c[:, 1 : self.max_lag + 1] - c[:, : self.max_lag]
+
+    def to_dict(self) -> dict:
+        """Everything as plain Python values."""
+        return {
+            "rows": self.n,
+            "class_counts": self.counts.tolist(),
+            "p_majority": self.p_majority,
+            "p_persistence": self.p_persistence,
+            "majority_accuracy": self.majority_accuracy,
+            "persistent_accuracy": self.persistent_accuracy,
+            "delta": self.delta().tolist(),
+        }
+
+
+def describe_stream(
+    stream: Stream, *, max_lag: int = 5, chunk_size: int = 10_000, progress: bool = False
+) -> dict:
+    """Read a stream once and return its characteristics (zliobaite2015 Table 3 and Fig. 5).
+
+    Memory does not grow with the stream length: only label statistics are kept.
+
+    >>> from distval.streams import open_stream
+    >>> d = describe_stream(open_stream("elec2"), max_lag=2)
+    >>> d["rows"], d["attributes"], round(d["p_majority"], 2), round(d["p_persistence"], 2)
+    (45312, 8, 0.58, 0.85)
+    """
+    diag = LabelDiagnostics(max_lag)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=stream.n_rows, unit="rows", desc=stream.name, leave=False)
+    try:
+        for chunk in stream.chunks(chunk_size):
+            diag.update(chunk.y)
+            if bar is not None:
+                bar.update(len(chunk))
+    finally:
+        if bar is not None:
+            bar.close()
+    out = {
+        "name": stream.name,
+        "attributes": len(stream.feature_names),
+        "nominal": len(stream.nominal),
+        "classes": list(stream.classes),
+    }
+    out.update(diag.to_dict())
+    return out
+
+
+def iid_permutation(n: int, seed: int | None = None) -> np.ndarray:
+    """A seeded random order of ``n`` rows: the iid shuffle of zliobaite2015 §6.5.
+
+    >>> sorted(iid_permutation(5, seed=1).tolist())
+    [0, 1, 2, 3, 4]
+    """
+    return np.random.default_rng(seed).permutation(int(n))
+
+
+def within_class_permutation(y: np.ndarray, seed: int | None = None) -> np.ndarray:
+    """A seeded order that keeps the label sequence and shuffles rows within their class.
+
+    Row ``t`` of the new stream is row ``order[t]`` of the original, with
+    ``y[order] == y``: the label sequence (hence P(M), P(T) and every Δ(ℓ)) is unchanged,
+    while the features of each class are spread uniformly over that class's positions,
+    removing drift in P(X | y).
+
+    >>> y = np.array([0, 0, 1, 1, 0, 1])
+    >>> order = within_class_permutation(y, seed=3)
+    >>> bool((y[order] == y).all()), sorted(order.tolist()) == list(range(6))
+    (True, True)
+    """
+    y = np.asarray(y)
+    rng = np.random.default_rng(seed)
+    positions = np.argsort(y, kind="stable")  # each class's positions, in time order
+    sources = np.lexsort((rng.random(len(y)), y))  # each class's rows, in random order
+    order = np.empty(len(y), dtype=np.int64)
+    order[positions] = sources
+    return order
+
+
+class PermutedStream(Stream):
+    """A stream with its rows reordered: ``"iid"`` or ``"within-class"`` shuffle, seeded.
+
+    The base stream is read once into memory (a permutation needs every row). Class indices
+    are renumbered by first appearance in the new order, as for any stream.
+
+    >>> from distval.streams import open_stream
+    >>> s = PermutedStream(open_stream("sea", n_rows=100, seed=1), "within-class", seed=2)
+    >>> sum(len(c) for c in s.chunks(30)), s.name
+    (100, 'sea[within-class shuffle, seed 2]')
+    """
+
+    KINDS = ("iid", "within-class")
+
+    def __init__(self, stream: Stream, kind: str = "iid", seed: int | None = None) -> None:
+        if kind not in self.KINDS:
+            raise DistvalError(f"unknown shuffle {kind!r}; choose one of {', '.join(self.KINDS)}")
+        super().__init__(f"{stream.name}[{kind} shuffle, seed {seed}]")
+        self.base, self.kind, self.seed = stream, kind, seed
+        self._data: tuple[np.ndarray, np.ndarray, list[str]] | None = None
+
+    def _load(self) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        if self._data is None:
+            parts = list(self.base.chunks(10_000))
+            X = np.vstack([c.X for c in parts])
+            y = np.concatenate([c.y for c in parts])
+            order = (
+                iid_permutation(len(y), self.seed)
+                if self.kind == "iid"
+                else within_class_permutation(y, self.seed)
+            )
+            X, y = X[order], y[order]
+            _, first = np.unique(y, return_index=True)
+            old_by_new = np.unique(y)[np.argsort(first)]
+            remap = np.empty(old_by_new.max() + 1, dtype=np.int64)
+            remap[old_by_new] = np.arange(len(old_by_new))
+            labels = [self.base.classes[i] for i in old_by_new]
+            self._data = (X, remap[y], labels)
+            self.feature_names = list(self.base.feature_names)
+            self.nominal = {f: list(v) for f, v in self.base.nominal.items()}
+            self.n_rows = len(y)
+        return self._data
+
+    def chunks(self, size: int = 1000) -> Iterator[Chunk]:
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+            raise DistvalError(f"chunk size must be a positive integer, got {size!r}")
+        X, y, labels = self._load()
+        self.classes = []
+        for lo in range(0, len(y), int(size)):
+            yc = y[lo : lo + size]
+            k = int(yc.max()) + 1
+            if k > len(self.classes):
+                self.classes.extend(labels[len(self.classes) : k])
+            yield Chunk(lo, X[lo : lo + size], yc)
+
+
+def _learn(model, x: dict, y, w) -> None:
+    from distval.learners import learns_with_weight
+
+    if learns_with_weight(model):
+        model.learn_one(x, y, w=w)
+    else:
+        for _ in range(round(w)):
+            model.learn_one(x, y)
+
+
+class _Wrapper(base.Wrapper, base.Classifier):
+    """Common parts of the temporal wrappers: base model, seed, label history."""
+
+    def __init__(self, base_model: base.Classifier, seed: int | None) -> None:
+        if not isinstance(base_model, base.Classifier):
+            raise DistvalError(
+                f"a temporal wrapper needs a river classifier, got {type(base_model).__name__}"
+            )
+        self.seed = seed
+        if seed is not None and "seed" in base_model._get_params():
+            base_model = base_model.clone({"seed": seed})
+        self.model = base_model
+
+    @property
+    def _wrapped_model(self):
+        return self.model
+
+    @property
+    def _multiclass(self) -> bool:
+        return True
+
+
+class TemporalCorrection(_Wrapper):
+    """Temporal Correction classifier (zliobaite2015 §3.1, eq. 3) around a river classifier.
+
+    The posterior of the base classifier is multiplied by P(y_t = i | y_{t-1}) / P(y_t = i),
+    both estimated online from the labels the wrapper learns, with add-one smoothing, and
+    renormalised. With ``alpha`` the counts fade by ``1 - alpha`` per learned row (the
+    exponential moving averages of §6.3); without it they are cumulative.
+
+    Parameters
+    ----------
+    model
+        The base river classifier (it must give ``predict_proba_one``).
+    alpha
+        Optional decay in (0, 1) of the label statistics.
+    seed
+        If given and the base model has a ``seed`` parameter, the base model is re-seeded.
+
+    Examples
+    --------
+    >>> from river import naive_bayes
+    >>> tc = TemporalCorrection(naive_bayes.GaussianNB())
+    >>> for x, y in [({"a": 0.0}, 0), ({"a": 0.1}, 0), ({"a": 1.0}, 1), ({"a": 0.9}, 1)]:
+    ...     tc.learn_one(x, y)
+    >>> tc.predict_one({"a": 0.45}), tc.model.predict_one({"a": 0.45})
+    (1, 0)
+    """
+
+    def __init__(
+        self, model: base.Classifier, alpha: float | None = None, seed: int | None = None
+    ) -> None:
+        if alpha is not None and not 0.0 < alpha < 1.0:
+            raise DistvalError(f"the decay alpha must be in (0, 1), got {alpha}")
+        super().__init__(model, seed)
+        self.alpha = alpha
+        self._prior: dict = {}
+        self._trans: dict = {}
+        self._prev = None
+
+    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
+        _learn(self.model, x, y, w)
+        if self.alpha is not None:
+            keep = (1.0 - self.alpha) ** w
+            for c in self._prior:
+                self._prior[c] *= keep
+            if self._prev is not None and self._prev in self._trans:
+                row = self._trans[self._prev]
+                for c in row:
+                    row[c] *= keep
+        self._prior[y] = self._prior.get(y, 0.0) + w
+        if self._prev is not None:
+            row = self._trans.setdefault(self._prev, {})
+            row[y] = row.get(y, 0.0) + w
+        self._prev = y
+
+    def correction(self) -> dict:
+        """P(y_t = i | y_{t-1}) / P(y_t = i) for every known class (empty before learning)."""
+        if self._prev is None:
+            return {}
+        classes = list(self._prior)
+        k = len(classes)
+        total = sum(self._prior.values())
+        row = self._trans.get(self._prev, {})
+        row_total = sum(row.values())
+        return {
+            c: ((row.get(c, 0.0) + 1.0) / (row_total + k)) / ((self._prior[c] + 1.0) / (total + k))
+            for c in classes
+        }
+
+    def predict_proba_one(self, x: dict) -> dict:
+        proba = self.model.predict_proba_one(x) or {}
+        factor = self.correction()
+        if not factor:
+            return dict(proba)
+        out = {c: p * factor.get(c, 1.0) for c, p in proba.items()}
+        z = sum(out.values())
+        if z <= 0.0:
+            # No usable posterior: fall back on the transition probabilities alone.
+            return {c: f * self._prior[c] for c, f in factor.items()}
+        return {c: p / z for c, p in out.items()}
+
+
+class TemporallyAugmented(_Wrapper):
+    """Temporally Augmented classifier (zliobaite2015 §3.2, eq. 4) around a river classifier.
+
+    The features of every row are extended with the previous ``lags`` labels the wrapper
+    learned, one-hot: feature ``"y-ℓ=c"`` is 1.0 when the ℓ-th previous label is ``c`` and
+    0.0 for the other classes seen so far (numeric, so any river classifier takes it).
+
+    Parameters
+    ----------
+    model
+        The base river classifier.
+    lags
+        ℓ, the number of previous labels added.
+    seed
+        If given and the base model has a ``seed`` parameter, the base model is re-seeded.
+
+    Examples
+    --------
+    >>> from river import tree
+    >>> ta = TemporallyAugmented(tree.HoeffdingTreeClassifier(), lags=2)
+    >>> ta.learn_one({"a": 1.0}, 0); ta.learn_one({"a": 2.0}, 1)
+    >>> ta.augment({"a": 3.0})
+    {'a': 3.0, 'y-1=0': 0.0, 'y-1=1': 1.0, 'y-2=0': 1.0, 'y-2=1': 0.0}
+    """
+
+    def __init__(self, model: base.Classifier, lags: int = 1, seed: int | None = None) -> None:
+        if isinstance(lags, bool) or not isinstance(lags, int) or lags < 1:
+            raise DistvalError(f"`lags` must be a positive integer, got {lags!r}")
+        super().__init__(model, seed)
+        self.lags = lags
+        self._history: list = []
+        self._classes: list = []
+
+    def augment(self, x: dict) -> dict:
+        """``x`` with the one-hot previous labels appended."""
+        out = dict(x)
+        for lag, label in enumerate(self._history, start=1):
+            for c in self._classes:
+                out[f"y-{lag}={c}"] = 1.0 if c == label else 0.0
+        return out
+
+    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
+        _learn(self.model, self.augment(x), y, w)
+        if y not in self._classes:
+            self._classes.append(y)
+        self._history = [y, *self._history][: self.lags]
+
+    def predict_proba_one(self, x: dict) -> dict:
+        return self.model.predict_proba_one(self.augment(x)) or {}
+
+    def predict_one(self, x: dict):
+        return self.model.predict_one(self.augment(x))
