@@ -88,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         default=["ht", "nb"],
         metavar="LEARNER",
-        help="built-in names (ht, hat, nb, arf, lb, logreg, majority, persistent), "
+        help="built-in names (ht, hat, nb, arf, lb, logreg, majority, persistent, "
+        "tc(base=...), ta(base=..., lags=...)), "
         "or package.module:Class, each optionally NAME(key=value,...)",
     )
     g.add_argument("--folds", type=_int, default=10, metavar="K", help="number of folds (10)")
@@ -125,7 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="sliding window size, also McNemar's window (1000)",
     )
     g.add_argument(
-        "--fading", type=_float, default=0.999, metavar="F", help="fading factor in (0, 1) (0.999)"
+        "--fading",
+        type=_float,
+        default=0.999,
+        metavar="F",
+        help="fading factor in (0, 1); ewma forgetting decays by 1 - F (0.999)",
     )
     g.add_argument("--delta", type=_float, default=0.002, help="ADWIN confidence (0.002)")
     g.add_argument("--alpha", type=_float, default=0.05, help="significance level (0.05)")
