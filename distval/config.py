@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from distval.errors import DistvalError
+from distval.errors import DistvalError, check_positive_int
 from distval.learners import parse_learner
 from distval.metrics import FORGETTING, MEASURES
 from distval.validation import Validation
@@ -14,11 +14,6 @@ __all__ = ["TESTS", "RunConfig"]
 
 #: Across-fold tests run for every learner pair ("friedman" needs three learners or more).
 TESTS = ("sign", "wilcoxon", "mcnemar", "friedman")
-
-
-def _positive_int(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise DistvalError(f"`{name}` must be a positive integer, got {value!r}")
 
 
 def _open_unit(name: str, value) -> None:
@@ -86,9 +81,9 @@ class RunConfig:
                 f"unknown measure {self.measure!r}; choose one of {', '.join(MEASURES)}"
             )
         for name in ("window", "test_every", "batch_size"):
-            _positive_int(name, getattr(self, name))
+            check_positive_int(getattr(self, name), name)
         if self.n_rows is not None:
-            _positive_int("n_rows", self.n_rows)
+            check_positive_int(self.n_rows, "n_rows")
         for name in ("fading", "delta", "alpha"):
             _open_unit(name, getattr(self, name))
         if self.mcnemar_alpha is not None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from distval.aggregator import Aggregator, Snapshot
 from distval.config import RunConfig
-from distval.errors import DistvalError
+from distval.errors import DistvalError, check_positive_int
 from distval.host import Batch, LearnerHost
 from distval.results import EvaluationResult, ResultWriter
 from distval.streams import Stream, open_stream
@@ -180,8 +180,8 @@ def evaluate(
         raise DistvalError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     if backend == "inprocess" and (address or n_actors):
         raise DistvalError("`address` and `n_actors` need the ray backend")
-    if n_actors is not None and (isinstance(n_actors, bool) or int(n_actors) < 1):
-        raise DistvalError(f"`n_actors` must be a positive integer, got {n_actors!r}")
+    if n_actors is not None:
+        check_positive_int(n_actors, "n_actors")
     stream = source if source is not None else open_config_stream(config)
     if backend == "auto":
         work = (stream.n_rows or AUTO_RAY_WORK) * len(config.learners) * config.n_folds

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["DistvalError"]
+__all__ = ["DistvalError", "check_positive_int"]
 
 
 class DistvalError(Exception):
@@ -13,3 +13,20 @@ class DistvalError(Exception):
     >>> str(DistvalError("`n_folds` must be at least 2, got 1"))
     '`n_folds` must be at least 2, got 1'
     """
+
+
+def check_positive_int(value, name: str) -> int:
+    """``value`` as an int if it is a whole number >= 1, else a :class:`DistvalError` naming it.
+
+    >>> check_positive_int(3, "window")
+    3
+    >>> check_positive_int(0, "window")
+    Traceback (most recent call last):
+    ...
+    distval.errors.DistvalError: `window` must be a positive integer, got 0
+    """
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise DistvalError(f"`{name}` must be a positive integer, got {value!r}")
+    return int(value)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.signal import lfilter
 
-from distval.errors import DistvalError
+from distval.errors import DistvalError, check_positive_int
 
 __all__ = [
     "DriftMonitor",
@@ -69,8 +69,8 @@ class PrequentialError:
     def __init__(self, kind: str = "fading", *, window: int = 1000, alpha: float = 0.999):
         if kind not in KINDS:
             raise DistvalError(f"unknown estimator {kind!r}; choose one of {', '.join(KINDS)}")
-        if kind == "window" and (not isinstance(window, (int, np.integer)) or window <= 0):
-            raise DistvalError(f"the window size must be a positive integer, got {window!r}")
+        if kind == "window":
+            check_positive_int(window, "window size")
         if kind == "fading" and not 0.0 < alpha <= 1.0:
             raise DistvalError(f"the fading factor must be in (0, 1], got {alpha}")
         self.kind, self.window, self.alpha = kind, int(window), float(alpha)

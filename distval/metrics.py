@@ -31,7 +31,7 @@ from collections import deque
 import numpy as np
 from river._river_rust.drift import AdaptiveWindowing
 
-from distval.errors import DistvalError
+from distval.errors import DistvalError, check_positive_int
 
 __all__ = [
     "FORGETTING",
@@ -457,8 +457,7 @@ class SlidingWindow(_Windowed):
     name = "window"
 
     def __init__(self, n_slots: int, n_classes: int = 2, size: int = 1000) -> None:
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0:
-            raise DistvalError(f"the window size must be a positive integer, got {size!r}")
+        check_positive_int(size, "window size")
         super().__init__(n_slots, n_classes)
         self.size = int(size)
 

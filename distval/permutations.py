@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from distval.config import RunConfig
-from distval.errors import DistvalError
+from distval.errors import DistvalError, check_positive_int
 from distval.streams.base import Categories, Stream, _Pass
 
 __all__ = [
@@ -835,14 +835,13 @@ def run_robustness(
 
     start = time.perf_counter()
     spec = parse_permutation(permute)
-    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
-        raise DistvalError(f"`repeats` must be a positive integer, got {repeats!r}")
+    check_positive_int(repeats, "repeats")
     if backend not in BACKENDS:
         raise DistvalError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     if backend != "ray" and (address or n_actors):
         raise DistvalError("`address` and `n_actors` need the ray backend")
-    if n_actors is not None and (isinstance(n_actors, bool) or int(n_actors) < 1):
-        raise DistvalError(f"`n_actors` must be a positive integer, got {n_actors!r}")
+    if n_actors is not None:
+        check_positive_int(n_actors, "n_actors")
     if output_dir is None:
         raise DistvalError("run_robustness needs an output directory")
     out = Path(output_dir)

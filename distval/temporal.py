@@ -26,7 +26,7 @@ from collections.abc import Iterator
 import numpy as np
 from river import base
 
-from distval.errors import DistvalError
+from distval.errors import DistvalError, check_positive_int
 from distval.streams.base import Chunk, Stream
 
 __all__ = [
@@ -64,8 +64,7 @@ class LabelDiagnostics:
     """
 
     def __init__(self, max_lag: int = 5) -> None:
-        if isinstance(max_lag, bool) or not isinstance(max_lag, (int, np.integer)) or max_lag < 1:
-            raise DistvalError(f"the largest lag must be a positive integer, got {max_lag!r}")
+        check_positive_int(max_lag, "max_lag")
         self.max_lag = int(max_lag)
         self.n = 0
         self.counts = np.zeros(0, dtype=np.int64)
@@ -310,8 +309,7 @@ class PermutedStream(Stream):
         return self._data
 
     def chunks(self, size: int = 1000) -> Iterator[Chunk]:
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-            raise DistvalError(f"chunk size must be a positive integer, got {size!r}")
+        check_positive_int(size, "chunk size")
         X, y, labels = self._load()
         self.classes = []
         for lo in range(0, len(y), int(size)):
@@ -461,8 +459,7 @@ class TemporallyAugmented(_Wrapper):
     """
 
     def __init__(self, model: base.Classifier, lags: int = 1, seed: int | None = None) -> None:
-        if isinstance(lags, bool) or not isinstance(lags, int) or lags < 1:
-            raise DistvalError(f"`lags` must be a positive integer, got {lags!r}")
+        check_positive_int(lags, "lags")
         super().__init__(model, seed)
         self.lags = lags
         self._history: list = []

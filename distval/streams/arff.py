@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from distval.errors import DistvalError
+from distval.errors import DistvalError, check_positive_int
 from distval.streams.files import _DEFAULT_BLOCK, _CsvReading
 
 __all__ = ["ArffHeader", "ArffStream", "parse_arff_header"]
@@ -210,8 +210,7 @@ class ArffStream(_CsvReading):
         name: str | None = None,
     ) -> None:
         super().__init__(path, name, limit)
-        if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
-            raise DistvalError(f"block_size must be a positive integer, got {block_size!r}")
+        check_positive_int(block_size, "block_size")
         self.block_size = block_size
         self.header = parse_arff_header(self.path)
         self._columns = list(self.header.names)

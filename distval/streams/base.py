@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from distval.errors import DistvalError
+from distval.errors import DistvalError, check_positive_int
 
 __all__ = ["Chunk", "Stream"]
 
@@ -107,8 +107,7 @@ class Stream(ABC):
             If ``size`` is not a positive integer, the data is malformed, or the pass yields no
             rows at all.
         """
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-            raise DistvalError(f"chunk size must be a positive integer, got {size!r}")
+        check_positive_int(size, "chunk size")
         return self._pass(int(size))
 
     # -- implementation -------------------------------------------------------------------

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from distval.errors import DistvalError
+from distval.errors import DistvalError, check_positive_int
 from distval.streams.base import (
     Categories,
     Stream,
@@ -196,8 +196,7 @@ class ParquetStream(_FileStream):
         name: str | None = None,
     ) -> None:
         super().__init__(path, name, limit)
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise DistvalError(f"batch_size must be a positive integer, got {batch_size!r}")
+        check_positive_int(batch_size, "batch_size")
         self.batch_size = batch_size
         pf = self._open()
         try:
