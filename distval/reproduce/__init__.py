@@ -1,0 +1,171 @@
+"""``distval reproduce``: reproduce the experiments of the papers.
+
+``distval reproduce type-errors`` runs the type I / type II error grid of bifet2015 §4.1
+(Tables 2, 3 and 4; DESIGN.md §5) and writes the tables beside the paper's values; see
+:mod:`distval.reproduce.type_errors` for the Python API.
+
+Example
+-------
+>>> import argparse
+>>> p = argparse.ArgumentParser()
+>>> add_arguments(p)
+>>> p.parse_args(["type-errors", "--runs", "2"]).runs
+2
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+__all__ = ["add_arguments", "main"]
+
+
+def _streams(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:  # split on commas outside parentheses: "SEA(50),HYP(10,0.001)"
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur.strip())
+    return [s for s in out if s]
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register ``type-errors`` under ``distval reproduce``."""
+    sub = parser.add_subparsers(dest="experiment", metavar="EXPERIMENT")
+    te = sub.add_parser(
+        "type-errors",
+        help="type I/II error rates of McNemar, Sign, Wilcoxon (bifet2015 Tables 2-4)",
+        description="Run the grid streams x runs x {bootstrap, cv, split} x {non-prequential, "
+        "prequential} x {McNemar, Sign, Wilcoxon} of bifet2015 §4.1 and print Tables 2-4 "
+        "beside the paper's values. Finished cells are stored at once; rerunning the same "
+        "command resumes.",
+    )
+    te.add_argument(
+        "--profile",
+        choices=("quick", "paper"),
+        default="quick",
+        help="quick: 5 runs, 3000 rows, bagged Hoeffding trees; paper: 50 runs, whole "
+        "streams (1,000,000 generated rows), ARF (default: quick)",
+    )
+    te.add_argument("--runs", type=_positive, default=None, help="runs per stream")
+    te.add_argument("--n-rows", type=_positive, default=None, metavar="N", help="rows per stream")
+    te.add_argument("--learner", default=None, help="randomised learner (distval run syntax)")
+    te.add_argument(
+        "--streams",
+        type=_streams,
+        default=None,
+        metavar="LIST",
+        help="comma-separated among CovType, Electricity, Poker, LED(50000), SEA(50), "
+        "SEA(50000), HYP(10,0.001), HYP(10,0.0001), RBF(0,0), RBF(50,0.001), "
+        "RBF(10,0.001), RBF(50,0.0001), RBF(10,0.0001) (default: all available)",
+    )
+    te.add_argument("--covtype", default=None, metavar="PATH", help="CoverType file (csv/arff)")
+    te.add_argument("--poker", default=None, metavar="PATH", help="Poker-Hand file (csv/arff)")
+    te.add_argument(
+        "--schemes",
+        type=_streams,
+        default=None,
+        metavar="LIST",
+        help="comma-separated among bootstrap, cv, split (default: all)",
+    )
+    te.add_argument(
+        "--sign-method", choices=("exact", "critical"), default=None, help="sign test rule"
+    )
+    te.add_argument("--seed", type=int, default=None, help="seed of the grid (1)")
+    te.add_argument(
+        "--backend",
+        choices=("ray", "inprocess"),
+        default="ray",
+        help="ray: cells as Ray tasks, one CPU each (default); inprocess: one at a time",
+    )
+    te.add_argument("--address", default=None, help="join a Ray cluster ('auto', ray://...)")
+    te.add_argument(
+        "--max-cells",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="stop after N new cells (rerun to resume)",
+    )
+    te.add_argument(
+        "--output",
+        default=None,
+        metavar="DIR",
+        help="results directory (default: distval-results/type-errors-<profile>)",
+    )
+    te.add_argument("--overwrite", action="store_true", help="discard the cells stored in --output")
+    te.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the chosen experiment; returns the exit status."""
+    import os
+    import sys
+
+    from distval.errors import DistvalError
+
+    if getattr(args, "experiment", None) != "type-errors":
+        raise DistvalError("choose an experiment: distval reproduce type-errors [options]")
+    from distval.reproduce.type_errors import make_grid, run_grid
+
+    if args.address is not None and args.backend != "ray":
+        raise DistvalError("--address needs --backend ray")
+    overrides = {
+        "runs": args.runs,
+        "n_rows": args.n_rows,
+        "learner": args.learner,
+        "sign_method": args.sign_method,
+        "seed": args.seed,
+    }
+    if args.schemes is not None:
+        overrides["schemes"] = tuple(args.schemes)
+    config = make_grid(
+        args.profile, streams=args.streams, covtype=args.covtype, poker=args.poker, **overrides
+    )
+    missing = [
+        f"{name} (give {opt})"
+        for name, opt, given in (
+            ("CovType", "--covtype", args.covtype),
+            ("Poker", "--poker", args.poker),
+        )
+        if given is None and args.streams is None
+    ]
+    if missing:
+        print(f"note: skipping {', '.join(missing)}", file=sys.stderr)
+    output = Path(args.output or Path("distval-results") / f"type-errors-{args.profile}")
+    progress = (not args.no_progress and sys.stderr.isatty()) or bool(
+        os.environ.get("DISTVAL_PROGRESS")
+    )
+    try:
+        result = run_grid(
+            config,
+            output_dir=output,
+            overwrite=args.overwrite,
+            backend=args.backend,
+            address=args.address,
+            progress=progress,
+            max_cells=args.max_cells,
+        )
+    except KeyboardInterrupt:
+        print(f"\ndistval: interrupted; finished cells are in {output}", file=sys.stderr)
+        return 130
+    print(result.to_markdown())
+    total = len(config.streams) * config.runs * len(config.schemes)
+    if len(result.cells) < total:
+        print(f"\n{len(result.cells)} of {total} cells done; rerun to resume.")
+    print(f"results: {output}")
+    return 0

@@ -1,0 +1,246 @@
+"""Tests of ``distval reproduce type-errors`` (bifet2015 §4.1, Tables 2-4; DESIGN.md §5)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as st
+
+from distval.cli import main as cli_main
+from distval.errors import DistvalError
+from distval.reproduce import paper
+from distval.reproduce.type_errors import (
+    GridConfig,
+    make_grid,
+    noise_filter,
+    open_real_stream,
+    run_cell,
+    run_grid,
+)
+
+CHEAP = "distval.reproduce.type_errors:bagged_ht(n_models=2, grace_period=50)"
+
+
+def tiny(**kw) -> GridConfig:
+    base = {
+        "streams": (("SEA(50)", "SEA(50)"), ("RBF(0,0)", "RBF(0,0)")),
+        "runs": 2,
+        "n_rows": 120,
+        "learner": CHEAP,
+        "schemes": ("bootstrap", "split"),
+        "n_folds": 4,
+        "batch_size": 50,
+    }
+    return GridConfig(**(base | kw))
+
+
+# -- the paper's numbers ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "table, variant", [(paper.TABLE3, paper.TABLE3_VARIANT), (paper.TABLE4, paper.TABLE4_VARIANT)]
+)
+def test_paper_per_stream_tables_average_to_table2(table, variant):
+    # bifet2015: the "Average" line of Tables 3 and 4 is a row of Table 2; the per-stream
+    # values typed in here must average to it (both are rounded to two decimals: <= 0.01).
+    assert list(table) == list(paper.PAPER_STREAMS)
+    for key, expected in paper.TABLE2[variant].items():
+        mean = np.mean([table[s][key] for s in paper.PAPER_STREAMS])
+        assert abs(mean - expected) <= 0.01, (key, mean, expected)
+
+
+# -- the noise filter ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("c, p0, pnoise", [(2, 0.8, 0.05), (4, 0.7, 0.10), (10, 0.3, 0.10)])
+def test_noise_filter_accuracy_matches_formula(c, p0, pnoise):
+    # DESIGN.md §5 / bifet2015 §4.1: p = p0 (1 - pnoise) + (1 - p0) pnoise / (c - 1).
+    rng = np.random.default_rng(42)
+    n = 400_000
+    y = rng.integers(0, c, n)
+    correct = rng.random(n) < p0
+    wrong = (y + rng.integers(1, c, n)) % c
+    pred = np.where(correct, y, wrong).astype(np.int32)
+    noisy = noise_filter(pred, pnoise, c, np.random.default_rng(7))
+    acc = float((noisy == y).mean())
+    p0_emp = float(correct.mean())
+    expected = p0_emp * (1 - pnoise) + (1 - p0_emp) * pnoise / (c - 1)
+    sd = np.sqrt(expected * (1 - expected) / n)
+    assert abs(acc - expected) < 4 * sd
+    changed = noisy != pred
+    # a changed prediction is never the original class, and its offset is uniform on 1..c-1
+    assert abs(changed.mean() - pnoise) < 4 * np.sqrt(pnoise * (1 - pnoise) / n)
+    if c > 2:
+        offsets = ((noisy - pred) % c)[changed]
+        counts = np.bincount(offsets, minlength=c)[1:]
+        assert st.chisquare(counts).pvalue > 1e-4
+
+
+def test_noise_filter_keeps_untested_and_is_seeded():
+    pred = np.array([[-1, 0, 1, 2] * 50])
+    a = noise_filter(pred, 0.5, 3, np.random.default_rng(3))
+    b = noise_filter(pred, 0.5, 3, np.random.default_rng(3))
+    assert (a[pred == -1] == -1).all()
+    assert np.array_equal(a, b)
+
+
+# -- one cell --------------------------------------------------------------------------------
+
+
+def test_identical_learners_never_differ_and_noise_discordance_matches_pnoise():
+    # "majority" has no seed: A and A' are the same model, so no test may reject on "no
+    # change", and every McNemar discordant pair comes from the noise filter: in the
+    # prequential variant about pnoise * k * n of them (binomial expectation).
+    cfg = tiny(learner="majority", streams=(("SEA(50)", "SEA(50)"),), n_rows=400)
+    cell = run_cell(cfg, "SEA(50)", "SEA(50)", 0, "bootstrap")
+    res = pd.DataFrame(cell["results"])
+    null = res[res.pnoise == 0]
+    assert not null.reject.any()
+    assert (null[null.test == "mcnemar"].n == 0).all()
+    assert (null.mean_a == null.mean_b).all()
+    for p in cfg.pnoise:
+        row = res[(res.pnoise == p) & (res.test == "mcnemar") & res.prequential].iloc[0]
+        trials = cfg.n_folds * 400
+        assert abs(row.n - p * trials) < 4 * np.sqrt(trials * p * (1 - p))
+        assert row.mean_b < row.mean_a
+        # McNemar's statistic as scipy's chi-square on the counts (n01 + n10 = n, n01 < n10)
+        assert 0 <= row.pvalue <= 1
+        assert row.pvalue == pytest.approx(st.chi2.sf(row.statistic, 1))
+
+
+def test_non_prequential_cv_tests_each_row_once():
+    # cv, non-prequential: each row is tested by one fold only (bifet2015 §3), so with the
+    # noise filter the discordant pairs are about pnoise * n, k times fewer than prequential.
+    cfg = tiny(learner="majority", streams=(("SEA(50)", "SEA(50)"),), n_rows=1000)
+    cell = run_cell(cfg, "SEA(50)", "SEA(50)", 0, "cv")
+    res = pd.DataFrame(cell["results"])
+    row = res[(res.pnoise == 0.10) & (res.test == "mcnemar") & ~res.prequential].iloc[0]
+    assert abs(row.n - 100) < 4 * np.sqrt(1000 * 0.1 * 0.9)
+
+
+# -- grids -----------------------------------------------------------------------------------
+
+
+def test_tiny_grid_fractions_and_reproducibility(tmp_path):
+    cfg = tiny()
+    a = run_grid(cfg, output_dir=tmp_path / "a", progress=False)
+    b = run_grid(cfg, progress=False)
+    assert len(a.cells) == 2 * 2 * 2
+    for name in ("table2", "table3", "table4"):
+        t = a.tables[name]
+        rates = t[~t.row.str.startswith("avg time")].ours
+        assert rates.between(0, 1).all() and rates.notna().all()
+        pd.testing.assert_frame_equal(
+            t.drop(columns="ours")[~t.row.str.startswith("avg time")],
+            b.tables[name].drop(columns="ours")[~t.row.str.startswith("avg time")],
+        )
+    keep = ["stream", "run", "scheme", "prequential", "pnoise", "test", "reject", "pvalue"]
+    pd.testing.assert_frame_equal(a.decisions[keep], b.decisions[keep])
+    # Table 2 = mean over streams of the per-stream fraction of runs, recomputed here.
+    d = a.decisions
+    sel = d[(d.test == "wilcoxon") & d.prequential & (d.pnoise == 0.05) & (d.scheme == "split")]
+    expected = sel.groupby("stream").reject.mean().mean()
+    t2 = a.tables["table2"]
+    got = t2[(t2.row == "wilcoxon prequential") & (t2.pnoise == 0.05) & (t2.scheme == "split")]
+    assert got.ours.iloc[0] == pytest.approx(expected)
+    assert got.paper.iloc[0] == paper.TABLE2[("wilcoxon", True)][(0.05, "split")]
+    for f in ("table2.csv", "table3.csv", "table4.csv", "tables.md", "type_errors.png"):
+        assert (tmp_path / "a" / f).stat().st_size > 0
+
+
+def test_resume_after_interruption_gives_the_same_tables(tmp_path):
+    cfg = tiny(streams=(("SEA(50)", "SEA(50)"),), schemes=("cv", "split"))
+    full = run_grid(cfg, output_dir=tmp_path / "full", progress=False)
+    part = tmp_path / "part"
+    first = run_grid(cfg, output_dir=part, progress=False, max_cells=2)
+    assert len(first.cells) == 2
+    # a cell cut in the middle of writing: the broken line is ignored and recomputed
+    with (part / "cells.jsonl").open("a") as fh:
+        fh.write('{"key": "SEA(50)|1|spl')
+    stored = [json.loads(x) for x in (part / "cells.jsonl").read_text().splitlines()[:2]]
+    resumed = run_grid(cfg, output_dir=part, progress=False)
+    assert len(resumed.cells) == 4
+    lines = (part / "cells.jsonl").read_text().splitlines()
+    # the two finished cells were not recomputed (their stored lines are unchanged)
+    assert [json.loads(x) for x in lines[:2]] == stored
+    keep = ["stream", "run", "scheme", "prequential", "pnoise", "test", "reject", "pvalue"]
+    pd.testing.assert_frame_equal(full.decisions[keep], resumed.decisions[keep])
+    for name in ("table3", "table4"):
+        pd.testing.assert_frame_equal(full.tables[name], resumed.tables[name])
+
+
+def test_other_settings_in_the_same_directory_are_refused(tmp_path):
+    run_grid(tiny(runs=1, schemes=("split",)), output_dir=tmp_path, progress=False)
+    with pytest.raises(DistvalError, match="other settings"):
+        run_grid(tiny(runs=1, schemes=("split",), alpha=0.01), output_dir=tmp_path)
+
+
+@pytest.mark.ray
+def test_ray_backend_gives_the_same_decisions(ray_local):
+    cfg = tiny(streams=(("SEA(50)", "SEA(50)"),), runs=1)
+    a = run_grid(cfg, backend="ray", progress=False)
+    b = run_grid(cfg, backend="inprocess", progress=False)
+    keep = ["stream", "run", "scheme", "prequential", "pnoise", "test", "reject", "pvalue"]
+    pd.testing.assert_frame_equal(a.decisions[keep], b.decisions[keep])
+
+
+# -- real streams from user files ------------------------------------------------------------
+
+
+def test_covtype_and_poker_files_are_read(tmp_path):
+    rng = np.random.default_rng(0)
+    # UCI covtype.data: no header, 54 integer features, class 1..7 last
+    X = rng.integers(0, 100, size=(30, 54))
+    y = rng.integers(1, 8, size=30)
+    path = tmp_path / "covtype.data"
+    np.savetxt(path, np.column_stack([X, y]), fmt="%d", delimiter=",")
+    s = open_real_stream("CovType", path)
+    got = np.vstack([c.X for c in s.chunks(7)])
+    labels = np.concatenate([c.y for c in s.chunks(7)])
+    assert len(s.feature_names) == 54
+    np.testing.assert_array_equal(got, X.astype(float))
+    first = list(dict.fromkeys(y.tolist()))  # class indices by first appearance
+    np.testing.assert_array_equal(labels, [first.index(v) for v in y])
+    # MOA poker-lsn.arff style: nominal suits/ranks, nominal class
+    arff = tmp_path / "poker.arff"
+    rows = rng.integers(1, 5, size=(12, 10))
+    cls = rng.integers(0, 3, size=12)
+    header = ["@relation poker"]
+    header += [f"@attribute s{i} {{1,2,3,4}}" for i in range(10)]
+    header += ["@attribute class {0,1,2}", "@data"]
+    body = [",".join(map(str, [*r, c])) for r, c in zip(rows, cls)]
+    arff.write_text("\n".join(header + body) + "\n")
+    p = open_real_stream("Poker", arff, n_rows=10)
+    labels = np.concatenate([c.y for c in p.chunks(4)])
+    assert len(labels) == 10 and len(p.feature_names) == 10
+    assert [p.classes[i] for i in labels] == [str(c) for c in cls[:10]]
+    # in a grid, a given file is used; an explicit request without one is a clear error
+    g = make_grid("quick", streams=["CovType", "SEA(50)"], covtype=path)
+    assert [lb for lb, _ in g.streams] == ["CovType", "SEA(50)"]
+    with pytest.raises(DistvalError, match="--poker PATH"):
+        make_grid("quick", streams=["Poker"])
+    with pytest.raises(DistvalError, match="no such file"):
+        make_grid("quick", covtype=tmp_path / "absent.data")
+    assert next(lb for lb, _ in make_grid("quick").streams) == "Electricity"
+
+
+# -- command line ----------------------------------------------------------------------------
+
+
+def test_cli(tmp_path, capsys):
+    out = tmp_path / "o"
+    argv = ["reproduce", "type-errors", "--streams", "SEA(50),RBF(0,0)", "--runs", "1"]
+    argv += ["--n-rows", "60", "--schemes", "split", "--learner", CHEAP]
+    argv += ["--backend", "inprocess", "--output", str(out), "--no-progress"]
+    assert cli_main(argv) == 0
+    text = capsys.readouterr().out
+    assert "Table 3" in text and "RBF(0,0)" in text
+    t3 = pd.read_csv(out / "table3.csv")
+    assert set(t3.row) == {"SEA(50)", "RBF(0,0)", "Average"}
+    assert cli_main(["reproduce", "type-errors", "--streams", "XYZ", "--output", str(out)]) == 2
+    assert "unknown stream 'XYZ'" in capsys.readouterr().err
+    assert cli_main(["reproduce", "type-errors", "--streams", "CovType"]) == 2
+    assert "--covtype PATH" in capsys.readouterr().err
