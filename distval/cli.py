@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from distval.argtypes import integer, number
 from distval.config import TESTS
 from distval.errors import DistvalError
 from distval.metrics import FORGETTING, MEASURES
@@ -27,20 +28,6 @@ COMMANDS = {
     "report": ("distval.report", "figures, HTML and Markdown report of a results directory"),
     "reproduce": ("distval.reproduce", "reproduce the paper's experiments (type I/II errors)"),
 }
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-
-
-def _float(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
 def _tests(text: str) -> tuple[str, ...]:
@@ -77,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--n-rows",
-        type=_int,
+        type=integer,
         default=None,
         metavar="N",
         help="stop after N rows (generators: stream length, default 100000)",
@@ -92,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
         "tc(base=...), ta(base=..., lags=...)), "
         "or package.module:Class, each optionally NAME(key=value,...)",
     )
-    g.add_argument("--folds", type=_int, default=10, metavar="K", help="number of folds (10)")
+    g.add_argument("--folds", type=integer, default=10, metavar="K", help="number of folds (10)")
     g.add_argument(
         "--scheme", choices=SCHEMES, default="bootstrap", help="validation scheme (bootstrap)"
     )
@@ -109,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="how cv/split pick the special fold: random (paper) or round-robin (MOA)",
     )
     g.add_argument(
-        "--seed", type=_int, default=1, help="seed of fold routing, replicas and generators (1)"
+        "--seed", type=integer, default=1, help="seed of fold routing, replicas and generators (1)"
     )
     g = run.add_argument_group("measures and tests")
     g.add_argument(
@@ -120,20 +107,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--window",
-        type=_int,
+        type=integer,
         default=1000,
         metavar="W",
         help="sliding window size, also McNemar's window (1000)",
     )
     g.add_argument(
         "--fading",
-        type=_float,
+        type=number,
         default=0.999,
         metavar="F",
         help="fading factor in (0, 1); ewma forgetting decays by 1 - F (0.999)",
     )
-    g.add_argument("--delta", type=_float, default=0.002, help="ADWIN confidence (0.002)")
-    g.add_argument("--alpha", type=_float, default=0.05, help="significance level (0.05)")
+    g.add_argument("--delta", type=number, default=0.002, help="ADWIN confidence (0.002)")
+    g.add_argument("--alpha", type=number, default=0.05, help="significance level (0.05)")
     g.add_argument(
         "--measure",
         choices=MEASURES,
@@ -155,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--mcnemar-alpha",
-        type=_float,
+        type=number,
         default=None,
         metavar="A",
         help="significance level of McNemar's decisions (default: --alpha; 0.01 is "
@@ -167,13 +154,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="Page-Hinkley drift detection on each fold's error estimates "
         "(cumulative, --window, --fading, and short/long ratios); events.parquet",
     )
-    g.add_argument("--ph-delta", type=_float, default=0.1, help="Page-Hinkley delta (0.1)")
+    g.add_argument("--ph-delta", type=number, default=0.1, help="Page-Hinkley delta (0.1)")
     g.add_argument(
-        "--ph-lambda", type=_float, default=100.0, help="Page-Hinkley threshold lambda (100)"
+        "--ph-lambda", type=number, default=100.0, help="Page-Hinkley threshold lambda (100)"
     )
     g.add_argument(
         "--test-every",
-        type=_int,
+        type=integer,
         default=1000,
         metavar="N",
         help="compute measures and tests every N rows (1000)",
@@ -191,14 +178,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--actors",
-        type=_int,
+        type=integer,
         default=None,
         metavar="N",
         help="learner actors (default: one per CPU)",
     )
     g.add_argument(
         "--batch-size",
-        type=_int,
+        type=integer,
         default=1000,
         metavar="N",
         help="rows per batch sent to the learners (1000)",
@@ -229,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--repeats",
-        type=_int,
+        type=integer,
         default=10,
         metavar="R",
         help="number of permuted copies with --permute (10)",

@@ -16,17 +16,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from distval.argtypes import positive_integer
+
 __all__ = ["add_arguments", "format_description", "main"]
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,13 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", default=None, metavar="COLUMN", help="label column")
     parser.add_argument(
         "--n-rows",
-        type=_positive,
+        type=positive_integer,
         default=None,
         metavar="N",
         help="read at most N rows (generators: stream length, default 100000)",
     )
     parser.add_argument(
-        "--lags", type=_positive, default=5, metavar="L", help="Δ(ℓ) for ℓ = 1..L (5)"
+        "--lags", type=positive_integer, default=5, metavar="L", help="Δ(ℓ) for ℓ = 1..L (5)"
     )
     parser.add_argument(
         "--shuffle",

@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from distval.argtypes import positive_integer
+
 __all__ = ["add_arguments", "main"]
 
 
@@ -32,16 +34,6 @@ def _streams(text: str) -> list[str]:
             cur += ch
     out.append(cur.strip())
     return [s for s in out if s]
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,8 +54,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="quick: 5 runs, 3000 rows, bagged Hoeffding trees; paper: 50 runs, whole "
         "streams (1,000,000 generated rows), ARF (default: quick)",
     )
-    te.add_argument("--runs", type=_positive, default=None, help="runs per stream")
-    te.add_argument("--n-rows", type=_positive, default=None, metavar="N", help="rows per stream")
+    te.add_argument("--runs", type=positive_integer, default=None, help="runs per stream")
+    te.add_argument(
+        "--n-rows", type=positive_integer, default=None, metavar="N", help="rows per stream"
+    )
     te.add_argument("--learner", default=None, help="randomised learner (distval run syntax)")
     te.add_argument(
         "--streams",
@@ -96,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     te.add_argument("--address", default=None, help="join a Ray cluster ('auto', ray://...)")
     te.add_argument(
         "--max-cells",
-        type=_positive,
+        type=positive_integer,
         default=None,
         metavar="N",
         help="stop after N new cells (rerun to resume)",
