@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from distval.errors import DistvalError, check_positive_int
+from distval.errors import DistvalError, check_open_unit, check_positive_int
 from distval.learners import parse_learner
 from distval.metrics import FORGETTING, MEASURES
 from distval.validation import Validation
@@ -14,11 +14,6 @@ __all__ = ["TESTS", "RunConfig"]
 
 #: Across-fold tests run for every learner pair ("friedman" needs three learners or more).
 TESTS = ("sign", "wilcoxon", "mcnemar", "friedman")
-
-
-def _open_unit(name: str, value) -> None:
-    if not isinstance(value, (int, float)) or not 0.0 < value < 1.0:
-        raise DistvalError(f"`{name}` must be in (0, 1), got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -85,9 +80,9 @@ class RunConfig:
         if self.n_rows is not None:
             check_positive_int(self.n_rows, "n_rows")
         for name in ("fading", "delta", "alpha"):
-            _open_unit(name, getattr(self, name))
+            check_open_unit(getattr(self, name), name)
         if self.mcnemar_alpha is not None:
-            _open_unit("mcnemar_alpha", self.mcnemar_alpha)
+            check_open_unit(self.mcnemar_alpha, "mcnemar_alpha")
         if not isinstance(self.ph_lambda, (int, float)) or self.ph_lambda <= 0:
             raise DistvalError(f"`ph_lambda` must be positive, got {self.ph_lambda!r}")
         if not isinstance(self.ph_delta, (int, float)) or self.ph_delta < 0:

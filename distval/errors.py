@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["DistvalError", "check_positive_int"]
+__all__ = ["DistvalError", "check_open_unit", "check_positive_int"]
 
 
 class DistvalError(Exception):
@@ -30,3 +30,20 @@ def check_positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise DistvalError(f"`{name}` must be a positive integer, got {value!r}")
     return int(value)
+
+
+def check_open_unit(value, name: str) -> float:
+    """``value`` as a float if it lies strictly between 0 and 1, else a :class:`DistvalError`.
+
+    >>> check_open_unit(0.05, "alpha")
+    0.05
+    >>> check_open_unit(1.5, "alpha")
+    Traceback (most recent call last):
+    ...
+    distval.errors.DistvalError: `alpha` must be in (0, 1), got 1.5
+    """
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 < value < 1.0:
+        raise DistvalError(f"`{name}` must be in (0, 1), got {value!r}")
+    return float(value)

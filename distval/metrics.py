@@ -31,7 +31,7 @@ from collections import deque
 import numpy as np
 from river._river_rust.drift import AdaptiveWindowing
 
-from distval.errors import DistvalError, check_positive_int
+from distval.errors import DistvalError, check_open_unit, check_positive_int
 
 __all__ = [
     "FORGETTING",
@@ -279,8 +279,7 @@ class Fading(Tracker):
     name = "fading"
 
     def __init__(self, n_slots: int, n_classes: int = 2, factor: float = 0.999) -> None:
-        if not 0.0 < factor < 1.0:
-            raise DistvalError(f"the fading factor must be in (0, 1), got {factor}")
+        check_open_unit(factor, "fading factor")
         super().__init__(n_slots, n_classes)
         self.factor = factor
 
@@ -336,8 +335,7 @@ class ExponentialEstimators(Tracker):
     name = "ewma"
 
     def __init__(self, n_slots: int, n_classes: int = 2, alpha: float = 0.001) -> None:
-        if not 0.0 < alpha < 1.0:
-            raise DistvalError(f"the decay alpha must be in (0, 1), got {alpha}")
+        check_open_unit(alpha, "decay alpha")
         super().__init__(n_slots, n_classes)
         self.alpha = float(alpha)
         k = self.n_classes
@@ -486,8 +484,7 @@ class ADWINWindow(_Windowed):
     name = "adwin"
 
     def __init__(self, n_slots: int, n_classes: int = 2, delta: float = 0.002) -> None:
-        if not 0.0 < delta < 1.0:
-            raise DistvalError(f"ADWIN's delta must be in (0, 1), got {delta}")
+        check_open_unit(delta, "ADWIN's delta")
         super().__init__(n_slots, n_classes)
         self.delta = delta
         self._adwins = [
@@ -533,9 +530,9 @@ def make_tracker(
     if kind == "fading":
         return Fading(n_slots, n_classes, factor=fading)
     if kind == "ewma":
-        if not 0.0 < fading < 1.0:
-            raise DistvalError(f"the fading factor must be in (0, 1), got {fading}")
-        return ExponentialEstimators(n_slots, n_classes, alpha=1.0 - fading)
+        return ExponentialEstimators(
+            n_slots, n_classes, alpha=1.0 - check_open_unit(fading, "fading factor")
+        )
     if kind == "cumulative":
         return Cumulative(n_slots, n_classes)
     raise DistvalError(f"unknown forgetting {kind!r}; choose one of {', '.join(FORGETTING)}")

@@ -383,7 +383,7 @@ class TemporalCorrection(_Wrapper):
         self, model: base.Classifier, alpha: float | None = None, seed: int | None = None
     ) -> None:
         if alpha is not None and not 0.0 < alpha < 1.0:
-            raise DistvalError(f"the decay alpha must be in (0, 1), got {alpha}")
+            raise DistvalError(f"`decay alpha` must be in (0, 1), got {alpha!r}")
         super().__init__(model, seed)
         self.alpha = alpha
         self._prior: dict = {}
