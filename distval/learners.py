@@ -6,9 +6,9 @@ literals passed to the constructor. Each of the k fold replicas is a fresh ``clo
 template; a template with a ``seed`` parameter gets a distinct seed per (learner, fold).
 
 Training weight w (bootstrap draws w ~ Poisson(1)): it is passed as ``learn_one(x, y, w=w)``
-when ``learn_one`` declares a ``w`` parameter (river's Hoeffding trees, logistic regression),
-otherwise ``learn_one`` is called w times (Gaussian naive Bayes, ARF and leveraging bagging,
-whose ``learn_one`` ignores a weight, the dummy baselines, pipelines).
+when ``learn_one`` declares a ``w`` parameter (river's Hoeffding trees), otherwise
+``learn_one`` is called w times (Gaussian naive Bayes; ARF and leveraging bagging, whose
+``learn_one`` ignores a weight; pipelines such as ``logreg``; the dummy baselines).
 
 A replica that cannot predict yet (river returns ``None`` before the first ``learn_one``)
 predicts class 0, the first class of the stream, as MOA does.
