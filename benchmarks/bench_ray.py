@@ -170,6 +170,12 @@ def main() -> None:
                     "peak RSS GB": mem.peak / 1e9,
                 }
             )
+    # This VM's speed drifts over minutes: calibrate again after the runs and use the mean.
+    after = {name: single_replica_rate(name, a.calibration_rows) for name in LEARNERS}
+    rates = {name: (rates[name] + after[name]) / 2 for name in LEARNERS}
+    serial_row = a.folds * sum(1 / r for r in rates.values())
+    ideal_before = ideal
+    ideal = cores / serial_row
     efficiency = (a.rows / t_ray) / ideal
     steady_eff = steady / ideal if steady else float("nan")
     sweep = []
@@ -214,6 +220,8 @@ def main() -> None:
             ]
         ),
         "",
+        f"- single-replica rates: mean of a calibration before and after the runs (ideal "
+        f"{ideal_before:,.0f} rows/s from the first alone; the machine's speed drifts)",
         f"- ideal throughput on {cores} cores: {ideal:,.0f} rows/s "
         f"({a.folds * len(LEARNERS)} replicas, {serial_row * 1e3:.2f} ms per row serially)",
         f"- parallel efficiency: **{efficiency:.3f}** overall, **{steady_eff:.3f}** in steady "
@@ -240,6 +248,8 @@ def main() -> None:
     data = {
         "rows": rows,
         "rates": rates,
+        "rates_after": after,
+        "ideal_before": ideal_before,
         "busy_rates": busy,
         "ideal": ideal,
         "efficiency": efficiency,
