@@ -99,6 +99,19 @@ def _chance_corrected(p0: np.ndarray, pe: np.ndarray) -> np.ndarray:
     return _ratio(p0 - pe, 1.0 - pe, 0.0)
 
 
+def _kappa_family(p0, p_ran, p_maj, p_per) -> dict[str, np.ndarray]:
+    """Accuracy and its chance-corrected variants against the three baselines (DESIGN.md §3)."""
+    kappa = _chance_corrected(p0, p_ran)
+    kappa_per = _chance_corrected(p0, p_per)
+    return {
+        "accuracy": p0,
+        "kappa": kappa,
+        "kappa_m": _chance_corrected(p0, p_maj),
+        "kappa_per": kappa_per,
+        "kappa_plus": np.sqrt(np.maximum(kappa, 0.0) * np.maximum(kappa_per, 0.0)),
+    }
+
+
 def measures(C: np.ndarray, P: np.ndarray) -> dict[str, np.ndarray]:
     """All measures of DESIGN.md §3 from confusion matrices and persistent-correct counts.
 
@@ -128,8 +141,6 @@ def measures(C: np.ndarray, P: np.ndarray) -> dict[str, np.ndarray]:
     p_ran = _ratio((rows * cols).sum(axis=-1), n * n, np.nan)
     p_maj = _ratio(rows.max(axis=-1) if c else n, n, np.nan)
     p_per = _ratio(P, n, np.nan)
-    kappa = _chance_corrected(p0, p_ran)
-    kappa_per = _chance_corrected(p0, p_per)
 
     present = rows > 0
     n_present = present.sum(axis=-1)
@@ -149,11 +160,7 @@ def measures(C: np.ndarray, P: np.ndarray) -> dict[str, np.ndarray]:
         mcc, f1 = nan, nan
     empty = n == 0
     out = {
-        "accuracy": p0,
-        "kappa": kappa,
-        "kappa_m": _chance_corrected(p0, p_maj),
-        "kappa_per": kappa_per,
-        "kappa_plus": np.sqrt(np.maximum(kappa, 0.0) * np.maximum(kappa_per, 0.0)),
+        **_kappa_family(p0, p_ran, p_maj, p_per),
         "recall_arith": np.where(empty, np.nan, arith),
         "recall_geom": np.where(empty, np.nan, geom),
         "recall_harm": np.where(empty, np.nan, harm),
@@ -397,14 +404,8 @@ class ExponentialEstimators(Tracker):
         p_ran = (self.prior * self.prior_h).sum(axis=1)
         p_per = (self.prior * self.stay).sum(axis=1)
         p_maj = self.prior.max(axis=1)
-        kappa = _chance_corrected(p, p_ran)
-        kappa_per = _chance_corrected(p, p_per)
         new = {
-            "accuracy": p,
-            "kappa": kappa,
-            "kappa_m": _chance_corrected(p, p_maj),
-            "kappa_per": kappa_per,
-            "kappa_plus": np.sqrt(np.maximum(kappa, 0.0) * np.maximum(kappa_per, 0.0)),
+            **_kappa_family(p, p_ran, p_maj, p_per),
             "p_maj": p_maj,
             "p_per": p_per,
         }

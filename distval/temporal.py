@@ -21,13 +21,13 @@ is y_{t-1}; in a k-fold run it is the last row routed to that fold's replica.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 from river import base
 
 from distval.errors import DistvalError, check_positive_int
-from distval.streams.base import Chunk, Stream
+from distval.permutations import PermutedStream as _OrderedStream
+from distval.permutations import StreamData
+from distval.streams.base import Stream
 
 __all__ = [
     "LabelDiagnostics",
@@ -265,11 +265,12 @@ def within_class_permutation(y: np.ndarray, seed: int | None = None) -> np.ndarr
     return order
 
 
-class PermutedStream(Stream):
+class PermutedStream(_OrderedStream):
     """A stream with its rows reordered: ``"iid"`` or ``"within-class"`` shuffle, seeded.
 
-    The base stream is read once into memory (a permutation needs every row). Class indices
-    are renumbered by first appearance in the new order, as for any stream.
+    The order comes from :func:`iid_permutation` or :func:`within_class_permutation`; reading,
+    reordering and renumbering classes by first appearance are those of
+    :class:`distval.permutations.PermutedStream` (the stream is read once into memory).
 
     >>> from distval.streams import open_stream
     >>> s = PermutedStream(open_stream("sea", n_rows=100, seed=1), "within-class", seed=2)
@@ -282,42 +283,14 @@ class PermutedStream(Stream):
     def __init__(self, stream: Stream, kind: str = "iid", seed: int | None = None) -> None:
         if kind not in self.KINDS:
             raise DistvalError(f"unknown shuffle {kind!r}; choose one of {', '.join(self.KINDS)}")
-        super().__init__(f"{stream.name}[{kind} shuffle, seed {seed}]")
-        self.base, self.kind, self.seed = stream, kind, seed
-        self._data: tuple[np.ndarray, np.ndarray, list[str]] | None = None
-
-    def _load(self) -> tuple[np.ndarray, np.ndarray, list[str]]:
-        if self._data is None:
-            parts = list(self.base.chunks(10_000))
-            X = np.vstack([c.X for c in parts])
-            y = np.concatenate([c.y for c in parts])
-            order = (
-                iid_permutation(len(y), self.seed)
-                if self.kind == "iid"
-                else within_class_permutation(y, self.seed)
-            )
-            X, y = X[order], y[order]
-            _, first = np.unique(y, return_index=True)
-            old_by_new = np.unique(y)[np.argsort(first)]
-            remap = np.empty(old_by_new.max() + 1, dtype=np.int64)
-            remap[old_by_new] = np.arange(len(old_by_new))
-            labels = [self.base.classes[i] for i in old_by_new]
-            self._data = (X, remap[y], labels)
-            self.feature_names = list(self.base.feature_names)
-            self.nominal = {f: list(v) for f, v in self.base.nominal.items()}
-            self.n_rows = len(y)
-        return self._data
-
-    def chunks(self, size: int = 1000) -> Iterator[Chunk]:
-        check_positive_int(size, "chunk size")
-        X, y, labels = self._load()
-        self.classes = []
-        for lo in range(0, len(y), int(size)):
-            yc = y[lo : lo + size]
-            k = int(yc.max()) + 1
-            if k > len(self.classes):
-                self.classes.extend(labels[len(self.classes) : k])
-            yield Chunk(lo, X[lo : lo + size], yc)
+        data = StreamData.read(stream)
+        order = (
+            iid_permutation(len(data), seed)
+            if kind == "iid"
+            else within_class_permutation(data.y, seed)
+        )
+        super().__init__(data, order, name=f"{stream.name}[{kind} shuffle, seed {seed}]")
+        self.kind, self.seed = kind, seed
 
 
 def _learn(model, x: dict, y, w) -> None:
