@@ -196,6 +196,12 @@ class EvaluationResult:
             cum = per.get("cumulative", main)
             cells = [fmt(main[m]) for m in SUMMARY_MEASURES] if main else []
             lines.append(f"| {label} | " + " | ".join(cells) + f" | {fmt(cum['accuracy'])} |")
+
+        def decision(t):  # the Q statistic is not a test: no p-value, no decision
+            if t["pvalue"] is None:
+                return "–"
+            return "yes" if t["reject"] else "no"
+
         if s["tests"]:
             lines += [
                 "",
@@ -209,7 +215,7 @@ class EvaluationResult:
                 st = "–" if t["statistic"] is None else f"{t['statistic']:.4g}"
                 lines.append(
                     f"| {t['learner_a']} | {t['learner_b']} | {t['test']} | {st} | {p} | "
-                    f"{'yes' if t['reject'] else 'no'} |"
+                    f"{decision(t)} |"
                 )
         lines.append("")
         lines.append(
