@@ -86,7 +86,6 @@ def run_one(task: tuple) -> list[dict]:
             chunk.y,
             weights=np.ones((n, 1), dtype=np.int32),
             tested=np.ones((n, 1), dtype=bool),
-            n_classes=len(stream.classes),
         )
         pred = host.process(batch).astype(np.int64)
         prev = np.r_[last, chunk.y[:-1]]

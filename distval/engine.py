@@ -22,7 +22,14 @@ from distval.results import EvaluationResult, ResultWriter
 from distval.streams import Stream, open_stream
 from distval.validation import FoldAssigner
 
-__all__ = ["BACKENDS", "Run", "evaluate", "iter_batches", "open_config_stream"]
+__all__ = [
+    "BACKENDS",
+    "LocalEvaluation",
+    "Run",
+    "evaluate",
+    "iter_batches",
+    "open_config_stream",
+]
 
 BACKENDS = ("inprocess", "ray", "auto")
 #: With ``backend="auto"``, jobs of fewer (rows x learners x folds) than this run in-process:
@@ -42,7 +49,6 @@ def iter_batches(stream: Stream, config: RunConfig) -> Iterator[Batch]:
         n = len(chunk.y)
         first = chunk.start
         cuts = np.arange((first // every + 1) * every, first + n, every) - first
-        n_classes = len(stream.classes)
         for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, n]):
             a = assigner.assign(int(hi - lo))
             yield Batch(
@@ -51,7 +57,6 @@ def iter_batches(stream: Stream, config: RunConfig) -> Iterator[Batch]:
                 y=chunk.y[lo:hi],
                 weights=a.weights,
                 tested=a.tested(config.prequential),
-                n_classes=n_classes,
             )
 
 
@@ -132,15 +137,35 @@ def live_status(snap: Snapshot, config: RunConfig) -> str:
     return " | ".join(parts)
 
 
+class LocalEvaluation:
+    """Every replica in one host and the aggregator, in this process.
+
+    >>> cfg = RunConfig(stream="sea", learners=("nb",), n_folds=2, test_every=100)
+    >>> stream = open_config_stream(cfg)
+    >>> local = LocalEvaluation(cfg, stream)
+    >>> snap = local.step(next(iter_batches(stream, cfg)))
+    >>> snap.position, local.host.slots
+    (100, [(0, 0), (0, 1)])
+    """
+
+    def __init__(self, config: RunConfig, stream: Stream) -> None:
+        slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
+        self.host = LearnerHost(config.specs, slots, stream.feature_names, config.seed)
+        self.aggregator = Aggregator(config)
+        self._ids = np.arange(len(slots))
+
+    def step(self, batch: Batch) -> Snapshot | None:
+        """Predict, learn and aggregate one batch; the snapshot if a test point was reached."""
+        preds = self.host.process(batch)
+        return self.aggregator.update(batch.start, batch.y, [(self._ids, preds)])
+
+
 def _run_inprocess(config: RunConfig, stream: Stream, run: Run) -> None:
-    slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
-    host = LearnerHost(config.specs, slots, stream.feature_names, config.seed)
-    ids = np.arange(len(slots))
-    agg = Aggregator(config)
+    local = LocalEvaluation(config, stream)
     for batch in iter_batches(stream, config):
-        run.snapshot(agg.update(batch.start, batch.y, [(ids, host.process(batch))]))
+        run.snapshot(local.step(batch))
         run.advance(len(batch))
-    run.snapshot(agg.finish())
+    run.snapshot(local.aggregator.finish())
 
 
 def evaluate(

@@ -9,6 +9,7 @@ actors, each hosting a share of the slots.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,8 +24,7 @@ __all__ = ["Batch", "LearnerHost", "to_dicts"]
 class Batch:
     """Consecutive stream rows with their fold routing; what travels to the hosts.
 
-    ``weights`` and ``tested`` have shape (rows, folds); ``n_classes`` counts the classes
-    seen so far, these rows included.
+    ``weights`` and ``tested`` have shape (rows, folds).
     """
 
     start: int
@@ -32,7 +32,6 @@ class Batch:
     y: np.ndarray
     weights: np.ndarray
     tested: np.ndarray
-    n_classes: int
 
     def __len__(self) -> int:
         return len(self.y)
@@ -61,8 +60,7 @@ class LearnerHost:
     >>> host = LearnerHost([parse_learner("majority")], slots=[(0, 0), (0, 1)],
     ...                    feature_names=["a"], seed=1)
     >>> b = Batch(0, np.zeros((3, 1)), np.array([1, 1, 0]),
-    ...           weights=np.array([[1, 0], [1, 0], [1, 0]]), tested=np.ones((3, 2), bool),
-    ...           n_classes=2)
+    ...           weights=np.array([[1, 0], [1, 0], [1, 0]]), tested=np.ones((3, 2), bool))
     >>> host.process(b).tolist()   # fold 1 never trains: it predicts class 0 throughout
     [[0, 1, 1], [0, 0, 0]]
     """
@@ -85,6 +83,25 @@ class LearnerHost:
         self.models = [by_slot[s] for s in self.slots]
         self.labels = [spec.label for spec in learners]
         self._weighted = [learns_with_weight(m) for m in self.models]
+
+    def part(self, slots: list[tuple[int, int]]) -> LearnerHost:
+        """A host of some of these slots that shares their replicas, as trained so far.
+
+        >>> from distval.learners import parse_learner
+        >>> host = LearnerHost([parse_learner("nb")], [(0, 0), (0, 1)], ["a"], seed=1)
+        >>> host.part([(0, 1)]).models[0] is host.models[1]
+        True
+        """
+        where = {s: j for j, s in enumerate(self.slots)}
+        picked = [(int(i), int(f)) for i, f in slots]
+        missing = [s for s in picked if s not in where]
+        if missing:
+            raise ValueError(f"slots {missing} are not hosted here")
+        new = copy.copy(self)
+        new.slots = picked
+        new.models = [self.models[where[s]] for s in picked]
+        new._weighted = [self._weighted[where[s]] for s in picked]
+        return new
 
     def process(self, batch: Batch) -> np.ndarray:
         """Predict-then-learn every row; returns (slots, rows) predictions, -1 = not tested."""

@@ -8,27 +8,33 @@ store once and hands the reference to every learner actor; the aggregator actor 
 same reference plus every actor's predictions and returns a snapshot every ``test_every``
 rows. At most ``max_in_flight`` batches are under way, so memory stays flat on any stream.
 
+Start-up: the actors' processes take seconds to boot. Meanwhile the driver evaluates the
+first batches itself (:class:`distval.engine.LocalEvaluation`) and, once every actor is up,
+hands each its share of that state. The same core classes see the same batches either way,
+so the numbers do not change.
+
 Faults: every ``checkpoint_every`` batches the driver asks each actor for a copy of its state
-(kept in the object store, owned by the driver). If an actor dies, all actors are rebuilt
-from the last complete checkpoint and the batches since then are replayed; the results are
-the same as without the fault. After ``max_recoveries`` rebuilds the run stops with a clear
-message, keeping on disk what was computed.
+(kept in the object store, owned by the driver); the state handed over after the warm-up is
+the first checkpoint. If an actor dies, all actors are rebuilt from the last complete
+checkpoint and the batches since then are replayed; the results are the same as without the
+fault. After ``max_recoveries`` rebuilds the run stops with a clear message, keeping on disk
+what was computed.
 """
 
 from __future__ import annotations
 
-import copy
+import itertools
 import logging
 import os
 from collections import deque
 
-from distval.aggregator import Aggregator
+from distval.actors import AggregatorActor, LearnerActor
 from distval.config import RunConfig
-from distval.engine import Run, iter_batches
+from distval.engine import LocalEvaluation, Run, iter_batches
 from distval.errors import DistvalError
-from distval.host import LearnerHost
+from distval.host import Batch
 
-__all__ = ["deal_slots", "run_ray"]
+__all__ = ["deal_slots", "run_ray", "warm_up"]
 
 
 def deal_slots(n_learners: int, n_folds: int, n_actors: int) -> list[list[tuple[int, int]]]:
@@ -42,35 +48,17 @@ def deal_slots(n_learners: int, n_folds: int, n_actors: int) -> list[list[tuple[
     return [slots[i::n] for i in range(n)]
 
 
-class _LearnerActor:
-    """Actor body around a :class:`LearnerHost` (or a checkpoint of one)."""
+def warm_up(local: LocalEvaluation, batches, run: Run, more) -> Batch | None:
+    """Evaluate whole batches in the driver while ``more(batches done so far)`` is true.
 
-    def __init__(self, host: LearnerHost) -> None:
-        # Arrays deserialised from the object store are read-only: work on a private copy.
-        self.host = copy.deepcopy(host)
-
-    def process(self, batch):
-        return self.host.process(batch)
-
-    def checkpoint(self):
-        return self.host, True
-
-
-class _AggregatorActor:
-    """Actor body around an :class:`Aggregator`, fed whole batches and every actor's part."""
-
-    def __init__(self, aggregator: Aggregator, slot_ids: list[list[int]]) -> None:
-        self.aggregator = copy.deepcopy(aggregator)
-        self.slot_ids = slot_ids
-
-    def consume(self, batch, *parts):
-        return self.aggregator.update(batch.start, batch.y, list(zip(self.slot_ids, parts)))
-
-    def finish(self):
-        return self.aggregator.finish()
-
-    def checkpoint(self):
-        return self.aggregator, True
+    Returns the first batch left for the actors, or None once the stream is exhausted.
+    """
+    for done, batch in enumerate(batches):
+        if not more(done):
+            return batch
+        run.snapshot(local.step(batch))
+        run.advance(len(batch))
+    return None
 
 
 def _start_ray(address: str | None):
@@ -94,17 +82,39 @@ def _start_ray(address: str | None):
 
 
 class _Actors:
-    """The learner actors and the aggregator actor of one run, built from core objects."""
+    """The learner actors and the aggregator actor of one run; they start empty."""
 
-    def __init__(self, hosts, aggregator, slot_ids, cpus_per_actor):
+    def __init__(self, specs, slot_ids, cpus_per_actor):
         import ray
 
-        self._learner_cls = ray.remote(max_restarts=0)(_LearnerActor).options(
-            num_cpus=cpus_per_actor
-        )
-        self._agg_cls = ray.remote(max_restarts=0)(_AggregatorActor).options(num_cpus=0)
-        self.learners = [self._learner_cls.remote(h) for h in hosts]
-        self.aggregator = self._agg_cls.remote(aggregator, slot_ids)
+        learner = ray.remote(max_restarts=0)(LearnerActor).options(num_cpus=cpus_per_actor)
+        aggregator = ray.remote(max_restarts=0)(AggregatorActor).options(num_cpus=0)
+        self.learners = [learner.remote(specs) for _ in slot_ids]
+        self.aggregator = aggregator.remote(slot_ids)
+        self._booting = [a.__ray_ready__.remote() for a in self.all]
+
+    @property
+    def all(self) -> list:
+        return [*self.learners, self.aggregator]
+
+    def ready(self) -> bool:
+        """Whether every actor has started; one that failed to start raises DistvalError."""
+        import ray
+        from ray.exceptions import RayActorError
+
+        if self._booting:
+            n = len(self._booting)
+            done, self._booting = ray.wait(self._booting, num_returns=n, timeout=0)
+            try:
+                ray.get(done)
+            except RayActorError as exc:
+                raise DistvalError(f"a Ray actor could not start: {exc}") from None
+        return not self._booting
+
+    def load(self, states) -> None:
+        """Give every actor its state (objects or object refs), before any other call."""
+        for actor, state in zip(self.all, states):
+            actor.load.remote(state)
 
     def submit(self, batch_ref):
         parts = [a.process.remote(batch_ref) for a in self.learners]
@@ -112,14 +122,13 @@ class _Actors:
 
     def checkpoint(self):
         """(state refs, ok refs): the states stay in the object store, owned by the driver."""
-        calls = [a.checkpoint.options(num_returns=2).remote() for a in self.learners]
-        calls.append(self.aggregator.checkpoint.options(num_returns=2).remote())
+        calls = [a.checkpoint.options(num_returns=2).remote() for a in self.all]
         return [c[0] for c in calls], [c[1] for c in calls]
 
     def kill(self):
         import ray
 
-        for a in [*self.learners, self.aggregator]:
+        for a in self.all:
             ray.kill(a, no_restart=True)
 
 
@@ -133,12 +142,15 @@ def run_ray(
     max_in_flight: int = 4,
     checkpoint_every: int = 50,
     max_recoveries: int = 3,
+    warm_up_batches: int | None = None,
     on_batch=None,
 ) -> None:
     """Run the evaluation on Ray; identical numbers to the in-process engine.
 
-    ``on_batch(index, actors)`` is called after each batch is submitted (used by the fault
-    tests to kill actors mid-stream).
+    ``warm_up_batches``: batches the driver evaluates itself before handing over to the
+    actors (default: as many as it can while they start; 0: none). ``on_batch(index, actors)`` is
+    called after each batch is submitted to the actors (used by the fault tests to kill
+    actors mid-stream).
     """
     import ray
     from ray.exceptions import RayActorError, RayTaskError
@@ -146,26 +158,39 @@ def run_ray(
     must_shutdown = _start_ray(address)
     try:
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
-        n = n_actors or cpus
         k, n_learners = config.n_folds, len(config.learners)
-        groups = deal_slots(n_learners, k, n)
+        groups = deal_slots(n_learners, k, n_actors or cpus)
         cpus_per_actor = min(1.0, cpus / len(groups))
-        specs = config.specs
-        names = stream.feature_names
         slot_ids = [[i * k + f for i, f in g] for g in groups]
 
-        def fresh():
-            hosts = [LearnerHost(specs, g, names, config.seed) for g in groups]
-            return _Actors(hosts, Aggregator(config), slot_ids, cpus_per_actor)
+        def new_actors(states):
+            fresh = _Actors(config.specs, slot_ids, cpus_per_actor)
+            fresh.load(states)
+            return fresh
 
-        def restore(refs):
-            # Passing the refs as arguments lets Ray hand each state to its new actor.
-            return _Actors(refs[:-1], refs[-1], slot_ids, cpus_per_actor)
+        actors = _Actors(config.specs, slot_ids, cpus_per_actor)
+        local = LocalEvaluation(config, stream)
+        batches = iter_batches(stream, config)
+        if warm_up_batches is None:
 
-        actors = fresh()
-        ray.get(actors.aggregator.__ray_ready__.remote())
+            def more(done):
+                return not actors.ready()
 
-        checkpoint = None  # (refs, index of the first batch after it)
+        else:
+
+            def more(done):
+                return done < warm_up_batches
+
+        rest = warm_up(local, batches, run, more)
+        if rest is None:  # the driver alone got to the end of the stream
+            run.snapshot(local.aggregator.finish())
+            actors.kill()
+            return
+        handed = [ray.put(local.host.part(g)) for g in groups] + [ray.put(local.aggregator)]
+        del local
+        actors.load(handed)
+
+        checkpoint = (handed, 0)  # (refs, index of the first batch after it)
         pending = None
         log: list = []  # (index, batch ref, rows) since the last complete checkpoint
         in_flight: deque = deque()  # (index, rows, snapshot ref)
@@ -190,7 +215,7 @@ def run_ray(
             actors.kill()
             pending = None
             in_flight = deque()
-            actors = restore(checkpoint[0]) if checkpoint else fresh()
+            actors = new_actors(checkpoint[0])
             for index, ref, rows in log:
                 in_flight.append((index, rows, actors.submit(ref)))
 
@@ -203,7 +228,7 @@ def run_ray(
                 except RayActorError:
                     recover()
 
-        for index, batch in enumerate(iter_batches(stream, config)):
+        for index, batch in enumerate(itertools.chain([rest], batches)):
             ref = ray.put(batch)
             log.append((index, ref, len(batch)))
             in_flight.append((index, len(batch), actors.submit(ref)))

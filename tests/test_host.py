@@ -29,7 +29,6 @@ def batches(X, y, validation, size, seed=3):
             y[lo : lo + size],
             asg.weights,
             asg.tested(validation.prequential),
-            2,
         )
 
 

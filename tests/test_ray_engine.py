@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -12,9 +13,9 @@ import pytest
 
 import distval
 from distval.config import RunConfig
-from distval.engine import Run, open_config_stream
+from distval.engine import LocalEvaluation, Run, iter_batches, open_config_stream
 from distval.errors import DistvalError
-from distval.ray_engine import deal_slots, run_ray
+from distval.ray_engine import deal_slots, run_ray, warm_up
 
 pytestmark = pytest.mark.ray
 
@@ -35,26 +36,62 @@ def test_slots_are_dealt_evenly_and_completely():
     assert len(deal_slots(2, 3, 50)) == 6  # never more actors than slots: one fold per actor
 
 
+def ray_run(opts: dict, **kw):
+    """The Ray engine on a configuration, with run_ray's own options."""
+    cfg = RunConfig(**opts)
+    stream = open_config_stream(cfg)
+    run = Run(cfg, stream)
+    run_ray(cfg, stream, run, **kw)
+    return run.close()
+
+
+# warm_up_batches: 0 = the actors do everything; 3 = the driver takes 900 rows and hands
+# over between test points (every 600 rows).
 @pytest.mark.parametrize(
-    ("scheme", "prequential", "n_actors"),
+    ("scheme", "prequential", "n_actors", "warm_up_batches"),
     [
-        ("cv", True, 1),
-        ("split", False, 2),
-        ("bootstrap", True, 3),
-        ("cv", False, 3),
-        ("split", True, 1),
-        ("bootstrap", False, 2),
+        ("cv", True, 1, 0),
+        ("split", False, 2, 3),
+        ("bootstrap", True, 3, 0),
+        ("cv", False, 3, 3),
+        ("split", True, 1, 3),
+        ("bootstrap", False, 2, 0),
+        ("bootstrap", True, 2, 3),
     ],
 )
 def test_ray_results_equal_in_process_results(
-    ray_local, assert_same_rows, scheme, prequential, n_actors
+    ray_local, assert_same_rows, scheme, prequential, n_actors, warm_up_batches
 ):
     opts = SMALL | {"scheme": scheme, "prequential": prequential}
     local = distval.evaluate(**opts)
-    remote = distval.evaluate(**opts, backend="ray", n_actors=n_actors)
+    remote = ray_run(opts, n_actors=n_actors, warm_up_batches=warm_up_batches)
     assert_same_rows(local.fold_rows, remote.fold_rows)
     assert_same_rows(local.test_rows, remote.test_rows)
     assert ray_local.is_initialized()  # a Ray the caller started is left running
+
+
+def test_default_run_on_ray_equals_in_process(ray_local, assert_same_rows):
+    """distval.evaluate on Ray: the driver works while the actors start, then hands over."""
+    opts = SMALL | {"n_rows": 3600, "learners": ("ht", "nb")}
+    local = distval.evaluate(**opts)
+    remote = distval.evaluate(**opts, backend="ray", n_actors=2)
+    assert_same_rows(local.fold_rows, remote.fold_rows)
+    assert_same_rows(local.test_rows, remote.test_rows)
+
+
+def test_warm_up_evaluates_the_batches_asked_then_hands_over(assert_same_rows):
+    cfg = RunConfig(**SMALL)
+    stream = open_config_stream(cfg)
+    local = LocalEvaluation(cfg, stream)
+    run = Run(cfg, stream)
+    batches = iter_batches(stream, cfg)
+    rest = warm_up(local, batches, run, lambda done: done < 3)
+    assert (rest.start, len(rest)) == (900, 300)  # the fourth batch of 300 is left
+    assert local.aggregator.position == run.result.n_rows == 900
+    assert {r["position"] for r in run.result.fold_rows} == {600}  # the first test point
+    assert warm_up(local, itertools.chain([rest], batches), run, lambda done: True) is None
+    run.snapshot(local.aggregator.finish())
+    assert_same_rows(distval.evaluate(cfg).fold_rows, run.close().fold_rows)
 
 
 def run_with_fault(kill, *, max_recoveries=3, output_dir=None):
@@ -80,6 +117,7 @@ def run_with_fault(kill, *, max_recoveries=3, output_dir=None):
             run,
             n_actors=2,
             checkpoint_every=3,
+            warm_up_batches=1,  # the first checkpoint is the state the driver hands over
             on_batch=on_batch,
             max_recoveries=max_recoveries,
         )

@@ -53,7 +53,7 @@ def prequential(specs, X, y, names):
         [parse_learner(s) for s in specs], [(i, 0) for i in range(len(specs))], names, seed=1
     )
     n = len(y)
-    batch = Batch(0, X, y, np.ones((n, 1), np.int32), np.ones((n, 1), bool), int(y.max()) + 1)
+    batch = Batch(0, X, y, np.ones((n, 1), np.int32), np.ones((n, 1), bool))
     return host.process(batch).astype(np.int64)
 
 

@@ -322,9 +322,7 @@ def run_cell(config: GridConfig, label: str, spec: str, run: int, scheme: str) -
     n = 0
     for chunk in stream.chunks(config.batch_size):
         a = assigner.assign(len(chunk.y))
-        batch = Batch(
-            chunk.start, chunk.X, chunk.y, a.weights, np.ones_like(a.held_out), len(stream.classes)
-        )
+        batch = Batch(chunk.start, chunk.X, chunk.y, a.weights, np.ones_like(a.held_out))
         pred = host.process(batch)  # (2k, rows)
         n_classes = max(len(stream.classes), 2)
         pa, pb = pred[:k], pred[k:]

@@ -1,0 +1,64 @@
+"""Bodies of the Ray actors: thin wrappers around the core's learner host and aggregator.
+
+Every Ray worker imports this module to rebuild the actor classes, so it imports nothing of
+its own: a learner actor loads river's learners and an aggregator actor the statistics only
+when it needs them, and neither pays for the driver's modules (files, reports, pandas).
+
+Actors start empty and receive their state with ``load`` (a fresh host, the driver's state
+after warming up, or a checkpoint), so their processes can boot while the driver works.
+Calls from the driver to one actor run in the order they were made.
+
+>>> from distval.learners import parse_learner
+>>> actor = LearnerActor([parse_learner("nb")])   # the body alone, without Ray
+>>> actor.host is None
+True
+"""
+
+from __future__ import annotations
+
+import copy
+
+__all__ = ["AggregatorActor", "LearnerActor"]
+
+
+class LearnerActor:
+    """Hosts a :class:`~distval.host.LearnerHost`: a share of the (learner, fold) replicas."""
+
+    def __init__(self, specs=()) -> None:
+        for spec in specs:
+            spec.build()  # import each learner's module now, while the driver is busy
+        self.host = None
+
+    def load(self, host) -> None:
+        # Arrays deserialised from the object store are read-only: keep a private copy.
+        self.host = copy.deepcopy(host)
+
+    def process(self, batch):
+        return self.host.process(batch)
+
+    def checkpoint(self):
+        """(state, True): the second value lets the driver confirm the copy without fetching it."""
+        return self.host, True
+
+
+class AggregatorActor:
+    """Hosts an :class:`~distval.aggregator.Aggregator`, fed whole batches and every
+    learner actor's predictions (``slot_ids[i]`` are the slots of learner actor ``i``)."""
+
+    def __init__(self, slot_ids: list[list[int]]) -> None:
+        import distval.aggregator  # noqa: F401  (the statistics, imported while booting)
+
+        self.slot_ids = slot_ids
+        self.aggregator = None
+
+    def load(self, aggregator) -> None:
+        self.aggregator = copy.deepcopy(aggregator)
+
+    def consume(self, batch, *parts):
+        return self.aggregator.update(batch.start, batch.y, list(zip(self.slot_ids, parts)))
+
+    def finish(self):
+        return self.aggregator.finish()
+
+    def checkpoint(self):
+        return self.aggregator, True
