@@ -148,9 +148,9 @@ def run_ray(
     """Run the evaluation on Ray; identical numbers to the in-process engine.
 
     ``warm_up_batches``: batches the driver evaluates itself before handing over to the
-    actors (default: as many as it can while they start; 0: none). ``on_batch(index, actors)`` is
-    called after each batch is submitted to the actors (used by the fault tests to kill
-    actors mid-stream).
+    actors (default: as many as it can while they start; 0: none).
+    ``on_batch(index, actors)`` is called after each batch is submitted to the actors (used
+    by the fault tests to kill actors mid-stream).
     """
     import ray
     from ray.exceptions import RayActorError, RayTaskError
