@@ -38,8 +38,9 @@ from pathlib import Path
 import numpy as np
 
 import distval
-from distval.host import to_dicts
-from distval.learners import learns_with_weight, parse_learner
+from distval.learners import parse_learner
+from distval.learners.host import to_dicts
+from distval.learners.weights import learns_with_weight
 from distval.streams import open_stream
 
 from common import PeakRSS, save, table, timed

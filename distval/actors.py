@@ -22,7 +22,7 @@ __all__ = ["AggregatorActor", "LearnerActor"]
 
 
 class LearnerActor:
-    """Hosts a :class:`~distval.host.LearnerHost`: a share of the (learner, fold) replicas."""
+    """Hosts a :class:`~distval.learners.host.LearnerHost`: a share of the replicas."""
 
     def __init__(self, specs=()) -> None:
         for spec in specs:

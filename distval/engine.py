@@ -17,7 +17,7 @@ import numpy as np
 from distval.aggregator import Aggregator, Snapshot
 from distval.config import RunConfig
 from distval.errors import DistvalError, check_positive_int
-from distval.host import Batch, LearnerHost
+from distval.learners.host import Batch, LearnerHost
 from distval.results import EvaluationResult, ResultWriter
 from distval.streams import Stream, open_stream
 from distval.validation import FoldAssigner

@@ -268,8 +268,8 @@ def holdout_curve(
     Returns a dict of equally long lists keyed ``position``, ``holdout``, ``cumulative``,
     ``window_<w>``, ``fading_<alpha>``.
     """
-    from distval.host import to_dicts
     from distval.learners import parse_learner
+    from distval.learners.host import to_dicts
 
     model = parse_learner(learner).build()
     names = stream.feature_names

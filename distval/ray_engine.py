@@ -32,7 +32,7 @@ from distval.actors import AggregatorActor, LearnerActor
 from distval.config import RunConfig
 from distval.engine import LocalEvaluation, Run, iter_batches
 from distval.errors import DistvalError
-from distval.host import Batch
+from distval.learners.host import Batch
 
 __all__ = ["deal_slots", "run_ray", "warm_up"]
 

@@ -54,8 +54,8 @@ def test_same_seed_same_results_other_seed_other_results(assert_same_rows):
 
 def test_cumulative_accuracy_equals_a_direct_recount():
     """Rerun the same replicas by hand (river loop) and recount accuracy with scikit-learn."""
-    from distval.host import to_dicts
     from distval.learners import make_replicas, parse_learner
+    from distval.learners.host import to_dicts
 
     cfg = RunConfig(**SMALL | {"scheme": "cv", "prequential": False})
     res = distval.evaluate(cfg)
@@ -107,7 +107,7 @@ class Boom(Exception):
 
 def test_an_interrupted_run_keeps_what_it_computed(tmp_path, monkeypatch):
     """A failure mid-stream still leaves the time series so far and a summary on disk."""
-    from distval import host
+    from distval.learners import host
 
     calls = {"n": 0}
     original = host.LearnerHost.process

@@ -7,8 +7,8 @@ import pickle
 import numpy as np
 from river import datasets
 
-from distval.host import Batch, LearnerHost, to_dicts
 from distval.learners import make_replicas, parse_learner
+from distval.learners.host import Batch, LearnerHost, to_dicts
 from distval.validation import FoldAssigner, Validation
 
 

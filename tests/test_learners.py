@@ -10,11 +10,11 @@ from river import datasets, naive_bayes, tree
 from distval.errors import DistvalError
 from distval.learners import (
     BUILTIN,
-    learns_with_weight,
     make_replicas,
     parse_learner,
     replica_seed,
 )
+from distval.learners.weights import learns_with_weight
 
 
 @pytest.mark.parametrize("name", list(BUILTIN))

@@ -15,7 +15,7 @@ CORE = [
     "distval.stats",
     "distval.streams",
     "distval.learners",
-    "distval.host",
+    "distval.learners.host",
     "distval.aggregator",
     "distval.engine",
     "distval.results",
@@ -42,7 +42,7 @@ def test_objects_that_travel_to_actors_pickle():
     from distval.aggregator import Aggregator
     from distval.config import RunConfig
     from distval.engine import iter_batches, open_config_stream
-    from distval.host import LearnerHost
+    from distval.learners.host import LearnerHost
 
     cfg = RunConfig(stream="sea", n_rows=500, learners=("arf(n_models=2)", "nb"), n_folds=3)
     stream = open_config_stream(cfg)

@@ -12,15 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from distval.errors import DistvalError
-from distval.host import Batch, LearnerHost
 from distval.learners import BUILTIN, make_replicas, parse_learner
+from distval.learners.host import Batch, LearnerHost
+from distval.learners.temporal import TemporalCorrection, TemporallyAugmented
 from distval.metrics import FORGETTING, Cumulative, ExponentialEstimators, make_tracker, measures
 from distval.streams import open_stream
 from distval.temporal import (
     LabelDiagnostics,
     PermutedStream,
-    TemporalCorrection,
-    TemporallyAugmented,
     describe_stream,
     iid_permutation,
     within_class_permutation,

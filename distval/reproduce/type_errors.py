@@ -3,7 +3,7 @@
 A *cell* is one (stream, run, scheme). One pass over the stream, with the prequential
 routing (every fold tests every row), runs two learners built by the same randomised
 algorithm with different seeds, A and A' (learner indices 0 and 1 of one
-:class:`~distval.host.LearnerHost`, so :func:`~distval.learners.make_replicas` seeds their
+:class:`~distval.learners.host.LearnerHost`, so :func:`~distval.learners.make_replicas` seeds their
 replicas apart). Training does not depend on the variant, so the non-prequential variant
 is read off the same predictions through :attr:`~distval.validation.Assignment.held_out`.
 Three comparisons are made per variant, all with A as the first learner:
@@ -293,8 +293,8 @@ def run_cell(config: GridConfig, label: str, spec: str, run: int, scheme: str) -
     ``mean_a`` and ``mean_b`` (mean fold accuracies).
     """
     from distval import stats
-    from distval.host import Batch, LearnerHost
     from distval.learners import parse_learner
+    from distval.learners.host import Batch, LearnerHost
     from distval.streams import open_stream
     from distval.validation import FoldAssigner, Validation
 

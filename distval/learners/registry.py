@@ -5,10 +5,7 @@ name (:data:`BUILTIN`) or an import path ``package.module:Class``; parameters ar
 literals passed to the constructor. Each of the k fold replicas is a fresh ``clone()`` of the
 template; a template with a ``seed`` parameter gets a distinct seed per (learner, fold).
 
-Training weight w (bootstrap draws w ~ Poisson(1)): it is passed as ``learn_one(x, y, w=w)``
-when ``learn_one`` declares a ``w`` parameter (river's Hoeffding trees), otherwise
-``learn_one`` is called w times (Gaussian naive Bayes; ARF and leveraging bagging, whose
-``learn_one`` ignores a weight; pipelines such as ``logreg``; the dummy baselines).
+How a replica learns a row of training weight w is :mod:`distval.learners.weights`.
 
 A replica that cannot predict yet (river returns ``None`` before the first ``learn_one``)
 predicts class 0, the first class of the stream, as MOA does.
@@ -18,14 +15,13 @@ from __future__ import annotations
 
 import ast
 import importlib
-import inspect
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from distval.errors import DistvalError
 
-__all__ = ["BUILTIN", "LearnerSpec", "learns_with_weight", "make_replicas", "parse_learner"]
+__all__ = ["BUILTIN", "LearnerSpec", "make_replicas", "parse_learner", "replica_seed"]
 
 
 def _ht(**kw):
@@ -86,13 +82,13 @@ def _base(base, wrapper: str):
 
 
 def _tc(base: str = "nb", **kw):
-    from distval.temporal import TemporalCorrection
+    from distval.learners.temporal import TemporalCorrection
 
     return TemporalCorrection(_base(base, "tc"), **kw)
 
 
 def _ta(base: str = "nb", **kw):
-    from distval.temporal import TemporallyAugmented
+    from distval.learners.temporal import TemporallyAugmented
 
     return TemporallyAugmented(_base(base, "ta"), **kw)
 
@@ -210,14 +206,6 @@ def parse_learner(text: str) -> LearnerSpec:
     spec = LearnerSpec(name, params)
     spec.factory()  # fail now, with a clear message, if it does not import
     return spec
-
-
-def learns_with_weight(model) -> bool:
-    """Whether ``model.learn_one`` takes the training weight as an argument ``w``."""
-    try:
-        return "w" in inspect.signature(model.learn_one).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def replica_seed(seed: int | None, learner: int, fold: int) -> int:

@@ -2,7 +2,7 @@
 
 A host owns the replicas of some *slots* (learner index, fold). For every row of a batch,
 in stream order, each hosted replica whose fold tests the row predicts it first; then, if
-its training weight is positive, it learns the row (see :mod:`distval.learners` for weights).
+its training weight is positive, it learns the row (see :mod:`distval.learners.weights`).
 The in-process engine runs one host with every slot; the Ray engine wraps the same class in
 actors, each hosting a share of the slots.
 """
@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from distval.errors import DistvalError
-from distval.learners import LearnerSpec, learns_with_weight, make_replicas
+from distval.learners.registry import LearnerSpec, make_replicas
+from distval.learners.weights import learns_with_weight
 
 __all__ = ["Batch", "LearnerHost", "to_dicts"]
 

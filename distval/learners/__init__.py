@@ -1,0 +1,26 @@
+"""Stage ③ of the pipeline: learners and the hosts that run their fold replicas.
+
+``registry`` turns names and import paths into seeded replicas, ``weights`` is the
+training-weight rule, ``temporal`` holds the temporal-dependence wrappers and ``host`` runs
+predict-then-learn over a batch for a group of (learner, fold) slots.
+"""
+
+from distval.learners.host import Batch, LearnerHost, to_dicts
+from distval.learners.registry import (
+    BUILTIN,
+    LearnerSpec,
+    make_replicas,
+    parse_learner,
+    replica_seed,
+)
+
+__all__ = [
+    "BUILTIN",
+    "Batch",
+    "LearnerHost",
+    "LearnerSpec",
+    "make_replicas",
+    "parse_learner",
+    "replica_seed",
+    "to_dicts",
+]
