@@ -31,8 +31,8 @@ import numpy as np
 from river.datasets import synth
 from tqdm import tqdm
 
-from distval.estimators import PageHinkley, PrequentialError
 from distval.learners import parse_learner
+from distval.prequential import PageHinkley, PrequentialError
 
 from common import save, table, timed
 
@@ -76,7 +76,7 @@ ESTIMATES = {
         for w in (1000, 2000, 3000, 4000, 5000)
     },
     **{
-        f"fading {a}": (lambda a=a: [PrequentialError("fading", alpha=a)])
+        f"fading {a}": (lambda a=a: [PrequentialError("fading", fading=a)])
         for a in (0.997, 0.9985, 0.999, 0.9993, 0.9994)
     },
 }
@@ -84,8 +84,8 @@ RATIOS = {
     **{
         f"ratio fading 0.997/{a}": (
             lambda a=a: [
-                PrequentialError("fading", alpha=0.997),
-                PrequentialError("fading", alpha=a),
+                PrequentialError("fading", fading=0.997),
+                PrequentialError("fading", fading=a),
             ]
         )
         for a in (0.9994, 0.9992, 0.999)

@@ -25,7 +25,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 import distval
-from distval.report import make_report, plot_forgetting_comparison, png_bytes
+from distval.report import make_report
+from distval.report.figures import plot_forgetting_comparison, png_bytes
 
 from common import RESULTS, save, table, timed
 

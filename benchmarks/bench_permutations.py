@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from distval.config import RunConfig
-from distval.permutations import parse_permutation, run_robustness
+from distval.experiments.robustness import run_robustness
+from distval.streams.permutations import parse_permutation
 
 from common import save, table
 

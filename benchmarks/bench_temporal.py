@@ -1,7 +1,8 @@
 """Temporal dependence on real streams: zliobaite2015 Table 3 and Figures 2 and 3.
 
 1. Table 3: rows, attributes, classes, P(M), P(T) of Electricity, KDD99 10 %, Ozone
-   (8-hour file) and Weather, each read in full with :func:`distval.temporal.describe_stream`,
+   (8-hour file) and Weather, each read in full with
+   :func:`distval.experiments.diagnostics.describe_stream`,
    plus Δ(1..3) (Fig. 5).
 2. Figures 2 and 3: Majority, Persistent, naive Bayes, Hoeffding tree and ARF, and the
    Temporal Correction (tc) and Temporally Augmented (ta, ℓ = 1) versions of the last three,
@@ -64,7 +65,7 @@ def run_one(task: tuple) -> list[dict]:
     from distval.learners.host import Batch, LearnerHost
     from distval.metrics import Cumulative
     from distval.streams import open_stream
-    from distval.temporal import PermutedStream
+    from distval.streams.permuted import PermutedStream
 
     name, path, n_rows, order, seed, arf_trees = task
     stream = open_stream(str(path), n_rows=n_rows)
@@ -107,8 +108,8 @@ def run_one(task: tuple) -> list[dict]:
 
 
 def characteristics(names: list[str], lags: int = 3) -> list[dict]:
+    from distval.experiments.diagnostics import describe_stream
     from distval.streams import open_stream
-    from distval.temporal import describe_stream
 
     rows = []
     for name in names:

@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str):
     # Lazy, so that `import distval` (and the CLI's --help) stays fast.
     if name == "evaluate":
-        from distval.engine import evaluate
+        from distval.evaluation import evaluate
 
         return evaluate
     if name == "RunConfig":

@@ -9,7 +9,7 @@ sliding window and fading, gama2013 §4). Every ``test_every`` rows it emits a
 McNemar tests (plus Friedman/Nemenyi for three learners or more; DESIGN.md §4), the Q
 statistic of every pair (cumulative, windowed, faded; gama2013 §4.1) and, when asked, the
 Page-Hinkley drift detections of every (learner, fold) since the previous snapshot
-(:class:`~distval.estimators.DriftMonitor`).
+(:class:`~distval.prequential.DriftMonitor`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import numpy as np
 
 from distval import stats
 from distval.config import RunConfig
-from distval.estimators import DriftMonitor, DriftSettings, q_statistic
 from distval.metrics import MEASURES, make_tracker
+from distval.prequential import DriftMonitor, DriftSettings, q_statistic
 
 __all__ = ["Aggregator", "PairCounts", "Snapshot"]
 

@@ -1,43 +1,56 @@
-"""Running an evaluation: the driver loop shared by the in-process and Ray engines.
+"""The driver loop both backends share: routed batches in, ``Step``s out, and a run's books.
 
 The driver reads the stream in chunks, cuts them so that batches end on every
-``test_every``-th row, draws the fold routing of each batch (:mod:`distval.validation`) and
-hands it to the learner hosts; their predictions go to the aggregator, whose snapshots are
-shown as progress, kept in the result and appended to disk.
+``test_every``-th row and draws the fold routing of each batch (:mod:`distval.validation`).
+A backend turns batches into :class:`Step`\\ s — rows evaluated and, at a test point, the
+aggregator's snapshot — as river's ``iter_progressive_val_score`` yields its checkpoints:
+:func:`iter_inprocess` here, :func:`distval.ray_backend.engine.iter_ray` on Ray. Only
+:func:`distval.evaluation.evaluate` feeds the steps to a :class:`Run`, which keeps the result,
+appends it to disk and shows progress.
+
+>>> cfg = RunConfig(stream="sea", n_rows=300, learners=("nb",), n_folds=2, test_every=100)
+>>> [(s.rows, s.snapshot.position if s.snapshot else None)
+...  for s in iter_inprocess(cfg, open_config_stream(cfg))]
+[(100, 100), (100, 200), (100, 300), (0, None)]
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from distval.aggregator import Aggregator, Snapshot
 from distval.config import RunConfig
-from distval.errors import DistvalError, check_positive_int
 from distval.learners.host import Batch, LearnerHost
 from distval.results import EvaluationResult, ResultWriter
 from distval.streams import Stream, open_stream
 from distval.validation import FoldAssigner
 
 __all__ = [
-    "BACKENDS",
     "LocalEvaluation",
     "Run",
-    "evaluate",
+    "Step",
     "iter_batches",
+    "iter_inprocess",
     "open_config_stream",
 ]
 
-BACKENDS = ("inprocess", "ray", "auto")
-#: With ``backend="auto"``, jobs of fewer (rows x learners x folds) than this run in-process:
-#: Ray's start-up (a few seconds) would cost more than the second core gives back.
-AUTO_RAY_WORK = 200_000
+
+class Step(NamedTuple):
+    """What a backend yields: ``rows`` evaluated, the ``snapshot`` of a test point (or None),
+    and ``where`` they were evaluated (``"driver"``: this process; ``"actors"``: Ray actors)."""
+
+    rows: int
+    snapshot: Snapshot | None
+    where: str = "driver"
 
 
 def open_config_stream(config: RunConfig) -> Stream:
+    """The stream a configuration names, opened with its row limit and seed."""
     return open_stream(config.stream, target=config.target, n_rows=config.n_rows, seed=config.seed)
 
 
@@ -58,6 +71,41 @@ def iter_batches(stream: Stream, config: RunConfig) -> Iterator[Batch]:
                 weights=a.weights,
                 tested=a.tested(config.prequential),
             )
+
+
+class LocalEvaluation:
+    """Every replica in one host and the aggregator, in this process.
+
+    >>> cfg = RunConfig(stream="sea", learners=("nb",), n_folds=2, test_every=100)
+    >>> stream = open_config_stream(cfg)
+    >>> local = LocalEvaluation(cfg, stream)
+    >>> snap = local.step(next(iter_batches(stream, cfg)))
+    >>> snap.position, local.host.slots
+    (100, [(0, 0), (0, 1)])
+    """
+
+    def __init__(self, config: RunConfig, stream: Stream) -> None:
+        slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
+        self.host = LearnerHost(config.specs, slots, stream.feature_names, config.seed)
+        self.aggregator = Aggregator(config)
+        self._ids = np.arange(len(slots))
+
+    def step(self, batch: Batch) -> Snapshot | None:
+        """Predict, learn and aggregate one batch; the snapshot if a test point was reached."""
+        preds = self.host.process(batch)
+        return self.aggregator.update(batch.start, batch.y, [(self._ids, preds)])
+
+    def steps(self, batches: Iterable[Batch]) -> Iterator[Step]:
+        """A :class:`Step` per batch."""
+        for batch in batches:
+            yield Step(len(batch), self.step(batch))
+
+
+def iter_inprocess(config: RunConfig, stream: Stream) -> Iterator[Step]:
+    """The in-process backend: every batch in this process, then the final snapshot."""
+    local = LocalEvaluation(config, stream)
+    yield from local.steps(iter_batches(stream, config))
+    yield Step(0, local.aggregator.finish())
 
 
 class Run:
@@ -88,8 +136,16 @@ class Run:
             )
         self._start = time.perf_counter()
 
-    def advance(self, n_rows: int) -> None:
+    def feed(self, step: Step) -> None:
+        """Record one step of a backend."""
+        self.snapshot(step.snapshot)
+        self.advance(step.rows, step.where)
+
+    def advance(self, n_rows: int, where: str = "driver") -> None:
         self.result.n_rows += n_rows
+        if n_rows:
+            counts = self.result.evaluated_by
+            counts[where] = counts.get(where, 0) + n_rows
         if self._bar is not None:
             self._bar.update(n_rows)
 
@@ -135,98 +191,3 @@ def live_status(snap: Snapshot, config: RunConfig) -> str:
     if q and np.isfinite(q[0]["statistic"]):
         parts.append(f"Q {q[0]['statistic']:+.2f}")
     return " | ".join(parts)
-
-
-class LocalEvaluation:
-    """Every replica in one host and the aggregator, in this process.
-
-    >>> cfg = RunConfig(stream="sea", learners=("nb",), n_folds=2, test_every=100)
-    >>> stream = open_config_stream(cfg)
-    >>> local = LocalEvaluation(cfg, stream)
-    >>> snap = local.step(next(iter_batches(stream, cfg)))
-    >>> snap.position, local.host.slots
-    (100, [(0, 0), (0, 1)])
-    """
-
-    def __init__(self, config: RunConfig, stream: Stream) -> None:
-        slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
-        self.host = LearnerHost(config.specs, slots, stream.feature_names, config.seed)
-        self.aggregator = Aggregator(config)
-        self._ids = np.arange(len(slots))
-
-    def step(self, batch: Batch) -> Snapshot | None:
-        """Predict, learn and aggregate one batch; the snapshot if a test point was reached."""
-        preds = self.host.process(batch)
-        return self.aggregator.update(batch.start, batch.y, [(self._ids, preds)])
-
-
-def _run_inprocess(config: RunConfig, stream: Stream, run: Run) -> None:
-    local = LocalEvaluation(config, stream)
-    for batch in iter_batches(stream, config):
-        run.snapshot(local.step(batch))
-        run.advance(len(batch))
-    run.snapshot(local.aggregator.finish())
-
-
-def evaluate(
-    config: RunConfig | None = None,
-    *,
-    output_dir=None,
-    overwrite: bool = False,
-    progress: bool = False,
-    backend: str = "inprocess",
-    address: str | None = None,
-    n_actors: int | None = None,
-    source: Stream | None = None,
-    **options,
-) -> EvaluationResult:
-    """Evaluate learners on a stream under k-fold distributed validation.
-
-    Give a :class:`~distval.config.RunConfig` or its fields as keywords. Results are returned
-    and, with ``output_dir``, written there as they are produced. ``backend="ray"`` runs the
-    learners in Ray actors (``n_actors``, default one per CPU) on a local Ray or, with
-    ``address``, on a cluster; both backends give identical numbers. ``source`` evaluates
-    a :class:`~distval.streams.Stream` object (e.g. a permuted copy) instead of opening
-    ``config.stream``. ``backend="auto"`` picks
-    Ray unless the job is small (fewer than :data:`AUTO_RAY_WORK` rows x learners x folds).
-
-    >>> res = evaluate(stream="sea", n_rows=2000, learners=("nb", "majority"), n_folds=3,
-    ...                test_every=1000)
-    >>> res.n_rows, sorted(res.final_folds()["learner"].unique())
-    (2000, ['majority', 'nb'])
-    >>> bool(res.summary()["learners"]["nb"]["cumulative"]["accuracy"]["mean"] > 0.8)
-    True
-    """
-    if config is None:
-        config = RunConfig(**options)
-    elif options:
-        raise DistvalError("give either a RunConfig or keyword options, not both")
-    if backend not in BACKENDS:
-        raise DistvalError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    if backend == "inprocess" and (address or n_actors):
-        raise DistvalError("`address` and `n_actors` need the ray backend")
-    if n_actors is not None:
-        check_positive_int(n_actors, "n_actors")
-    stream = source if source is not None else open_config_stream(config)
-    if backend == "auto":
-        work = (stream.n_rows or AUTO_RAY_WORK) * len(config.learners) * config.n_folds
-        backend = "ray" if address or n_actors or work >= AUTO_RAY_WORK else "inprocess"
-    run = Run(
-        config,
-        stream,
-        output_dir=output_dir,
-        overwrite=overwrite,
-        progress=progress,
-        backend=backend,
-    )
-    try:
-        if backend == "ray":
-            from distval.ray_engine import run_ray
-
-            run_ray(config, stream, run, address=address, n_actors=n_actors)
-        else:
-            _run_inprocess(config, stream, run)
-    except BaseException:
-        run.close(interrupted=True)
-        raise
-    return run.close()

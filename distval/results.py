@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -31,7 +32,16 @@ from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.metrics import MEASURES
 
-__all__ = ["EVENT_SCHEMA", "FOLD_SCHEMA", "TEST_SCHEMA", "EvaluationResult", "ResultWriter"]
+__all__ = [
+    "EVENT_SCHEMA",
+    "FOLD_SCHEMA",
+    "TEST_SCHEMA",
+    "EvaluationResult",
+    "ResultWriter",
+    "SavedRun",
+    "load_results",
+    "markdown_table",
+]
 
 FOLD_SCHEMA = pa.schema(
     [
@@ -78,6 +88,23 @@ _FILES = (
 SUMMARY_MEASURES = ("accuracy", "kappa", "kappa_m", "kappa_per", "kappa_plus", "recall_harm")
 
 
+def markdown_table(columns, rows, align: str | None = None) -> str:
+    """The one Markdown table writer: a header, a rule and one line per row.
+
+    ``align`` has one character per column, ``l`` or ``r`` (default: every column left).
+
+    >>> print(markdown_table(["a", "b"], [[1, "x"]], align="rl"))
+    | a | b |
+    |---:|---|
+    | 1 | x |
+    """
+    cols = [str(c) for c in columns]
+    rule = ["---:" if a == "r" else "---" for a in (align or "l" * len(cols))]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join(rule) + "|"]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
 def _clean(value):
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -103,12 +130,26 @@ class EvaluationResult:
     final: Snapshot | None = None
     interrupted: bool = False
     output_dir: Path | None = None
+    #: Rows evaluated by each part of the backend: ``driver`` (this process) and ``actors``.
+    evaluated_by: dict[str, int] = field(default_factory=dict)
 
     def add(self, snapshot: Snapshot) -> None:
         self.fold_rows.extend(snapshot.folds)
         self.test_rows.extend(snapshot.tests)
         self.event_rows.extend(snapshot.events)
         self.final = snapshot
+
+    def save(self, directory, extra: dict | None = None) -> None:
+        """Write this result (e.g. one computed in another process) as a results directory.
+
+        ``extra`` is merged into ``config.json``.
+        """
+        writer = ResultWriter(directory, overwrite=True)
+        writer.write_config(self.config, extra)
+        writer.append(
+            Snapshot(self.n_rows, self.fold_rows, self.test_rows, events=self.event_rows)
+        )
+        writer.close(self)
 
     def folds(self):
         return pa.Table.from_pylist(self.fold_rows, schema=FOLD_SCHEMA).to_pandas()
@@ -150,6 +191,7 @@ class EvaluationResult:
             "elapsed_seconds": round(self.elapsed, 3),
             "rows_per_second": round(self.n_rows / self.elapsed, 1) if self.elapsed else None,
             "interrupted": self.interrupted,
+            "evaluated_by": dict(self.evaluated_by),
             "classes": self.classes,
             "config": self.config.to_dict(),
             "learners": learners,
@@ -286,3 +328,91 @@ class ResultWriter:
             summary = result.summary()
             (self.dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
             (self.dir / "summary.md").write_text(result.to_markdown())
+
+
+# -- reading a results directory back -------------------------------------------------------
+
+
+class SavedRun:
+    """What a results directory holds, as pandas DataFrames.
+
+    Attributes: ``directory``, ``config`` (dict of ``config.json``), ``folds`` and ``tests``
+    (DataFrames, possibly empty), ``forgetting`` (the run's forgetting mechanism), ``labels``
+    (learners in run order).
+    """
+
+    def __init__(self, directory, config: dict, folds, tests) -> None:
+        self.directory = Path(directory)
+        self.config = config
+        self.folds = folds
+        self.tests = tests
+        kinds = list(dict.fromkeys(folds["forgetting"]))
+        self.forgetting = config.get("forgetting") or next(
+            (k for k in kinds if k != "cumulative"), "cumulative"
+        )
+        if self.forgetting not in kinds:
+            self.forgetting = kinds[0]
+        labels = list(config.get("labels") or [])
+        present = list(dict.fromkeys(folds["learner"]))
+        self.labels = [lab for lab in labels if lab in present] or present
+
+    @property
+    def primary(self):
+        """Fold rows under the run's forgetting mechanism."""
+        return self.folds[self.folds["forgetting"] == self.forgetting]
+
+    @property
+    def final_position(self) -> int:
+        return int(self.folds["position"].max())
+
+
+def load_results(results_dir) -> SavedRun:
+    """Read a run's output directory; a clear :class:`~distval.errors.DistvalError` if unusable.
+
+    The directory of a robustness run (``distval run --permute``) stands for its
+    ``original`` sub-directory, the run on the stream in its original order.
+
+    >>> load_results("/no/such/dir")
+    Traceback (most recent call last):
+    ...
+    distval.errors.DistvalError: results directory /no/such/dir does not exist
+    """
+    d = Path(results_dir)
+    if not d.exists():
+        raise DistvalError(f"results directory {d} does not exist")
+    if not d.is_dir():
+        raise DistvalError(f"{d} is not a directory")
+    if not (d / "folds.parquet").exists() and (d / "original" / "folds.parquet").exists():
+        d = d / "original"  # a robustness run (--permute): report the original order
+    if not (d / "folds.parquet").exists():
+        raise DistvalError(
+            f"{d} holds no folds.parquet: not a distval results directory "
+            "(make one with `distval run --output DIR`)"
+        )
+    config = {}
+    if (d / "config.json").exists():
+        try:
+            config = json.loads((d / "config.json").read_text())
+        except ValueError as exc:
+            raise DistvalError(f"{d / 'config.json'} is not valid JSON: {exc}") from None
+
+    def read(name):
+        try:
+            return pq.read_table(d / name).to_pandas()
+        except (OSError, pa.ArrowInvalid) as exc:
+            if name == "tests.parquet" and not (d / name).exists():
+                return pd.DataFrame(columns=TEST_SCHEMA.names)
+            raise DistvalError(f"cannot read {d / name}: {exc}") from None
+
+    folds = read("folds.parquet")
+    tests = read("tests.parquet")
+    if folds.empty:
+        raise DistvalError(
+            f"{d / 'folds.parquet'} has no rows: the run stopped before its first check"
+        )
+    missing = {"position", "learner", "fold", "forgetting", "accuracy"} - set(folds.columns)
+    if missing:
+        raise DistvalError(f"{d / 'folds.parquet'} lacks the columns {', '.join(sorted(missing))}")
+    folds = folds.sort_values(["position", "learner", "fold"], kind="stable")
+    tests = tests.sort_values("position", kind="stable") if len(tests) else tests
+    return SavedRun(d, config, folds.reset_index(drop=True), pd.DataFrame(tests))

@@ -7,12 +7,12 @@ import pytest
 from river.drift import PageHinkley as RiverPH
 
 from distval.errors import DistvalError
-from distval.estimators import (
+from distval.experiments.holdout import holdout_curve
+from distval.prequential import (
     DriftMonitor,
     DriftSettings,
     PageHinkley,
     PrequentialError,
-    holdout_curve,
     q_statistic,
     squared_loss,
 )
@@ -34,14 +34,14 @@ def feed(est, x, sizes=(37, 100, 463)):
 def test_fading_estimate_matches_its_closed_form():
     x = rng.random(700)
     a = 0.99
-    got = feed(PrequentialError("fading", alpha=a), x)
+    got = feed(PrequentialError("fading", fading=a), x)
     for i in (0, 1, 50, 699):
         w = a ** np.arange(i, -1, -1)  # alpha^(i - k), k = 0..i
         assert got[i] == pytest.approx(np.sum(w * x[: i + 1]) / np.sum(w))
 
 
 def test_fading_increment_tends_to_one_over_one_minus_alpha():
-    e = PrequentialError("fading", alpha=0.995)
+    e = PrequentialError("fading", fading=0.995)
     e.update(np.zeros(20_000))
     assert e.weight == pytest.approx(1 / (1 - 0.995), rel=1e-9)
 
@@ -93,12 +93,12 @@ def test_page_hinkley_equals_rivers_one_sided_test_for_any_batching(seed):
 def test_page_hinkley_fires_after_a_step_and_is_silent_on_a_stationary_stream():
     g = np.random.default_rng(7)
     step = np.r_[g.random(30_000) < 0.1, g.random(30_000) < 0.4].astype(float)
-    est = PrequentialError("fading", alpha=0.997).update(step)
+    est = PrequentialError("fading", fading=0.997).update(step)
     alarms = PageHinkley(0.1, 100).update(est)
     # silent before the change, fires within a bounded delay after it
     assert len(alarms) and 30_000 < alarms[0] < 30_000 + 2_000
     stationary = (g.random(60_000) < 0.1).astype(float)
-    flat = PrequentialError("fading", alpha=0.997).update(stationary)
+    flat = PrequentialError("fading", fading=0.997).update(stationary)
     assert len(PageHinkley(0.1, 100).update(flat)) == 0
 
 
@@ -126,7 +126,7 @@ def test_bad_parameters():
 
 def test_holdout_curve_and_prequential_estimates_converge():
     stream = open_stream("sea", n_rows=12_000, seed=3)
-    curve = holdout_curve(stream, "nb", holdout=2000, every=2000, windows=(1000,), alphas=(0.995,))
+    curve = holdout_curve(stream, "nb", holdout=2000, every=2000, windows=(1000,), fadings=(0.995,))
     assert curve["position"] == [2000, 4000, 6000, 8000, 10000]
     # a consistent learner on a stationary stream: holdout and windowed prequential errors
     # end up close (gama2013 §3); the cumulative prequential error is the pessimistic one

@@ -15,21 +15,20 @@ import distval
 from distval.cli import main
 from distval.config import RunConfig
 from distval.errors import DistvalError
-from distval.permutations import (
-    PermutedStream,
-    StreamData,
+from distval.experiments.robustness import run_robustness
+from distval.streams import bundled_path, open_stream
+from distval.streams.permutations import (
     average_neighbour_distance,
     copy_seed,
     expected_and,
     parse_permutation,
     random_permutation,
-    run_robustness,
     shape_permutation,
     speed_permutation,
     time_permutation,
     total_neighbour_distance,
 )
-from distval.streams import bundled_path, open_stream
+from distval.streams.permuted import PermutedStream, StreamData
 
 GENERATORS = {
     "time": lambda n, s: time_permutation(n, 0.5, s),
@@ -225,7 +224,7 @@ def test_permuted_stream_from_a_spec_and_bad_orders():
     data = StreamData.read(open_stream("sea", n_rows=200))
     s = PermutedStream(data, "speed:p=0.5", seed=4)
     assert np.array_equal(s.order, speed_permutation(200, 0.5, 4))
-    assert s.name == "sea [speed:p=0.5]"
+    assert s.name == "sea [speed:p=0.5, seed 4]"
     for bad in ([0, 1], np.zeros(200, dtype=int), np.arange(200) + 1, np.arange(200.0)):
         with pytest.raises(DistvalError, match="200"):
             PermutedStream(data, bad)

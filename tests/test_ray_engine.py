@@ -13,9 +13,9 @@ import pytest
 
 import distval
 from distval.config import RunConfig
-from distval.engine import LocalEvaluation, Run, iter_batches, open_config_stream
+from distval.engine import LocalEvaluation, Run, Step, iter_batches, open_config_stream
 from distval.errors import DistvalError
-from distval.ray_engine import deal_slots, run_ray, warm_up
+from distval.ray_backend.engine import RayRun, deal_slots, warm_up
 
 pytestmark = pytest.mark.ray
 
@@ -37,11 +37,12 @@ def test_slots_are_dealt_evenly_and_completely():
 
 
 def ray_run(opts: dict, **kw):
-    """The Ray engine on a configuration, with run_ray's own options."""
+    """The Ray backend on a configuration, with RayRun's own options."""
     cfg = RunConfig(**opts)
     stream = open_config_stream(cfg)
     run = Run(cfg, stream)
-    run_ray(cfg, stream, run, **kw)
+    for step in RayRun(cfg, stream, **kw).steps():
+        run.feed(step)
     return run.close()
 
 
@@ -85,11 +86,15 @@ def test_warm_up_evaluates_the_batches_asked_then_hands_over(assert_same_rows):
     local = LocalEvaluation(cfg, stream)
     run = Run(cfg, stream)
     batches = iter_batches(stream, cfg)
-    rest = warm_up(local, batches, run, lambda done: done < 3)
+    *steps, rest = warm_up(local, batches, lambda done: done < 3)
+    for step in steps:
+        run.feed(step)
     assert (rest.start, len(rest)) == (900, 300)  # the fourth batch of 300 is left
     assert local.aggregator.position == run.result.n_rows == 900
     assert {r["position"] for r in run.result.fold_rows} == {600}  # the first test point
-    assert warm_up(local, itertools.chain([rest], batches), run, lambda done: True) is None
+    for step in warm_up(local, itertools.chain([rest], batches), lambda done: True):
+        assert isinstance(step, Step)  # no batch is left over
+        run.feed(step)
     run.snapshot(local.aggregator.finish())
     assert_same_rows(distval.evaluate(cfg).fold_rows, run.close().fold_rows)
 
@@ -99,28 +104,26 @@ def run_with_fault(kill, *, max_recoveries=3, output_dir=None):
     stream = open_config_stream(cfg)
     run = Run(cfg, stream, output_dir=output_dir)
     killed, victims = [], []
-
-    def on_batch(index, actors):
-        # Two kills: at batch 5, then at batch 8 or later once the first has been noticed
-        # (the driver has rebuilt the actors).
-        if len(killed) < 2 and index >= (5, 8)[len(killed)] and actors not in victims:
-            import ray
-
-            ray.kill(kill(actors), no_restart=True)
-            killed.append(index)
-            victims.append(actors)
-
+    ray_run = RayRun(
+        cfg,
+        stream,
+        n_actors=2,
+        checkpoint_every=3,
+        warm_up_batches=1,  # the first checkpoint is the state the driver hands over
+        max_recoveries=max_recoveries,
+    )
     try:
-        run_ray(
-            cfg,
-            stream,
-            run,
-            n_actors=2,
-            checkpoint_every=3,
-            warm_up_batches=1,  # the first checkpoint is the state the driver hands over
-            on_batch=on_batch,
-            max_recoveries=max_recoveries,
-        )
+        for index, step in enumerate(ray_run.steps()):
+            run.feed(step)
+            # Two kills: after step 3, then after step 6 or later once the first has been
+            # noticed (the driver has rebuilt the actors).
+            actors = ray_run.actors
+            if len(killed) < 2 and index >= (3, 6)[len(killed)] and actors not in victims:
+                import ray
+
+                ray.kill(kill(actors), no_restart=True)
+                killed.append(index)
+                victims.append(actors)
     except BaseException:
         run.close(interrupted=True)  # as distval.evaluate does
         raise

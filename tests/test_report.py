@@ -19,15 +19,10 @@ import pytest
 import distval
 from distval import cli
 from distval.errors import DistvalError
-from distval.report import (
-    P_FLOOR,
-    decision_table,
-    load_results,
-    make_report,
-    plot_baselines,
-    plot_measure,
-    plot_tests,
-)
+from distval.report import make_report
+from distval.report.figures import P_FLOOR, plot_baselines, plot_measure, plot_tests
+from distval.report.tables import decision_table
+from distval.results import load_results
 
 
 class _Page(HTMLParser):

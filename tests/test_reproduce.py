@@ -11,8 +11,8 @@ from scipy import stats as st
 
 from distval.cli import main as cli_main
 from distval.errors import DistvalError
-from distval.reproduce import paper
-from distval.reproduce.type_errors import (
+from distval.experiments import bifet2015 as paper
+from distval.experiments.type_errors import (
     GridConfig,
     make_grid,
     noise_filter,
@@ -21,7 +21,7 @@ from distval.reproduce.type_errors import (
     run_grid,
 )
 
-CHEAP = "distval.reproduce.type_errors:bagged_ht(n_models=2, grace_period=50)"
+CHEAP = "distval.experiments.type_errors:bagged_ht(n_models=2, grace_period=50)"
 
 
 def tiny(**kw) -> GridConfig:

@@ -12,18 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from distval.errors import DistvalError
+from distval.experiments.diagnostics import LabelDiagnostics, describe_stream
 from distval.learners import BUILTIN, make_replicas, parse_learner
 from distval.learners.host import Batch, LearnerHost
 from distval.learners.temporal import TemporalCorrection, TemporallyAugmented
 from distval.metrics import FORGETTING, Cumulative, ExponentialEstimators, make_tracker, measures
 from distval.streams import open_stream
-from distval.temporal import (
-    LabelDiagnostics,
-    PermutedStream,
-    describe_stream,
-    iid_permutation,
-    within_class_permutation,
-)
+from distval.streams.permutations import random_permutation as iid_permutation
+from distval.streams.permutations import within_class_permutation
+from distval.streams.permuted import PermutedStream
 
 ELEC = Path("/work/shared/data/elec2.parquet")
 if not ELEC.exists():
@@ -170,7 +167,7 @@ def test_permuted_stream_relabels_and_keeps_rows():
         assert rows == rows0
         if kind == "within-class":
             assert np.array_equal(names, y0)
-    with pytest.raises(DistvalError, match="unknown shuffle"):
+    with pytest.raises(DistvalError, match="unknown kind 'reverse'"):
         PermutedStream(base, "reverse")
 
 
@@ -268,7 +265,7 @@ def test_ewma_forgetting_option():
 
 def test_ewma_in_an_evaluation():
     from distval.config import RunConfig
-    from distval.engine import evaluate
+    from distval.evaluation import evaluate
 
     r = evaluate(
         RunConfig(

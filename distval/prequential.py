@@ -3,9 +3,9 @@
 Everything here works a batch at a time with numpy and returns the value after *every* row:
 
 - :class:`PrequentialError`: the prequential estimate of a loss over the whole history, over a
-  sliding window of ``w`` rows, or with a fading factor ``alpha`` (gama2013 §3, Algorithms 1–3;
-  the fading average of eq. 1 is ``S_alpha(i) / N_alpha(i)`` with ``S_alpha(i) = x_i +
-  alpha * S_alpha(i - 1)`` and ``N_alpha(i) = 1 + alpha * N_alpha(i - 1)``);
+  sliding window of ``w`` rows, or with a fading factor ``f`` (gama2013 §3, Algorithms 1–3,
+  where it is called alpha: the fading average of eq. 1 is ``S_f(i) / N_f(i)`` with
+  ``S_f(i) = x_i + f * S_f(i - 1)`` and ``N_f(i) = 1 + f * N_f(i - 1)``);
 - :func:`q_statistic`: ``Q_i(A, B) = log(S_i^A / S_i^B)`` from accumulated losses (§4.1);
 - :class:`PageHinkley`: the one-sided Page-Hinkley test for an increase in the mean
   (§5.1): ``m_T = sum_t (x_t - mean_t - delta)``, ``M_T = min_t m_t``, alarm when
@@ -15,8 +15,8 @@ Everything here works a batch at a time with numpy and returns the value after *
 - :class:`DriftMonitor`: Page-Hinkley over several error estimates of each (learner, fold)
   and over the ratio of a short- to a long-term estimate (two fading factors, Algorithm 4,
   or two sliding windows, §5.3);
-- :func:`holdout_curve`: the periodic holdout evaluation that the prequential curves are
-  compared with (§3, Figs. 2–3).
+- the periodic holdout evaluation that the prequential curves are compared with (§3,
+  Figs. 2–3) is :func:`distval.experiments.holdout.holdout_curve`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ __all__ = [
     "DriftMonitor",
     "PageHinkley",
     "PrequentialError",
-    "holdout_curve",
     "q_statistic",
     "squared_loss",
     "zero_one_loss",
@@ -61,21 +60,21 @@ class PrequentialError:
     >>> e = PrequentialError("window", window=3)
     >>> e.update(np.array([1.0, 0.0, 0.0, 0.0, 1.0])).tolist()
     [1.0, 0.5, 0.3333333333333333, 0.0, 0.3333333333333333]
-    >>> f = PrequentialError("fading", alpha=0.5)
+    >>> f = PrequentialError("fading", fading=0.5)
     >>> f.update(np.array([1.0, 0.0])).tolist()  # (0 + 0.5 * 1) / (1 + 0.5 * 1)
     [1.0, 0.3333333333333333]
     """
 
-    def __init__(self, kind: str = "fading", *, window: int = 1000, alpha: float = 0.999):
+    def __init__(self, kind: str = "fading", *, window: int = 1000, fading: float = 0.999):
         if kind not in KINDS:
             raise DistvalError(f"unknown estimator {kind!r}; choose one of {', '.join(KINDS)}")
         if kind == "window":
             check_positive_int(window, "window size")
-        if kind == "fading" and not 0.0 < alpha <= 1.0:
-            raise DistvalError(f"the fading factor must be in (0, 1], got {alpha}")
-        self.kind, self.window, self.alpha = kind, int(window), float(alpha)
+        if kind == "fading" and not 0.0 < fading <= 1.0:
+            raise DistvalError(f"the fading factor must be in (0, 1], got {fading}")
+        self.kind, self.window, self.fading = kind, int(window), float(fading)
         self.total = 0.0  # accumulated (faded / windowed) loss
-        self.weight = 0.0  # its divisor: rows, window fill or fading increment N_alpha
+        self.weight = 0.0  # its divisor: rows, window fill or fading increment N_f
         self._recent = np.empty(0)
 
     @property
@@ -91,9 +90,9 @@ class PrequentialError:
             totals = self.total + np.cumsum(x)
             weights = self.weight + np.arange(1, m + 1, dtype=np.float64)
         elif self.kind == "fading":
-            a = [1.0, -self.alpha]
-            totals = lfilter([1.0], a, x, zi=[self.alpha * self.total])[0]
-            weights = lfilter([1.0], a, np.ones(m), zi=[self.alpha * self.weight])[0]
+            a = [1.0, -self.fading]
+            totals = lfilter([1.0], a, x, zi=[self.fading * self.total])[0]
+            weights = lfilter([1.0], a, np.ones(m), zi=[self.fading * self.weight])[0]
         else:
             full = np.concatenate([self._recent, x])
             cs = np.concatenate([[0.0], np.cumsum(full)])
@@ -205,7 +204,7 @@ class _Series:
         elif name == "ph_window":
             self.est = [PrequentialError("window", window=s.window)]
         elif name == "ph_fading":
-            self.est = [PrequentialError("fading", alpha=s.fading)]
+            self.est = [PrequentialError("fading", fading=s.fading)]
         elif name == "ph_ratio_window":
             self.est = [
                 PrequentialError("window", window=s.short_window),
@@ -213,8 +212,8 @@ class _Series:
             ]
         else:
             self.est = [
-                PrequentialError("fading", alpha=s.short_fading),
-                PrequentialError("fading", alpha=s.long_fading),
+                PrequentialError("fading", fading=s.short_fading),
+                PrequentialError("fading", fading=s.long_fading),
             ]
 
     def update(self, losses: np.ndarray) -> np.ndarray:
@@ -248,61 +247,3 @@ class DriftMonitor:
                 for i in det.update(losses):
                     events.append((start + int(rows[i]), s, det.name))
         return events
-
-
-def holdout_curve(
-    stream,
-    learner: str,
-    *,
-    holdout: int = 1000,
-    every: int = 1000,
-    windows=(1000,),
-    alphas=(0.999,),
-    n_rows: int | None = None,
-) -> dict:
-    """Periodic holdout error next to prequential estimates for one learner (gama2013 §3).
-
-    The first ``holdout`` rows of ``stream`` are set aside; the learner is trained
-    test-then-train on the rest, and every ``every`` rows its error on the holdout set is
-    recorded along with its prequential error (cumulative, each window, each fading factor).
-    Returns a dict of equally long lists keyed ``position``, ``holdout``, ``cumulative``,
-    ``window_<w>``, ``fading_<alpha>``.
-    """
-    from distval.learners import parse_learner
-    from distval.learners.host import to_dicts
-
-    model = parse_learner(learner).build()
-    names = stream.feature_names
-    held_x: list[dict] = []
-    held_y: list[int] = []
-    est = {"cumulative": PrequentialError("cumulative")}
-    est |= {f"window_{w}": PrequentialError("window", window=w) for w in windows}
-    est |= {f"fading_{a}": PrequentialError("fading", alpha=a) for a in alphas}
-    out: dict[str, list] = {"position": [], "holdout": []} | {k: [] for k in est}
-    seen = 0
-    for chunk in stream.chunks(every):
-        xs, ys = to_dicts(chunk.X, names), chunk.y.tolist()
-        if len(held_x) < holdout:
-            take = min(holdout - len(held_x), len(xs))
-            held_x += xs[:take]
-            held_y += ys[:take]
-            xs, ys = xs[take:], ys[take:]
-        if not xs:
-            continue
-        preds = []
-        for x, y in zip(xs, ys):
-            p = model.predict_one(x)
-            preds.append(0 if p is None else p)
-            model.learn_one(x, y)
-        losses = zero_one_loss(np.array(ys), np.array(preds))
-        values = {k: e.update(losses)[-1] for k, e in est.items()}
-        seen += len(xs)
-        hp = [model.predict_one(x) for x in held_x]
-        hp = np.array([0 if p is None else p for p in hp])
-        out["position"].append(seen)
-        out["holdout"].append(float(np.mean(zero_one_loss(np.array(held_y), hp))))
-        for k, v in values.items():
-            out[k].append(float(v))
-        if n_rows is not None and seen >= n_rows:
-            break
-    return out

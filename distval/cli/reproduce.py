@@ -2,7 +2,7 @@
 
 ``distval reproduce type-errors`` runs the type I / type II error grid of bifet2015 §4.1
 (Tables 2, 3 and 4; DESIGN.md §5) and writes the tables beside the paper's values; see
-:mod:`distval.reproduce.type_errors` for the Python API.
+:mod:`distval.experiments.type_errors` for the Python API.
 
 Example
 -------
@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from distval.argtypes import positive_integer
+from distval.cli.argtypes import positive_integer, progress_wanted
 
 __all__ = ["add_arguments", "main"]
 
@@ -107,14 +107,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run the chosen experiment; returns the exit status."""
-    import os
     import sys
 
     from distval.errors import DistvalError
 
     if getattr(args, "experiment", None) != "type-errors":
         raise DistvalError("choose an experiment: distval reproduce type-errors [options]")
-    from distval.reproduce.type_errors import make_grid, run_grid
+    from distval.experiments.type_errors import make_grid, run_grid
 
     if args.address is not None and args.backend != "ray":
         raise DistvalError("--address needs --backend ray")
@@ -141,9 +140,7 @@ def main(args: argparse.Namespace) -> int:
     if missing:
         print(f"note: skipping {', '.join(missing)}", file=sys.stderr)
     output = Path(args.output or Path("distval-results") / f"type-errors-{args.profile}")
-    progress = (not args.no_progress and sys.stderr.isatty()) or bool(
-        os.environ.get("DISTVAL_PROGRESS")
-    )
+    progress = progress_wanted(args)
     try:
         result = run_grid(
             config,

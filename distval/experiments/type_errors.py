@@ -21,9 +21,9 @@ without recomputing them; cells run as Ray tasks (one CPU each) or in this proce
 
 Example
 -------
->>> from distval.reproduce.type_errors import GridConfig, run_grid
+>>> from distval.experiments.type_errors import GridConfig, run_grid
 >>> cfg = GridConfig(streams=(("SEA(50)", "SEA(50)"),), runs=1, n_rows=200,
-...                  learner="distval.reproduce.type_errors:bagged_ht(n_models=2)",
+...                  learner="distval.experiments.type_errors:bagged_ht(n_models=2)",
 ...                  schemes=("cv",))
 >>> result = run_grid(cfg, backend="inprocess", progress=False)
 >>> sorted(result.cells["scheme"].unique())
@@ -41,7 +41,8 @@ import numpy as np
 import pandas as pd
 
 from distval.errors import DistvalError
-from distval.reproduce import paper
+from distval.evaluation import check_backend
+from distval.experiments import bifet2015 as paper
 
 __all__ = [
     "PROFILES",
@@ -56,7 +57,6 @@ __all__ = [
     "open_real_stream",
     "run_cell",
     "run_grid",
-    "tables",
 ]
 
 #: The ten synthetic configurations of bifet2015 §4.1 (specs of :mod:`distval.streams.synth`).
@@ -66,7 +66,7 @@ REAL = {
     "CovType": ("--covtype", "UCI covtype.data.gz or MOA covtypeNorm.arff"),
     "Poker": ("--poker", "UCI poker-hand-*.data or MOA poker-lsn.arff"),
 }
-TESTS = ("mcnemar", "sign", "wilcoxon")
+TESTS = paper.TESTS
 
 #: Profiles: runs per stream, rows per stream (None = whole stream) and learner.
 #: ``paper`` follows bifet2015 §4.1 (50 runs, 10 folds, a random-forest-like ensemble); the
@@ -75,7 +75,7 @@ PROFILES = {
     "quick": {
         "runs": 5,
         "n_rows": 3000,
-        "learner": "distval.reproduce.type_errors:bagged_ht(n_models=2, grace_period=100)",
+        "learner": "distval.experiments.type_errors:bagged_ht(n_models=2, grace_period=100)",
     },
     "paper": {"runs": 50, "n_rows": None, "synthetic_rows": 1_000_000, "learner": "arf"},
 }
@@ -472,6 +472,7 @@ def run_grid(
     """
     if backend not in ("inprocess", "ray"):
         raise DistvalError(f"unknown backend {backend!r}; choose inprocess or ray")
+    check_backend(backend, address)
     # run-major order: a partial grid covers every stream
     todo = [
         (label, spec, run, scheme)
@@ -519,28 +520,18 @@ def run_grid(
     return result
 
 
+def _cell(config: GridConfig, cell: tuple) -> dict:
+    return run_cell(config, *cell)
+
+
 def _run_ray(config: GridConfig, todo: list, store, address: str | None) -> None:
-    import ray
+    from distval.ray_backend.tasks import map_tasks, ray_session
 
-    from distval.ray_engine import _start_ray
-
-    started = _start_ray(address)
-    try:
-        task = ray.remote(num_cpus=1, max_retries=0)(run_cell)
-        config_ref = ray.put(config)
-        pending = [task.remote(config_ref, *cell) for cell in todo]
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            try:
-                store(ray.get(ready[0]))
-            except ray.exceptions.RayTaskError as exc:
-                for ref in pending:
-                    ray.cancel(ref, force=True)
-                cause = exc.cause if isinstance(exc.cause, DistvalError) else exc
-                raise DistvalError(f"a grid cell failed: {cause}") from None
-    finally:
-        if started:
-            ray.shutdown()
+    with ray_session(address):
+        for _, cell in map_tasks(
+            _cell, todo, shared=(config,), max_retries=0, name=lambda c: f"grid cell {c[:3]}"
+        ):
+            store(cell)
 
 
 def _collect(config: GridConfig, cells: list[dict], output_dir: Path | None) -> GridResult:
@@ -554,7 +545,13 @@ def _collect(config: GridConfig, cells: list[dict], output_dir: Path | None) -> 
     decisions = pd.DataFrame(rows)
     result = GridResult(config, meta, decisions, output_dir=output_dir)
     if len(decisions):
-        result.tables = tables(decisions, meta, config)
+        result.tables = paper.tables(
+            decisions,
+            meta,
+            pnoise=config.pnoise,
+            schemes=config.schemes,
+            streams=[label for label, _ in config.streams],
+        )
     return result
 
 
@@ -562,125 +559,8 @@ def _collect(config: GridConfig, cells: list[dict], output_dir: Path | None) -> 
 # Tables
 
 
-def _label(change: float, scheme: str) -> str:
-    return f"{'no change' if change == 0 else f'pnoise={change:.2f}'} {scheme}"
-
-
-def tables(decisions: pd.DataFrame, cells: pd.DataFrame, config: GridConfig) -> dict:
-    """Tables 2, 3 and 4 as long frames: ours (fraction of runs rejecting) and the paper's.
-
-    Table 2 averages the per-stream fractions over the streams (as the paper's Table 2
-    equals the mean of Tables 3/4). Columns of every frame: ``row``, ``pnoise``,
-    ``scheme``, ``ours``, ``paper`` and, for Table 2's rows, ``runs`` and ``streams``.
-    """
-    per_stream = (
-        decisions.groupby(["test", "prequential", "pnoise", "scheme", "stream"])["reject"]
-        .agg(["mean", "size"])
-        .reset_index()
-    )
-    changes = (0.0, *config.pnoise)
-    out2 = []
-    for test in TESTS:
-        for prequential in (False, True):
-            for change in changes:
-                for scheme in config.schemes:
-                    sel = per_stream[
-                        (per_stream.test == test)
-                        & (per_stream.prequential == prequential)
-                        & np.isclose(per_stream.pnoise, change)
-                        & (per_stream.scheme == scheme)
-                    ]
-                    ref = paper.TABLE2.get((test, prequential), {}).get((change, scheme))
-                    out2.append(
-                        {
-                            "row": f"{test} {'prequential' if prequential else 'non-prequential'}",
-                            "pnoise": change,
-                            "scheme": scheme,
-                            "ours": float(sel["mean"].mean()) if len(sel) else float("nan"),
-                            "paper": np.nan if ref is None else ref,
-                            "runs": int(sel["size"].sum()),
-                            "streams": len(sel),
-                        }
-                    )
-    seconds = cells.groupby("scheme")["seconds"].mean()
-    for prequential in (False, True):
-        for change in changes:
-            for scheme in config.schemes:
-                ref = paper.TABLE2_SECONDS[prequential].get((change, scheme))
-                out2.append(
-                    {
-                        "row": f"avg time per cell (s), "
-                        f"{'prequential' if prequential else 'non-prequential'}",
-                        "pnoise": change,
-                        "scheme": scheme,
-                        "ours": float(seconds.get(scheme, np.nan)),
-                        "paper": np.nan if ref is None else ref,
-                        "runs": int((cells.scheme == scheme).sum()),
-                        "streams": int(cells[cells.scheme == scheme].stream.nunique()),
-                    }
-                )
-    result = {"table2": pd.DataFrame(out2)}
-    for name, ref_table, (test, prequential) in (
-        ("table3", paper.TABLE3, paper.TABLE3_VARIANT),
-        ("table4", paper.TABLE4, paper.TABLE4_VARIANT),
-    ):
-        sel = per_stream[(per_stream.test == test) & (per_stream.prequential == prequential)]
-        rows = []
-        streams = [s for s, _ in config.streams if s in set(sel.stream)]
-        for stream in [*streams, "Average"]:
-            for change in changes:
-                for scheme in config.schemes:
-                    part = sel[np.isclose(sel.pnoise, change) & (sel.scheme == scheme)]
-                    if stream == "Average":
-                        ours = float(part["mean"].mean()) if len(part) else float("nan")
-                        ref = paper.TABLE2[(test, prequential)].get((change, scheme))
-                    else:
-                        hit = part[part.stream == stream]["mean"]
-                        ours = float(hit.iloc[0]) if len(hit) else float("nan")
-                        ref = ref_table.get(stream, {}).get((change, scheme))
-                    rows.append(
-                        {
-                            "row": stream,
-                            "pnoise": change,
-                            "scheme": scheme,
-                            "ours": ours,
-                            "paper": np.nan if ref is None else ref,
-                        }
-                    )
-        result[name] = pd.DataFrame(rows)
-    return result
-
-
-def _wide(frame: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
-    """Paper layout: one row per table row, one column per (pnoise, scheme), 'ours (paper)'."""
-
-    def cell(r) -> str:
-        ours = "–" if not np.isfinite(r.ours) else f"{r.ours:.{digits}f}"
-        ref = "–" if not np.isfinite(r.paper) else f"{r.paper:.{digits}f}"
-        return f"{ours} ({ref})"
-
-    f = frame.assign(
-        col=[_label(c, s) for c, s in zip(frame.pnoise, frame.scheme)],
-        text=[cell(r) for r in frame.itertuples()],
-    )
-    wide = f.pivot(index="row", columns="col", values="text")
-    return wide.loc[list(dict.fromkeys(f.row)), list(dict.fromkeys(f.col))]
-
-
-def _md(frame: pd.DataFrame) -> str:
-    """A frame as a Markdown table (index as first column)."""
-    head = ["", *map(str, frame.columns)]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for idx, row in frame.iterrows():
-        lines.append("| " + " | ".join([str(idx), *map(str, row.tolist())]) + " |")
-    return "\n".join(lines)
-
-
-_TITLES = {
-    "table2": "Table 2: fraction of runs rejecting H0, averaged over streams",
-    "table3": "Table 3: McNemar's test (non-prequential) per stream",
-    "table4": "Table 4: Wilcoxon's signed-rank test (prequential) per stream",
-}
+def _table(frame: pd.DataFrame, digits: int = 2) -> str:
+    return paper.markdown_table(paper.wide(frame, digits))
 
 
 def _markdown(result: GridResult) -> str:
@@ -704,10 +584,10 @@ def _markdown(result: GridResult) -> str:
         if name == "table2":
             timing = frame[frame.row.str.startswith("avg time")]
             body = frame[~frame.row.str.startswith("avg time")]
-            lines += [f"## {_TITLES[name]}", "", _md(_wide(body)), ""]
-            lines += ["Average wall time per cell (s):", "", _md(_wide(timing, 1)), ""]
+            lines += [f"## {paper.TITLES[name]}", "", _table(body), ""]
+            lines += ["Average wall time per cell (s):", "", _table(timing, 1), ""]
             continue
-        lines += [f"## {_TITLES[name]}", "", _md(_wide(body, digits)), ""]
+        lines += [f"## {paper.TITLES[name]}", "", _table(body, digits), ""]
     return "\n".join(lines)
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
-__all__ = ["integer", "number", "positive_integer"]
+__all__ = ["integer", "number", "positive_integer", "progress_wanted"]
 
 
 def integer(text: str) -> int:
@@ -41,3 +43,11 @@ def number(text: str) -> float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def progress_wanted(args: argparse.Namespace) -> bool:
+    """The one progress-bar decision of every command: a bar on a terminal unless
+    ``--no-progress``; ``DISTVAL_PROGRESS=1`` forces one (e.g. under a job runner)."""
+    if os.environ.get("DISTVAL_PROGRESS"):
+        return True
+    return not getattr(args, "no_progress", False) and sys.stderr.isatty()

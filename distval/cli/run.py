@@ -1,34 +1,26 @@
-"""Command line: ``distval run`` (and ``distval learners``).
-
-The command line only parses arguments into a :class:`~distval.config.RunConfig` and calls
-the library; bad input ends with one line ``distval: error: ...`` and exit status 2.
-"""
+"""``distval run``: its options, parsed into a :class:`~distval.config.RunConfig`, then the run."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import os
 import sys
 import time
 from pathlib import Path
 
-from distval.argtypes import integer, number
-from distval.config import TESTS
+from distval.cli.argtypes import integer, number, progress_wanted
+from distval.config import TESTS, RunConfig
 from distval.errors import DistvalError
+from distval.evaluation import evaluate
 from distval.metrics import FORGETTING, MEASURES
 from distval.validation import FOLD_CHOICES, SCHEMES
 
-__all__ = ["main"]
+__all__ = ["DESCRIPTION", "HELP", "add_arguments", "main"]
 
-#: Further commands: module with ``add_arguments(parser)`` (light imports only) and
-#: ``main(args) -> int``.
-COMMANDS = {
-    "describe": ("distval.describe", "stream diagnostics: classes, P(M), P(T), baselines"),
-    "report": ("distval.report", "figures, HTML and Markdown report of a results directory"),
-    "reproduce": ("distval.reproduce", "reproduce the paper's experiments (type I/II errors)"),
-}
-
+HELP = "evaluate learners on a stream (default: ht vs nb, 10-fold bootstrap, Electricity)"
+DESCRIPTION = (
+    "Evaluate two or more learners on a stream under k-fold distributed "
+    "validation, with per-fold measures and across-fold tests while the stream flows."
+)
 
 def _tests(text: str) -> tuple[str, ...]:
     if text.lower() in ("", "none"):
@@ -36,18 +28,8 @@ def _tests(text: str) -> tuple[str, ...]:
     return tuple(t.strip() for t in text.split(",") if t.strip())
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="distval",
-        description="Distributed k-fold evaluation of stream classifiers with significance tests.",
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    run = sub.add_parser(
-        "run",
-        help="evaluate learners on a stream (default: ht vs nb, 10-fold bootstrap, Electricity)",
-        description="Evaluate two or more learners on a stream under k-fold distributed "
-        "validation, with per-fold measures and across-fold tests while the stream flows.",
-    )
+def add_arguments(run: argparse.ArgumentParser) -> None:
+    """Options of ``distval run``."""
     g = run.add_argument_group("stream")
     g.add_argument(
         "--stream",
@@ -221,21 +203,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="R",
         help="number of permuted copies with --permute (10)",
     )
-    sub.add_parser("learners", help="list the built-in learners")
-    for name, (module, help_text) in COMMANDS.items():
-        try:
-            mod = importlib.import_module(module)
-        except ImportError:
-            continue
-        cmd = sub.add_parser(name, help=help_text, description=help_text)
-        mod.add_arguments(cmd)
-    return parser
 
 
-def _run(args) -> int:
-    from distval.config import RunConfig
-    from distval.engine import evaluate
-
+def main(args: argparse.Namespace) -> int:
+    """Run ``distval run``; returns the exit status."""
     config = RunConfig(
         stream=args.stream,
         target=args.target,
@@ -269,17 +240,17 @@ def _run(args) -> int:
         raise DistvalError("--address and --actors need --backend ray")
     if args.actors is not None and args.actors < 1:
         raise DistvalError(f"--actors must be at least 1, got {args.actors}")
-    progress = (not args.no_progress and sys.stderr.isatty()) or os.environ.get("DISTVAL_PROGRESS")
+    progress = progress_wanted(args)
     common = {
         "output_dir": output,
         "overwrite": args.overwrite,
-        "progress": bool(progress),
+        "progress": progress,
         "backend": args.backend,
         **options,
     }
     try:
         if args.permute:
-            from distval.permutations import run_robustness
+            from distval.experiments.robustness import run_robustness
 
             result = run_robustness(config, permute=args.permute, repeats=args.repeats, **common)
         else:
@@ -294,28 +265,3 @@ def _run(args) -> int:
         print(f"report: {make_report(output)}")
     print(f"results: {output}")
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
-    try:
-        if args.command == "learners":
-            from distval.learners import BUILTIN
-
-            for name, (_, what) in BUILTIN.items():
-                print(f"{name:12s} {what}")
-            return 0
-        if args.command in COMMANDS:
-            return importlib.import_module(COMMANDS[args.command][0]).main(args)
-        return _run(args)
-    except DistvalError as exc:
-        print(f"distval: error: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,9 +16,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from distval.argtypes import positive_integer
+from distval.cli.argtypes import positive_integer, progress_wanted
 
-__all__ = ["add_arguments", "format_description", "main"]
+__all__ = ["add_arguments", "main"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,62 +52,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def format_description(d: dict, max_classes: int = 30) -> str:
-    """Markdown text of a :func:`distval.temporal.describe_stream` result.
-
-    >>> d = {"name": "s", "rows": 4, "attributes": 1, "nominal": 0, "classes": ["a", "b"],
-    ...      "class_counts": [3, 1], "p_majority": 0.75, "p_persistence": 2 / 3,
-    ...      "majority_accuracy": 0.75, "persistent_accuracy": 0.75,
-    ...      "delta": [[0.1], [float("nan")]]}
-    >>> print(format_description(d).splitlines()[0])
-    # s
-    """
-    lines = [f"# {d['name']}", ""]
-    lines += ["| rows | attributes | classes | P(M) | P(T) | Majority acc. | Persistent acc. |"]
-    lines += ["|---:|---:|---:|---:|---:|---:|---:|"]
-    lines += [
-        f"| {d['rows']:,} | {d['attributes']} ({d['nominal']} nominal) | {len(d['classes'])} "
-        f"| {d['p_majority']:.4f} | {d['p_persistence']:.4f} | {d['majority_accuracy']:.4f} "
-        f"| {d['persistent_accuracy']:.4f} |",
-        "",
-    ]
-    n = max(d["rows"], 1)
-    lags = len(d["delta"][0]) if d["delta"] else 0
-    head = "| class | count | P(i) | " + " | ".join(f"Δ({lag})" for lag in range(1, lags + 1))
-    lines += [head + " |", "|---|---:|---:|" + "---:|" * lags]
-    order = sorted(range(len(d["classes"])), key=lambda i: -d["class_counts"][i])
-    for i in order[:max_classes]:
-        deltas = " | ".join("" if v != v else f"{v:+.4f}" for v in d["delta"][i])
-        lines.append(
-            f"| {d['classes'][i]} | {d['class_counts'][i]:,} | {d['class_counts'][i] / n:.4f} "
-            f"| {deltas} |"
-        )
-    if len(order) > max_classes:
-        lines.append(f"| ({len(order) - max_classes} more classes) | | | |")
-    lines += [
-        "",
-        "P(M): share of the majority class; P(T): share of consecutive equal labels; "
-        "accuracies are prequential (test, then count); Δ(ℓ) = P(y_t=i | ℓ previous labels i) "
-        "- P(y_t=i | ℓ-1 previous labels i), Δ(1) = P(i|i) - P(i) (zliobaite2015 §6.8).",
-    ]
-    return "\n".join(lines)
-
-
 def main(args) -> int:
     """Run ``distval describe``; returns the exit status."""
     import json
-    import os
-    import sys
 
+    from distval.experiments.diagnostics import describe_stream, format_description
     from distval.streams import open_stream
-    from distval.temporal import PermutedStream, describe_stream
+    from distval.streams.permuted import PermutedStream
 
     stream = open_stream(args.stream, target=args.target, n_rows=args.n_rows, seed=args.seed)
     if args.shuffle:
         stream = PermutedStream(stream, args.shuffle, seed=args.seed)
-    progress = (not args.no_progress and sys.stderr.isatty()) or bool(
-        os.environ.get("DISTVAL_PROGRESS")
-    )
+    progress = progress_wanted(args)
     d = describe_stream(stream, max_lag=args.lags, progress=progress)
     print(format_description(d))
     if args.json:

@@ -1,4 +1,4 @@
-"""Temporal dependence in label streams: diagnostics, shuffles and temporal wrappers.
+"""Temporal dependence of a label stream: P(M), P(T), the baselines and Δ(ℓ).
 
 Following zliobaite2015:
 
@@ -7,17 +7,10 @@ Following zliobaite2015:
   consecutive equal labels, Proposition 7 and Table 3), the prequential accuracies of the
   Majority and Persistent classifiers (Definitions 2 and 3) and the conditional probabilities
   behind Δ(ℓ) of §6.8 (Fig. 5); :func:`describe_stream` runs it over a :class:`Stream`.
-- :func:`iid_permutation` and :func:`within_class_permutation` are seeded index
-  permutations: the first makes a stream iid (the "shuffled" data of §6.5), the second keeps
-  the label sequence and shuffles the rows among the positions of their own class (temporal
-  dependence kept, drift in P(X | y) removed). :class:`PermutedStream` applies one to a stream.
-- the wrappers :class:`~distval.learners.temporal.TemporalCorrection` (§3.1, eq. 3) and
-  :class:`~distval.learners.temporal.TemporallyAugmented` (§3.2, eq. 4) live in
-  :mod:`distval.learners.temporal`.
+- :func:`format_description` writes it as the Markdown of ``distval describe``.
 
-The wrappers learn the label sequence from their own ``learn_one`` calls, so "the previous
-label" is the last label the wrapper was trained on. Under plain prequential evaluation that
-is y_{t-1}; in a k-fold run it is the last row routed to that fold's replica.
+The shuffles of §6.5 (``iid``, ``within-class``) are row orders in
+:mod:`distval.streams.permutations`; the wrappers of §3 are :mod:`distval.learners.temporal`.
 """
 
 from __future__ import annotations
@@ -25,17 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from distval.errors import DistvalError, check_positive_int
-from distval.permutations import PermutedStream as _OrderedStream
-from distval.permutations import StreamData
 from distval.streams.base import Stream
 
-__all__ = [
-    "LabelDiagnostics",
-    "PermutedStream",
-    "describe_stream",
-    "iid_permutation",
-    "within_class_permutation",
-]
+__all__ = ["LabelDiagnostics", "describe_stream", "format_description"]
 
 
 class LabelDiagnostics:
@@ -232,60 +217,42 @@ def describe_stream(
     return out
 
 
-def iid_permutation(n: int, seed: int | None = None) -> np.ndarray:
-    """A seeded random order of ``n`` rows: the iid shuffle of zliobaite2015 §6.5.
+def format_description(d: dict, max_classes: int = 30) -> str:
+    """Markdown text of a :func:`describe_stream` result.
 
-    >>> sorted(iid_permutation(5, seed=1).tolist())
-    [0, 1, 2, 3, 4]
+    >>> d = {"name": "s", "rows": 4, "attributes": 1, "nominal": 0, "classes": ["a", "b"],
+    ...      "class_counts": [3, 1], "p_majority": 0.75, "p_persistence": 2 / 3,
+    ...      "majority_accuracy": 0.75, "persistent_accuracy": 0.75,
+    ...      "delta": [[0.1], [float("nan")]]}
+    >>> print(format_description(d).splitlines()[0])
+    # s
     """
-    return np.random.default_rng(seed).permutation(int(n))
-
-
-def within_class_permutation(y: np.ndarray, seed: int | None = None) -> np.ndarray:
-    """A seeded order that keeps the label sequence and shuffles rows within their class.
-
-    Row ``t`` of the new stream is row ``order[t]`` of the original, with
-    ``y[order] == y``: the label sequence (hence P(M), P(T) and every Δ(ℓ)) is unchanged,
-    while the features of each class are spread uniformly over that class's positions,
-    removing drift in P(X | y).
-
-    >>> y = np.array([0, 0, 1, 1, 0, 1])
-    >>> order = within_class_permutation(y, seed=3)
-    >>> bool((y[order] == y).all()), sorted(order.tolist()) == list(range(6))
-    (True, True)
-    """
-    y = np.asarray(y)
-    rng = np.random.default_rng(seed)
-    positions = np.argsort(y, kind="stable")  # each class's positions, in time order
-    sources = np.lexsort((rng.random(len(y)), y))  # each class's rows, in random order
-    order = np.empty(len(y), dtype=np.int64)
-    order[positions] = sources
-    return order
-
-
-class PermutedStream(_OrderedStream):
-    """A stream with its rows reordered: ``"iid"`` or ``"within-class"`` shuffle, seeded.
-
-    The order comes from :func:`iid_permutation` or :func:`within_class_permutation`; reading,
-    reordering and renumbering classes by first appearance are those of
-    :class:`distval.permutations.PermutedStream` (the stream is read once into memory).
-
-    >>> from distval.streams import open_stream
-    >>> s = PermutedStream(open_stream("sea", n_rows=100, seed=1), "within-class", seed=2)
-    >>> sum(len(c) for c in s.chunks(30)), s.name
-    (100, 'sea[within-class shuffle, seed 2]')
-    """
-
-    KINDS = ("iid", "within-class")
-
-    def __init__(self, stream: Stream, kind: str = "iid", seed: int | None = None) -> None:
-        if kind not in self.KINDS:
-            raise DistvalError(f"unknown shuffle {kind!r}; choose one of {', '.join(self.KINDS)}")
-        data = StreamData.read(stream)
-        order = (
-            iid_permutation(len(data), seed)
-            if kind == "iid"
-            else within_class_permutation(data.y, seed)
+    lines = [f"# {d['name']}", ""]
+    lines += ["| rows | attributes | classes | P(M) | P(T) | Majority acc. | Persistent acc. |"]
+    lines += ["|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        f"| {d['rows']:,} | {d['attributes']} ({d['nominal']} nominal) | {len(d['classes'])} "
+        f"| {d['p_majority']:.4f} | {d['p_persistence']:.4f} | {d['majority_accuracy']:.4f} "
+        f"| {d['persistent_accuracy']:.4f} |",
+        "",
+    ]
+    n = max(d["rows"], 1)
+    lags = len(d["delta"][0]) if d["delta"] else 0
+    head = "| class | count | P(i) | " + " | ".join(f"Δ({lag})" for lag in range(1, lags + 1))
+    lines += [head + " |", "|---|---:|---:|" + "---:|" * lags]
+    order = sorted(range(len(d["classes"])), key=lambda i: -d["class_counts"][i])
+    for i in order[:max_classes]:
+        deltas = " | ".join("" if v != v else f"{v:+.4f}" for v in d["delta"][i])
+        lines.append(
+            f"| {d['classes'][i]} | {d['class_counts'][i]:,} | {d['class_counts'][i] / n:.4f} "
+            f"| {deltas} |"
         )
-        super().__init__(data, order, name=f"{stream.name}[{kind} shuffle, seed {seed}]")
-        self.kind, self.seed = kind, seed
+    if len(order) > max_classes:
+        lines.append(f"| ({len(order) - max_classes} more classes) | | | |")
+    lines += [
+        "",
+        "P(M): share of the majority class; P(T): share of consecutive equal labels; "
+        "accuracies are prequential (test, then count); Δ(ℓ) = P(y_t=i | ℓ previous labels i) "
+        "- P(y_t=i | ℓ-1 previous labels i), Δ(1) = P(i|i) - P(i) (zliobaite2015 §6.8).",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,65 @@
+"""The command line: every argparse line of distval, one module per command.
+
+Each command module has ``add_arguments(parser)`` and ``main(args) -> int``. The command line
+only parses arguments and calls the library; bad input ends with one line
+``distval: error: ...`` and exit status 2.
+
+>>> build_parser().parse_args(["run", "--folds", "5"]).folds
+5
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from distval.errors import DistvalError
+
+__all__ = ["build_parser", "main"]
+
+#: Commands: module under ``distval.cli`` and help text.
+COMMANDS = {
+    "run": ("run", "evaluate learners on a stream (default: ht vs nb, 10-fold bootstrap, "
+            "Electricity)"),
+    "learners": ("learners", "list the built-in learners"),
+    "describe": ("describe", "stream diagnostics: classes, P(M), P(T), baselines"),
+    "report": ("report", "figures, HTML and Markdown report of a results directory"),
+    "reproduce": ("reproduce", "reproduce the paper's experiments (type I/II errors)"),
+}
+
+
+def _module(name: str):
+    return importlib.import_module(f"distval.cli.{COMMANDS[name][0]}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``distval`` parser with every command's options."""
+    parser = argparse.ArgumentParser(
+        prog="distval",
+        description="Distributed k-fold evaluation of stream classifiers with significance tests.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_, help_text) in COMMANDS.items():
+        mod = _module(name)
+        description = getattr(mod, "DESCRIPTION", help_text)
+        mod.add_arguments(sub.add_parser(name, help=help_text, description=description))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``distval``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(_module(args.command).main(args))
+    except DistvalError as exc:
+        print(f"distval: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""The entry point: :func:`evaluate` checks its options, picks a backend and runs it.
+
+This is the one place that knows the backends (:data:`BACKENDS`) and checks their options
+(:func:`check_backend`); the studies in :mod:`distval.experiments` and the command line use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from distval.config import RunConfig
+from distval.engine import Run, Step, iter_inprocess, open_config_stream
+from distval.errors import DistvalError, check_positive_int
+from distval.results import EvaluationResult
+from distval.streams import Stream
+
+__all__ = ["AUTO_RAY_WORK", "BACKENDS", "check_backend", "evaluate"]
+
+BACKENDS = ("inprocess", "ray", "auto")
+#: With ``backend="auto"``, jobs of fewer (rows x learners x folds) than this run in-process:
+#: Ray's start-up (a few seconds) would cost more than the second core gives back.
+AUTO_RAY_WORK = 200_000
+
+
+def check_backend(backend: str, address: str | None = None, n_actors: int | None = None) -> None:
+    """Refuse an unknown backend, or Ray options without Ray, with one clear message.
+
+    >>> check_backend("ray", n_actors=2)
+    >>> try:
+    ...     check_backend("inprocess", address="auto")
+    ... except DistvalError as e:
+    ...     print(e)
+    `address` and `n_actors` need the ray backend
+    """
+    if backend not in BACKENDS:
+        raise DistvalError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if backend == "inprocess" and (address or n_actors):
+        raise DistvalError("`address` and `n_actors` need the ray backend")
+    if n_actors is not None:
+        check_positive_int(n_actors, "n_actors")
+
+
+def _steps(
+    backend: str, config: RunConfig, stream: Stream, address: str | None, n_actors: int | None
+) -> Iterator[Step]:
+    if backend == "ray":
+        from distval.ray_backend.engine import iter_ray
+
+        return iter_ray(config, stream, address=address, n_actors=n_actors)
+    return iter_inprocess(config, stream)
+
+
+def evaluate(
+    config: RunConfig | None = None,
+    *,
+    output_dir=None,
+    overwrite: bool = False,
+    progress: bool = False,
+    backend: str = "inprocess",
+    address: str | None = None,
+    n_actors: int | None = None,
+    source: Stream | None = None,
+    **options,
+) -> EvaluationResult:
+    """Evaluate learners on a stream under k-fold distributed validation.
+
+    Give a :class:`~distval.config.RunConfig` or its fields as keywords. Results are returned
+    and, with ``output_dir``, written there as they are produced. ``backend="ray"`` runs the
+    learners in Ray actors (``n_actors``, default one per CPU) on a local Ray or, with
+    ``address``, on a cluster; both backends give identical numbers. ``source`` evaluates
+    a :class:`~distval.streams.Stream` object (e.g. a permuted copy) instead of opening
+    ``config.stream``. ``backend="auto"`` picks
+    Ray unless the job is small (fewer than :data:`AUTO_RAY_WORK` rows x learners x folds).
+
+    >>> res = evaluate(stream="sea", n_rows=2000, learners=("nb", "majority"), n_folds=3,
+    ...                test_every=1000)
+    >>> res.n_rows, sorted(res.final_folds()["learner"].unique())
+    (2000, ['majority', 'nb'])
+    >>> bool(res.summary()["learners"]["nb"]["cumulative"]["accuracy"]["mean"] > 0.8)
+    True
+    """
+    if config is None:
+        config = RunConfig(**options)
+    elif options:
+        raise DistvalError("give either a RunConfig or keyword options, not both")
+    check_backend(backend, address, n_actors)
+    stream = source if source is not None else open_config_stream(config)
+    if backend == "auto":
+        work = (stream.n_rows or AUTO_RAY_WORK) * len(config.learners) * config.n_folds
+        backend = "ray" if address or n_actors or work >= AUTO_RAY_WORK else "inprocess"
+    run = Run(
+        config,
+        stream,
+        output_dir=output_dir,
+        overwrite=overwrite,
+        progress=progress,
+        backend=backend,
+    )
+    try:
+        for step in _steps(backend, config, stream, address, n_actors):
+            run.feed(step)
+    except BaseException:
+        run.close(interrupted=True)
+        raise
+    return run.close()

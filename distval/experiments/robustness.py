@@ -1,0 +1,485 @@
+"""Robustness of an evaluation to the order of the stream (zliobaite-controlled-permutations §5.2).
+
+:func:`run_robustness` evaluates the original stream and ``repeats`` copies permuted in a
+controlled way (:mod:`distval.streams.permutations`), concurrently as Ray tasks with
+``backend="ray"``, and reports the spread of every measure and the stability of the learner
+ranking over the copies.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import kendalltau, rankdata
+
+from distval.config import RunConfig
+from distval.engine import open_config_stream
+from distval.errors import DistvalError, check_positive_int
+from distval.evaluation import check_backend, evaluate
+from distval.metrics import MEASURES
+from distval.streams.permutations import (
+    average_neighbour_distance,
+    copy_seed,
+    parse_permutation,
+    total_neighbour_distance,
+)
+from distval.streams.permuted import PermutedStream, StreamData
+
+__all__ = ["CopyResult", "RobustnessResult", "run_robustness"]
+
+
+@dataclass
+class CopyResult:
+    """One evaluated copy: its permutation and the final measures per learner.
+
+    ``values[learner][measure]`` is the mean over folds of the cumulative measure at the end of
+    the stream.
+    """
+
+    name: str
+    index: int
+    seed: int | None
+    tnd: int
+    and_: float
+    values: dict[str, dict[str, float | None]]
+    rows: int
+    elapsed: float
+    reused: bool = False
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "index": self.index,
+            "seed": self.seed,
+            "tnd": self.tnd,
+            "and": self.and_,
+            "rows": self.rows,
+            "elapsed_seconds": round(self.elapsed, 3),
+            "reused": self.reused,
+            "values": self.values,
+        }
+
+
+@dataclass
+class RobustnessResult:
+    """The original and the permuted copies' results, with spread and ranking stability.
+
+    ``summary()`` is a JSON-ready dict (as written to ``robustness.json``), ``to_markdown()``
+    the report written to ``robustness.md``.
+    """
+
+    config: RunConfig
+    permutation: str
+    copies: list[CopyResult] = field(default_factory=list)
+    output_dir: Path | None = None
+    elapsed: float = 0.0
+    stream_name: str | None = None
+
+    @property
+    def _stream(self) -> str:
+        return self.stream_name or self.config.stream or "elec2"
+
+    @property
+    def original(self) -> CopyResult:
+        return self.copies[0]
+
+    @property
+    def permuted(self) -> list[CopyResult]:
+        return self.copies[1:]
+
+    def _matrix(self, measure: str, copies: list[CopyResult]) -> np.ndarray:
+        """(copies, learners) values of ``measure``; NaN where undefined."""
+        return np.array(
+            [
+                [_nan(c.values.get(lab, {}).get(measure)) for lab in self.config.labels]
+                for c in copies
+            ],
+            dtype=float,
+        ).reshape(len(copies), len(self.config.labels))
+
+    def spread(self) -> dict[str, dict[str, dict[str, float | None]]]:
+        """learner -> measure -> original value, mean and sd (ddof 1) over permuted copies."""
+        out: dict[str, dict] = {lab: {} for lab in self.config.labels}
+        for m in MEASURES:
+            orig = self._matrix(m, [self.original])[0]
+            vals = self._matrix(m, self.permuted)
+            for j, lab in enumerate(self.config.labels):
+                v = vals[:, j][np.isfinite(vals[:, j])]
+                out[lab][m] = {
+                    "original": _none(orig[j]),
+                    "mean": _none(v.mean()) if len(v) else None,
+                    "std": _none(v.std(ddof=1)) if len(v) > 1 else None,
+                    "min": _none(v.min()) if len(v) else None,
+                    "max": _none(v.max()) if len(v) else None,
+                }
+        return out
+
+    def rankings(self) -> list[dict]:
+        """Per copy: the learners ranked by the run's measure (best first; ties share a rank),
+        whether the ranks equal the original's, and Kendall's tau-b against the original."""
+        labels = self.config.labels
+        vals = self._matrix(self.config.measure, self.copies)
+        ranks = rankdata(-np.nan_to_num(vals, nan=-np.inf), method="min", axis=1)
+        out = []
+        for c, v, r in zip(self.copies, vals, ranks, strict=True):
+            tau = float("nan")
+            if len(labels) > 1 and np.ptp(vals[0]) > 0 and np.ptp(v) > 0:
+                tau = float(kendalltau(v, vals[0]).statistic)
+            order = sorted(range(len(labels)), key=lambda j: (r[j], j))
+            out.append(
+                {
+                    "copy": c.name,
+                    "ranking": [labels[j] for j in order],
+                    "ranks": {labels[j]: int(r[j]) for j in range(len(labels))},
+                    "equals_original": bool(np.array_equal(r, ranks[0])),
+                    "kendall_tau": _none(tau),
+                }
+            )
+        return out
+
+    def summary(self) -> dict:
+        """Everything in ``robustness.json``."""
+        spec = parse_permutation(self.permutation)
+        ranks = self.rankings()[1:]
+        taus = np.array([_nan(r["kendall_tau"]) for r in ranks], dtype=float)
+        ands = np.array([c.and_ for c in self.permuted], dtype=float)
+        n = self.original.rows
+        return {
+            "stream": self._stream,
+            "permutation": self.permutation,
+            "repeats": len(self.permuted),
+            "rows": n,
+            "measure": self.config.measure,
+            "config": self.config.to_dict(),
+            "and": {
+                "expected": _none(spec.expected_and(n)),
+                "mean": _none(ands.mean()) if len(ands) else None,
+                "std": _none(ands.std(ddof=1)) if len(ands) > 1 else None,
+            },
+            "ranking_equal_to_original": {
+                "count": int(sum(r["equals_original"] for r in ranks)),
+                "of": len(ranks),
+                "fraction": (
+                    _none(np.mean([r["equals_original"] for r in ranks])) if ranks else None
+                ),
+            },
+            "kendall_tau": {
+                "mean": _none(np.nanmean(taus)) if np.isfinite(taus).any() else None,
+                "min": _none(np.nanmin(taus)) if np.isfinite(taus).any() else None,
+            },
+            "learners": self.spread(),
+            "rankings": self.rankings(),
+            "copies": [c.to_dict() for c in self.copies],
+            "elapsed_seconds": round(self.elapsed, 3),
+        }
+
+    def to_markdown(self) -> str:
+        """The robustness report as Markdown."""
+        s = self.summary()
+        cfg = self.config
+        labels = cfg.labels
+        head = f"{cfg.n_folds}-fold {cfg.scheme}{' prequential' if cfg.prequential else ''}"
+        a = s["and"]
+        lines = [
+            f"## distval robustness: {self._stream}, {head}, {s['rows']} rows, "
+            f"original + {s['repeats']} copies permuted by `{self.permutation}`",
+            "",
+            f"Average neighbour distance of the permuted copies: {_f(a['mean'])} ± {_f(a['std'])}"
+            f" (expected {_f(a['expected'])}; identity 1).",
+            "",
+            f"Cumulative `{cfg.measure}` at the end of the stream (mean over folds): original, "
+            "then mean ± sd, min and max over the permuted copies.",
+            "",
+            "| learner | original | permuted mean ± sd | min | max |",
+            "|---|---|---|---|---|",
+        ]
+        for lab in labels:
+            v = s["learners"][lab][cfg.measure]
+            lines.append(
+                f"| {lab} | {_f(v['original'])} | {_f(v['mean'])} ± {_f(v['std'])} | "
+                f"{_f(v['min'])} | {_f(v['max'])} |"
+            )
+        shown = [m for m in MEASURES if m != "n"]
+        lines += [
+            "",
+            "Every measure (cumulative, mean over folds), mean ± sd over the permuted copies:",
+            "",
+            "| learner | " + " | ".join(shown) + " |",
+            "|---" * (len(shown) + 1) + "|",
+        ]
+        for lab in labels:
+            cells = [
+                f"{_f(s['learners'][lab][m]['mean'])} ± {_f(s['learners'][lab][m]['std'])}"
+                for m in shown
+            ]
+            lines.append(f"| {lab} | " + " | ".join(cells) + " |")
+        eq, tau = s["ranking_equal_to_original"], s["kendall_tau"]
+        lines += [
+            "",
+            f"Ranking by `{cfg.measure}` equals the original's on {eq['count']} of {eq['of']} "
+            f"permuted copies; Kendall's tau with the original: mean {_f(tau['mean'])}, "
+            f"min {_f(tau['min'])}.",
+            "",
+            "| copy | AND | ranking (best first) | same as original | Kendall tau |",
+            "|---|---|---|---|---|",
+        ]
+        for c, r in zip(self.copies, s["rankings"], strict=True):
+            lines.append(
+                f"| {c.name} | {c.and_:.3f} | {' > '.join(r['ranking'])} | "
+                f"{'yes' if r['equals_original'] else 'no'} | {_f(r['kendall_tau'])} |"
+            )
+        lines += ["", f"{len(self.copies)} evaluations in {self.elapsed:.1f} s."]
+        return "\n".join(lines) + "\n"
+
+    def plot(self, path) -> Path:
+        """A PNG of the cumulative accuracy of every learner on every copy."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        vals = self._matrix("accuracy", self.copies)
+        x = np.arange(len(self.copies))
+        fig, ax = plt.subplots(figsize=(max(6.0, 0.35 * len(x) + 3), 4.0))
+        for j, lab in enumerate(self.config.labels):
+            (line,) = ax.plot(x[1:], vals[1:, j], marker="o", ms=4, lw=1, label=lab)
+            ax.axhline(vals[0, j], color=line.get_color(), ls=":", lw=0.8)
+            ax.plot([0], [vals[0, j]], marker="*", ms=12, color=line.get_color())
+        ax.set_xticks(x, [c.name for c in self.copies], rotation=60, ha="right", fontsize=7)
+        ax.set_ylabel("accuracy (cumulative, mean over folds)")
+        ax.set_title(f"{self._stream}: original (★) and copies permuted by {self.permutation}")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        path = Path(path)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        return path
+
+    def write(self, directory) -> None:
+        directory = Path(directory)
+        (directory / "robustness.json").write_text(json.dumps(self.summary(), indent=2) + "\n")
+        (directory / "robustness.md").write_text(self.to_markdown())
+        self.plot(directory / "accuracy.png")
+
+
+def _nan(v) -> float:
+    return float("nan") if v is None else float(v)
+
+
+def _none(v) -> float | None:
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def _f(v) -> str:
+    return "–" if v is None else f"{v:.4f}"
+
+
+@dataclass(frozen=True)
+class _Plan:
+    name: str
+    index: int
+    seed: int | None
+    order: np.ndarray
+
+    def extra(self, permutation: str, stream_name: str) -> dict:
+        return {
+            "backend": "inprocess",
+            "stream_name": stream_name,
+            "permutation": "none" if self.index == 0 else permutation,
+            "copy": self.index,
+            "permutation_seed": self.seed,
+        }
+
+
+def _copy_values(summary: dict) -> dict[str, dict[str, float | None]]:
+    out = {}
+    for lab, per in summary["learners"].items():
+        cum = per.get("cumulative") or {}
+        out[lab] = {m: d["mean"] for m, d in cum.items()}
+    return out
+
+
+def _evaluate_copy(config: RunConfig, data: StreamData, plan: _Plan, output_dir, extra: dict):
+    """One in-process evaluation of a copy; writes ``output_dir`` when given."""
+    stream = PermutedStream(data, plan.order, name=extra["stream_name"])
+    result = evaluate(config, source=stream, output_dir=output_dir, overwrite=True)
+    if output_dir is not None:
+        path = Path(output_dir) / "config.json"
+        path.write_text(json.dumps(json.loads(path.read_text()) | extra, indent=2) + "\n")
+    return result
+
+
+def _finished(directory: Path, config: RunConfig, extra: dict, overwrite: bool) -> dict | None:
+    """The summary of a finished copy with the same settings in ``directory``, else None.
+
+    A directory of a copy with other settings is an error unless ``overwrite``.
+    """
+    if overwrite or not directory.is_dir() or not any(directory.iterdir()):
+        return None
+    try:
+        saved = json.loads((directory / "config.json").read_text())
+    except (OSError, ValueError):
+        saved = None
+    if saved != json.loads(json.dumps(config.to_dict() | extra)):
+        raise DistvalError(
+            f"{directory} holds a copy evaluated with other settings; "
+            "choose another output directory or pass --overwrite"
+        )
+    try:
+        summary = json.loads((directory / "summary.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return None if summary.get("interrupted", True) else summary
+
+
+def _check_output(out: Path, names: set[str], overwrite: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise DistvalError(f"output path {out} exists and is not a directory")
+    if out.exists() and not overwrite:
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in names)
+        if foreign:
+            raise DistvalError(
+                f"output directory {out} holds files of another run ({foreign[0]}); "
+                "choose another or pass --overwrite"
+            )
+
+
+def run_robustness(
+    config: RunConfig,
+    *,
+    permute: str,
+    repeats: int,
+    output_dir,
+    overwrite: bool = False,
+    progress: bool = False,
+    backend: str = "inprocess",
+    address: str | None = None,
+    n_actors: int | None = None,
+) -> RobustnessResult:
+    """Evaluate ``config`` on the original stream and on ``repeats`` permuted copies.
+
+    Copy ``i`` (1-based) is permuted by ``permute`` with seed :func:`copy_seed` ``(config.seed,
+    i)``; folds and learners keep ``config.seed``, so only the row order differs between copies
+    (the multiple tests of Sect. 5.2). ``output_dir`` gets one results directory per copy
+    (``original``, ``<kind>-01`` …), ``robustness.json``, ``robustness.md`` and
+    ``accuracy.png``. A rerun into the same directory reuses every finished copy whose settings
+    match; ``overwrite`` recomputes them all. With ``backend="ray"`` the copies run concurrently
+    as Ray tasks (one CPU each, at most ``n_actors`` at a time).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> cfg = RunConfig(stream="sea", n_rows=600, learners=("majority", "persistent"),
+    ...                 n_folds=2, test_every=300)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     res = run_robustness(cfg, permute="speed:p=0.5", repeats=2, output_dir=d)
+    ...     sorted(p.name for p in Path(d).iterdir())
+    ['accuracy.png', 'original', 'robustness.json', 'robustness.md', 'speed-01', 'speed-02']
+    >>> [c.name for c in res.copies], res.original.and_
+    (['original', 'speed-01', 'speed-02'], 1.0)
+    """
+    start = time.perf_counter()
+    spec = parse_permutation(permute)
+    check_positive_int(repeats, "repeats")
+    check_backend(backend, address, n_actors)
+    if backend == "auto":
+        backend = "ray" if address or n_actors else "inprocess"
+    if output_dir is None:
+        raise DistvalError("run_robustness needs an output directory")
+    out = Path(output_dir)
+    width = max(2, len(str(repeats)))
+    names = ["original"] + [f"{spec.kind}-{i:0{width}d}" for i in range(1, repeats + 1)]
+    _check_output(out, {*names, "robustness.json", "robustness.md", "accuracy.png"}, overwrite)
+
+    data = StreamData.read(open_config_stream(config))
+    n = len(data)
+    plans = [_Plan("original", 0, None, np.arange(n, dtype=np.int64))]
+    for i in range(1, repeats + 1):
+        seed = copy_seed(config.seed, i)
+        plans.append(_Plan(names[i], i, seed, spec.generate(n, seed)))
+    extras = [
+        p.extra(spec.text, data.name if p.index == 0 else f"{data.name} [{spec.text} #{p.index}]")
+        for p in plans
+    ]
+    out.mkdir(parents=True, exist_ok=True)
+
+    copies: dict[int, CopyResult] = {}
+
+    def record(plan: _Plan, summary: dict, reused: bool) -> None:
+        copies[plan.index] = CopyResult(
+            name=plan.name,
+            index=plan.index,
+            seed=plan.seed,
+            tnd=total_neighbour_distance(plan.order),
+            and_=average_neighbour_distance(plan.order),
+            values=_copy_values(summary),
+            rows=int(summary["rows"]),
+            elapsed=float(summary.get("elapsed_seconds") or 0.0),
+            reused=reused,
+        )
+
+    pending = []
+    for plan, extra in zip(plans, extras, strict=True):
+        done = _finished(out / plan.name, config, extra, overwrite)
+        if done is not None:
+            record(plan, done, True)
+        else:
+            pending.append((plan, extra))
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(plans), initial=len(copies), unit="copy", desc=f"{data.name} copies")
+    try:
+        if backend == "ray" and pending:
+            _run_on_ray(config, data, pending, out, address, n_actors, record, bar)
+        else:
+            for plan, extra in pending:
+                result = _evaluate_copy(config, data, plan, out / plan.name, extra)
+                record(plan, result.summary(), False)
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    result = RobustnessResult(
+        config=config,
+        permutation=spec.text,
+        copies=[copies[i] for i in range(len(plans))],
+        output_dir=out,
+        elapsed=time.perf_counter() - start,
+        stream_name=data.name,
+    )
+    result.write(out)
+    return result
+
+
+def _ray_copy(config: RunConfig, data: StreamData, item: tuple):
+    plan, extra = item
+    return _evaluate_copy(config, data, plan, None, extra)
+
+
+def _run_on_ray(config, data, pending, out, address, n_actors, record, bar) -> None:
+    from distval.ray_backend.tasks import map_tasks, ray_session
+
+    with ray_session(address):
+        for i, result in map_tasks(
+            _ray_copy,
+            pending,
+            shared=(config, data),
+            limit=n_actors,
+            name=lambda item: f"copy {item[0].name}",
+        ):
+            plan, extra = pending[i]
+            result.save(out / plan.name, extra)
+            record(plan, result.summary(), False)
+            if bar is not None:
+                bar.update(1)

@@ -1,0 +1,64 @@
+"""Start (or join) Ray for the length of a ``with`` block, and leave a caller's Ray alone.
+
+>>> import ray
+>>> with ray_session():   # started here unless the caller runs Ray already
+...     ray.is_initialized()
+True
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import ray
+from ray.exceptions import RayError
+
+from distval.errors import DistvalError
+
+__all__ = ["ray_session", "unwrap"]
+
+
+def _start(address: str | None) -> bool:
+    """Start (or join) Ray unless the caller already did; returns whether we must shut down."""
+    if ray.is_initialized():
+        return False
+    kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": True}
+    if address is None:
+        # A private local cluster on this machine's cores; token auth only matters for shared
+        # clusters, and turning it off keeps Ray from writing a token into the home directory.
+        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+        kwargs["include_dashboard"] = False
+    try:
+        ray.init(address=address, **kwargs)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise DistvalError(f"cannot start or join Ray at {address or 'local'}: {exc}") from None
+    return True
+
+
+def unwrap(exc: RayError) -> BaseException:
+    """The :class:`DistvalError` a remote call raised, or ``exc`` itself."""
+    cause = getattr(exc, "cause", None)
+    return cause if isinstance(cause, DistvalError) else exc
+
+
+@contextmanager
+def ray_session(address: str | None = None) -> Iterator[None]:
+    """Ray for the block: a private local Ray, or the cluster at ``address``.
+
+    A :class:`DistvalError` raised inside a remote call comes out as itself.
+    """
+    started = _start(address)
+    try:
+        yield
+    except RayError as exc:
+        cause = unwrap(exc)
+        if cause is exc:
+            raise
+        raise cause from None
+    finally:
+        if started:
+            ray.shutdown()

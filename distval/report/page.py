@@ -1,0 +1,233 @@
+"""The report page: figures and tables of a results directory as HTML and Markdown.
+
+``distval report RESULTS_DIR`` (and ``distval run --report``) reads what a run wrote
+(``config.json``, ``folds.parquet``, ``tests.parquet``; see :mod:`distval.results`) and writes
+
+- ``accuracy.png`` and ``kappa_m.png``: every fold's value over time, the mean over folds and
+  the fold-to-fold spread (min-max band), one panel per learner (bifet2015 Fig 2 shows the
+  same measures for one run; the κm statistic is bifet2015 §5);
+- ``tests.png`` (two learners or more): each across-fold test's statistic and p-value over
+  time with the significance level and the decision (H0 rejected or not) at every check
+  (bifet2015 §4 and Table 2 for the tests; Friedman for three learners or more);
+- ``adwin_width.png`` (ADWIN forgetting): the width of each fold's ADWIN window (bifet2015
+  §6, Fig 3);
+- ``baselines.png`` (when a Majority or Persistent learner is evaluated): the learners'
+  accuracy against those baselines and κm / κper relative to them (κper is zliobaite2015
+  §4.4, Eq. 13; compare its Fig 2);
+- ``report.html``: one page with the figures embedded as PNG data URIs and the tables
+  (final measures, final tests, decisions over time, configuration); it loads nothing from
+  the network;
+- ``report.md``: the same tables in Markdown, with links to the PNG files.
+
+Figures use the non-interactive Agg backend; every learner or test has its own line style
+and marker as well as colour, so that they remain distinguishable in grey-scale print.
+
+>>> import tempfile, distval
+>>> d = tempfile.mkdtemp()
+>>> _ = distval.evaluate(stream="sea", n_rows=2000, learners=("nb", "majority"), n_folds=3,
+...                      test_every=500, output_dir=d, overwrite=True)
+>>> make_report(d).name
+'report.html'
+"""
+
+
+from __future__ import annotations
+
+import base64
+from html import escape
+from pathlib import Path
+
+from distval.errors import DistvalError
+from distval.report import tables
+from distval.report.figures import (
+    plot_adwin_width,
+    plot_baselines,
+    plot_measure,
+    plot_tests,
+    png_bytes,
+)
+from distval.results import SavedRun, load_results, markdown_table
+
+__all__ = ["make_report"]
+
+
+def _sections(res: SavedRun) -> list[dict]:
+    """Figures (with PNG bytes) and tables of the report, in page order."""
+    sections = []
+
+    def figure(key, title, caption, fig):
+        if fig is not None:
+            sections.append(
+                {
+                    "kind": "figure",
+                    "id": f"fig-{key}",
+                    "file": f"{key}.png",
+                    "title": title,
+                    "caption": caption,
+                    "png": png_bytes(fig),
+                }
+            )
+
+    def table(key, title, caption, cols_rows):
+        cols, rows = cols_rows
+        if rows:
+            sections.append(
+                {
+                    "kind": "table",
+                    "id": f"tab-{key}",
+                    "title": title,
+                    "caption": caption,
+                    "columns": cols,
+                    "rows": rows,
+                }
+            )
+
+    fg = res.forgetting
+    table(
+        "measures",
+        "Final measures",
+        f"Mean ± sd over folds at row {res.final_position}, under {fg} forgetting"
+        + (" and cumulatively." if fg != "cumulative" else "."),
+        tables.measures_table(res),
+    )
+    figure(
+        "accuracy",
+        "Accuracy over time",
+        "Thin lines: single folds; thick line: mean over folds; band: min-max over folds; "
+        "dotted: cumulative mean.",
+        plot_measure(res, "accuracy"),
+    )
+    figure(
+        "kappa_m",
+        "κm over time",
+        "κm compares with the majority-class classifier: below 0 is worse than it.",
+        plot_measure(res, "kappa_m"),
+    )
+    if not res.tests.empty:
+        alpha = res.config.get("alpha", 0.05)
+        figure(
+            "tests",
+            "Across-fold tests over time",
+            f"Statistic, p-value against alpha = {alpha} and decision at every check.",
+            plot_tests(res),
+        )
+        table(
+            "tests",
+            "Final test decisions",
+            f"At row {int(res.tests['position'].max())}.",
+            tables.final_tests_table(res),
+        )
+        table(
+            "decisions",
+            "Decisions over time",
+            "How often and since when each test rejected H0 (equal performance).",
+            tables.decisions_rows(res),
+        )
+    figure(
+        "adwin_width",
+        "ADWIN window width",
+        "Rows inside each fold's ADWIN window: it shrinks after a detected change.",
+        plot_adwin_width(res),
+    )
+    figure(
+        "baselines",
+        "Baselines",
+        "Learners against the Majority and Persistent baselines.",
+        plot_baselines(res),
+    )
+    table("config", "Configuration", "The run's settings (config.json).", tables.config_rows(res))
+    return sections
+
+
+def _title(res: SavedRun) -> str:
+    c = res.config
+    stream = c.get("stream_name") or c.get("stream") or "stream"
+    scheme = f"{c.get('n_folds', '?')}-fold {c.get('scheme', '')}".strip()
+    return f"distval report: {stream}, {scheme}, {res.final_position} rows"
+
+
+def _markdown(res: SavedRun, sections: list[dict]) -> str:
+    lines = [f"# {_title(res)}", "", f"Learners: {', '.join(res.labels)}.", ""]
+    for s in sections:
+        lines += [f"## {s['title']}", "", s["caption"], ""]
+        if s["kind"] == "figure":
+            lines += [f"![{s['title']}]({s['file']})", ""]
+        else:
+            lines += [markdown_table(s["columns"], s["rows"]), ""]
+    return "\n".join(lines)
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}
+figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #ddd}
+figcaption,p.caption{color:#555;font-size:.9em}
+table{border-collapse:collapse;font-size:.85em}th,td{border:1px solid #ccc;padding:.25em .6em}
+th{background:#f0f0f0}td{text-align:right}td:first-child,td:nth-child(2){text-align:left}
+"""
+
+
+def _html(res: SavedRun, sections: list[dict]) -> str:
+
+    title = escape(_title(res))
+    toc = "".join(f'<li><a href="#{s["id"]}">{escape(s["title"])}</a></li>' for s in sections)
+    body = []
+    for s in sections:
+        head = f"<h2>{escape(s['title'])}</h2>"
+        if s["kind"] == "figure":
+            data = base64.b64encode(s["png"]).decode("ascii")
+            body.append(
+                f'<section>{head}<figure id="{s["id"]}" data-file="{s["file"]}">'
+                f'<img alt="{escape(s["title"])}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{escape(s['caption'])}</figcaption></figure></section>"
+            )
+        else:
+            ths = "".join(f"<th>{escape(c)}</th>" for c in s["columns"])
+            trs = "".join(
+                "<tr>" + "".join(f"<td>{escape(v)}</td>" for v in r) + "</tr>" for r in s["rows"]
+            )
+            body.append(
+                f'<section>{head}<p class="caption">{escape(s["caption"])}</p>'
+                f'<table id="{s["id"]}"><thead><tr>{ths}</tr></thead>'
+                f"<tbody>{trs}</tbody></table></section>"
+            )
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+        f"<style>{_CSS}</style></head><body><h1>{title}</h1>"
+        f"<p>Learners: {escape(', '.join(res.labels))}.</p>"
+        f'<nav><h2>Contents</h2><ul id="contents">{toc}</ul></nav>'
+        + "\n".join(body)
+        + "</body></html>\n"
+    )
+
+
+def make_report(results_dir, out_dir=None) -> Path:
+    """Write the figures, ``report.html`` and ``report.md`` of a results directory.
+
+    Parameters
+    ----------
+    results_dir
+        A directory written by :func:`distval.evaluate` (``output_dir``) or ``distval run``
+        (for a robustness run: its ``original`` sub-directory).
+    out_dir
+        Where to write (created if needed); default: the results directory itself.
+
+    Returns
+    -------
+    pathlib.Path
+        The path of ``report.html``.
+    """
+    res = load_results(results_dir)
+    out = Path(out_dir) if out_dir is not None else res.directory
+
+    if out.exists() and not out.is_dir():
+        raise DistvalError(f"report output {out} exists and is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+    sections = _sections(res)
+    for s in sections:
+        if s["kind"] == "figure":
+            (out / s["file"]).write_bytes(s["png"])
+    (out / "report.md").write_text(_markdown(res, sections))
+    path = out / "report.html"
+    path.write_text(_html(res, sections), encoding="utf-8")
+    return path

@@ -1,0 +1,173 @@
+"""The report's tables: final measures, final tests, decisions over time, configuration.
+
+Each builder returns ``(columns, rows)`` of strings, which the page writes as HTML or, with
+:func:`distval.results.markdown_table`, as Markdown.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from distval.results import SavedRun
+
+__all__ = [
+    "TABLE_MEASURES",
+    "config_rows",
+    "decision_table",
+    "decisions_rows",
+    "final_tests_table",
+    "measures_table",
+    "tests_with_pvalues",
+]
+
+TABLE_MEASURES = ("accuracy", "kappa", "kappa_m", "kappa_per", "kappa_plus", "recall_harm")
+
+
+def _fmt(mean: float, sd: float) -> str:
+
+    if not math.isfinite(mean):
+        return "–"
+    return f"{mean:.4f}" + (f" ± {sd:.4f}" if math.isfinite(sd) else "")
+
+
+def measures_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
+    f = res.folds[res.folds["position"] == res.final_position]
+    cols = ["learner", "forgetting", "folds", *TABLE_MEASURES]
+    rows = []
+    for kind in dict.fromkeys([res.forgetting, *f["forgetting"]]):
+        for label in res.labels:
+            s = f[(f["learner"] == label) & (f["forgetting"] == kind)]
+            if s.empty:
+                continue
+            cells = []
+            for m in TABLE_MEASURES:
+                v = s[m].to_numpy(dtype=float)
+                v = v[~(v != v)]
+                mean = float(v.mean()) if len(v) else float("nan")
+                sd = float(v.std(ddof=1)) if len(v) > 1 else float("nan")
+                cells.append(_fmt(mean, sd))
+            rows.append([label, kind, str(len(s)), *cells])
+    return cols, rows
+
+
+def final_tests_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
+    t = res.tests
+    last = t[t["position"] == t["position"].max()]
+    cols = ["A", "B", "test", "mean A", "mean B", "statistic", "p-value", "reject H0"]
+    rows = [
+        [
+            r.learner_a,
+            r.learner_b,
+            r.test,
+            "–" if r.mean_a != r.mean_a else f"{r.mean_a:.4f}",
+            "–" if r.mean_b != r.mean_b else f"{r.mean_b:.4f}",
+            "–" if r.statistic != r.statistic else f"{r.statistic:.4g}",
+            "–" if r.pvalue != r.pvalue else f"{r.pvalue:.4g}",
+            "–" if r.pvalue != r.pvalue else ("yes" if r.reject else "no"),
+        ]
+        for r in last.itertuples()
+    ]
+    return cols, rows
+
+
+def decision_table(tests) -> list[dict]:
+    """Per (pair, test): checks, share of checks rejecting H0, first rejection, and the
+    position from which H0 stayed rejected until the end (None if not rejected at the end).
+
+    Tests without any p-value (descriptive statistics) are left out.
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"position": [1, 2, 3, 4], "test": "sign", "learner_a": "a",
+    ...                   "learner_b": "b", "reject": [True, False, True, True]})
+    >>> d = decision_table(t)[0]
+    >>> d["checks"], d["share_rejected"], d["first_rejected"], d["rejected_since"]
+    (4, 0.75, 1, 3)
+    """
+
+    out = []
+    if len(tests) == 0:
+        return out
+    if "pvalue" in tests:
+        tests = tests[tests["test"].isin(tests_with_pvalues(tests))]
+    for (a, b, test), g in tests.groupby(["learner_a", "learner_b", "test"], sort=False):
+        pos = g["position"].to_numpy()
+        rej = g["reject"].to_numpy(dtype=bool)
+        first = int(pos[np.argmax(rej)]) if rej.any() else None
+        since = None
+        if rej[-1]:
+            kept = np.flatnonzero(~rej)
+            since = int(pos[kept[-1] + 1]) if len(kept) else int(pos[0])
+        out.append(
+            {
+                "learner_a": a,
+                "learner_b": b,
+                "test": test,
+                "checks": len(rej),
+                "share_rejected": float(rej.mean()),
+                "first_rejected": first,
+                "rejected_since": since,
+            }
+        )
+    return out
+
+
+def decisions_rows(res: SavedRun) -> tuple[list[str], list[list[str]]]:
+    cols = [
+        "A",
+        "B",
+        "test",
+        "checks",
+        "H0 rejected (% of checks)",
+        "first rejected at row",
+        "rejected since row",
+    ]
+    rows = [
+        [
+            d["learner_a"],
+            d["learner_b"],
+            d["test"],
+            str(d["checks"]),
+            f"{100 * d['share_rejected']:.1f}",
+            "never" if d["first_rejected"] is None else str(d["first_rejected"]),
+            "not at the end" if d["rejected_since"] is None else str(d["rejected_since"]),
+        ]
+        for d in decision_table(res.tests)
+    ]
+    return cols, rows
+
+
+def config_rows(res: SavedRun) -> tuple[list[str], list[list[str]]]:
+    keep = (
+        "stream_name",
+        "stream",
+        "n_rows",
+        "learners",
+        "scheme",
+        "n_folds",
+        "prequential",
+        "fold_choice",
+        "forgetting",
+        "window",
+        "fading",
+        "delta",
+        "alpha",
+        "measure",
+        "tests",
+        "sign_method",
+        "test_every",
+        "seed",
+        "backend",
+    )
+    rows = []
+    for k in keep:
+        if k in res.config:
+            v = res.config[k]
+            rows.append([k, ", ".join(map(str, v)) if isinstance(v, list) else str(v)])
+    return ["setting", "value"], rows
+
+
+def tests_with_pvalues(tests) -> set[str]:
+    """Tests with at least one p-value (descriptive statistics such as Q have none)."""
+    return set(tests.loc[tests["pvalue"].notna(), "test"])
