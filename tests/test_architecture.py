@@ -1,0 +1,158 @@
+"""The layering of the package, enforced: folders are layers, imports only run downwards.
+
+Every ``import`` statement in ``distval/`` (module level and inside functions alike) is read
+with :mod:`ast`. A module may import its own layer or a lower one, never a higher one, and
+the module graph has no cycle. Ray is imported only under ``distval/ray_backend/`` (ruff's
+TID251 rule says the same at lint time), and importing any other module loads no Ray.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "distval"
+
+#: Layers from the bottom (0) up; a module's layer is that of its longest matching prefix.
+LAYERS = {
+    "distval.errors": 0,
+    "distval.streams": 1,
+    "distval.validation": 1,
+    "distval.stats": 1,
+    "distval.learners": 2,
+    "distval.metrics": 2,
+    "distval.prequential": 2,
+    "distval.config": 3,
+    "distval.aggregator": 4,
+    "distval.results": 5,
+    "distval.report": 6,
+    "distval.engine": 7,
+    "distval.ray_backend": 8,
+    "distval.evaluation": 9,
+    "distval.experiments": 10,
+    "distval.cli": 11,
+    "distval": 12,  # the package facade: lazy `distval.evaluate`, `distval.RunConfig`
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer(module: str) -> int:
+    best = max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
+    return LAYERS[best]
+
+
+def imports(module: str) -> set[str]:
+    """The distval modules that ``module`` imports anywhere in its file."""
+    path = MODULES[module]
+    is_package = path.name == "__init__.py"
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".")
+                anchor = anchor if is_package else anchor[:-1]
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            names = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names
+            ]
+        else:
+            continue
+        for name in names:
+            while name and name not in MODULES:
+                name = name.rpartition(".")[0]
+            if name.startswith("distval") and name != module:
+                out.add(name)
+    return out
+
+
+GRAPH = {m: imports(m) for m in MODULES}
+
+
+def test_every_module_has_a_layer():
+    assert all(layer(m) >= 0 for m in MODULES)
+    expected = {"distval.ray_backend.engine", "distval.cli.run", "distval.learners.host"}
+    assert expected <= set(MODULES)
+
+
+def test_no_import_runs_from_a_lower_layer_to_a_higher_one():
+    upward = sorted(
+        f"{m} (layer {layer(m)}) -> {t} (layer {layer(t)})"
+        for m, targets in GRAPH.items()
+        for t in targets
+        if layer(t) > layer(m) and m != "distval"
+    )
+    assert upward == []
+
+
+def test_the_import_graph_has_no_cycle():
+    from graphlib import CycleError, TopologicalSorter
+
+    try:
+        list(TopologicalSorter(GRAPH).static_order())
+    except CycleError as exc:
+        pytest.fail(f"import cycle: {' -> '.join(exc.args[1])}")
+
+
+def test_the_checks_catch_what_they_look_for(tmp_path):
+    """The walker sees imports inside functions, and a cycle is reported."""
+    assert "distval.ray_backend.engine" in GRAPH["distval.evaluation"]  # a deferred import
+    from graphlib import CycleError, TopologicalSorter
+
+    with pytest.raises(CycleError):
+        list(TopologicalSorter({"a": {"b"}, "b": {"a"}}).static_order())
+
+
+def test_only_ray_backend_imports_ray():
+    offenders = []
+    for module, path in MODULES.items():
+        if module.startswith("distval.ray_backend"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            offenders += [f"{module}: {n}" for n in names if n == "ray" or n.startswith("ray.")]
+    assert offenders == []
+
+
+def test_importing_any_module_outside_ray_backend_loads_no_ray():
+    outside = [m for m in MODULES if not m.startswith("distval.ray_backend") and "main" not in m]
+    code = "import sys\n" + "".join(f"import {m}\n" for m in outside)
+    code += "print('ray' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_ruff_bans_ray_outside_its_backend(tmp_path):
+    """The lint rule is configured: a file importing ray under distval/ fails ruff."""
+    probe = PACKAGE / "_ray_probe_for_lint.py"
+    probe.write_text('"""Probe."""\n\nimport ray\n\nprint(ray)\n')
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "ruff", "check", "--select", "TID251", str(probe)],
+            capture_output=True,
+            text=True,
+            cwd=PACKAGE.parent,
+        )
+    finally:
+        probe.unlink()
+    assert out.returncode == 1 and "TID251" in out.stdout
