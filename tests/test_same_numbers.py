@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 import distval
-from conftest import SHARED_DATA
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 PINNED = sorted((Path(__file__).parent / "data").glob("before_architecture_*.json"))
 

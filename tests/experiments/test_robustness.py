@@ -1,0 +1,155 @@
+"""Robustness over permuted copies (zliobaite-controlled-permutations, Sect. 5)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from scipy import stats
+
+import distval
+from distval.cli import main
+from distval.config import RunConfig
+from distval.errors import DistvalError
+from distval.experiments.robustness import run_robustness
+from distval.streams import bundled_path
+from distval.streams.permutations import (
+    average_neighbour_distance,
+    copy_seed,
+    time_permutation,
+)
+
+CFG = RunConfig(
+    stream="elec2",
+    n_rows=2000,
+    learners=("majority", "persistent"),
+    n_folds=2,
+    test_every=1000,
+    seed=3,
+)
+
+
+def _final(directory):
+    return json.loads((directory / "summary.json").read_text())
+
+
+def test_robustness_run_matches_independent_evaluations(tmp_path):
+    out = tmp_path / "rob"
+    res = run_robustness(CFG, permute="time:p=0.5", repeats=3, output_dir=out)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "accuracy.png",
+        "original",
+        "robustness.json",
+        "robustness.md",
+        "time-01",
+        "time-02",
+        "time-03",
+    ]
+    assert (out / "accuracy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the original copy is the plain evaluation
+    plain = distval.evaluate(CFG)
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(out / "original" / "folds.parquet"), plain.folds(), check_exact=True
+    )
+    # copy 2 equals an evaluation of a file holding the rows in that copy's order
+    order = time_permutation(2000, 0.5, copy_seed(CFG.seed, 2))
+    table = pq.read_table(bundled_path()).slice(0, 2000).take(order)
+    pq.write_table(table, tmp_path / "perm.parquet")
+    alone = distval.evaluate(dataclasses.replace(CFG, stream=str(tmp_path / "perm.parquet")))
+    copy2 = pd.read_parquet(out / "time-02" / "folds.parquet")
+    pd.testing.assert_frame_equal(copy2, alone.folds(), check_exact=True)
+    assert res.copies[2].and_ == pytest.approx(average_neighbour_distance(order))
+
+    # spread and ranking statistics recomputed from the copies' own summary files
+    rob = json.loads((out / "robustness.json").read_text())
+    names = ["original", "time-01", "time-02", "time-03"]
+    acc = np.array(
+        [
+            [
+                _final(out / c)["learners"][lab]["cumulative"]["accuracy"]["mean"]
+                for lab in CFG.labels
+            ]
+            for c in names
+        ]
+    )
+    for j, lab in enumerate(CFG.labels):
+        got = rob["learners"][lab]["accuracy"]
+        assert got["original"] == pytest.approx(acc[0, j])
+        assert got["mean"] == pytest.approx(acc[1:, j].mean())
+        assert got["std"] == pytest.approx(acc[1:, j].std(ddof=1))
+    ranks = [tuple(np.argsort(-row, kind="stable")) for row in acc]
+    assert rob["ranking_equal_to_original"]["count"] == sum(r == ranks[0] for r in ranks[1:])
+    for row, r in zip(acc, rob["rankings"], strict=True):
+        assert r["ranking"][0] == CFG.labels[int(np.argmax(row))]
+        tau = stats.kendalltau(row, acc[0]).statistic
+        assert r["kendall_tau"] == pytest.approx(tau)
+    md = (out / "robustness.md").read_text()
+    assert md == res.to_markdown()
+    assert "Kendall" in md and "time-03" in md
+
+
+def test_rerun_reuses_finished_copies_and_other_settings_need_overwrite(tmp_path):
+    cfg = RunConfig(stream="sea", n_rows=800, learners=("majority", "persistent"), n_folds=2,
+                    test_every=400)  # fmt: skip
+    out = tmp_path / "r"
+    first = run_robustness(cfg, permute="speed:p=0.4", repeats=2, output_dir=out)
+    # an interrupted copy: its summary says so, so it is recomputed
+    s = json.loads((out / "speed-02" / "summary.json").read_text())
+    (out / "speed-02" / "summary.json").write_text(json.dumps(s | {"interrupted": True}))
+    stamp = (out / "speed-01" / "folds.parquet").stat().st_mtime_ns
+    again = run_robustness(cfg, permute="speed:p=0.4", repeats=2, output_dir=out)
+    assert [c.reused for c in again.copies] == [True, True, False]
+    assert (out / "speed-01" / "folds.parquet").stat().st_mtime_ns == stamp
+    assert [c.values for c in again.copies] == [c.values for c in first.copies]
+    with pytest.raises(DistvalError, match="another run"):
+        run_robustness(cfg, permute="shape:k=100", repeats=2, output_dir=out)
+    with pytest.raises(DistvalError, match="other settings"):
+        run_robustness(cfg, permute="speed:p=0.3", repeats=2, output_dir=out)
+    other = run_robustness(cfg, permute="shape:k=100", repeats=2, output_dir=out, overwrite=True)
+    assert not any(c.reused for c in other.copies)
+
+
+def test_bad_arguments_are_clear_errors(tmp_path):
+    with pytest.raises(DistvalError, match="repeats"):
+        run_robustness(CFG, permute="time", repeats=0, output_dir=tmp_path / "a")
+    with pytest.raises(DistvalError, match="bad permutation spec 'twist'"):
+        run_robustness(CFG, permute="twist", repeats=2, output_dir=tmp_path / "a")
+    with pytest.raises(DistvalError, match="backend"):
+        run_robustness(CFG, permute="time", repeats=2, output_dir=tmp_path / "a", backend="x")
+
+
+def test_cli_permute(tmp_path, capsys):
+    out = tmp_path / "cli"
+    code = main(
+        ["run", "--stream", "sea", "--n-rows", "600", "--learners", "majority", "persistent",
+         "--folds", "2", "--test-every", "300", "--permute", "shape:k=n", "--repeats", "2",
+         "--output", str(out), "--no-progress", "--backend", "inprocess"]
+    )  # fmt: skip
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "distval robustness" in text and "shape-02" in text
+    assert json.loads((out / "robustness.json").read_text())["repeats"] == 2
+    code = main(["run", "--stream", "sea", "--permute", "time:p=2", "--output", str(tmp_path)])
+    assert code == 2
+    assert "bad permutation spec 'time:p=2'" in capsys.readouterr().err
+
+
+@pytest.mark.ray
+def test_ray_copies_equal_in_process_copies(ray_local, tmp_path):
+    cfg = RunConfig(stream="sea", n_rows=600, learners=("majority", "persistent"), n_folds=2,
+                    test_every=300)  # fmt: skip
+    local = run_robustness(cfg, permute="time:p=0.5", repeats=2, output_dir=tmp_path / "a")
+    remote = run_robustness(
+        cfg, permute="time:p=0.5", repeats=2, output_dir=tmp_path / "b", backend="ray"
+    )
+    assert [c.values for c in remote.copies] == [c.values for c in local.copies]
+    for name in ("original", "time-01", "time-02"):
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(tmp_path / "a" / name / "folds.parquet"),
+            pd.read_parquet(tmp_path / "b" / name / "folds.parquet"),
+            check_exact=True,
+        )
