@@ -39,6 +39,7 @@ __all__ = [
     "EvaluationResult",
     "ResultWriter",
     "SavedRun",
+    "finite_or_none",
     "load_results",
     "markdown_table",
 ]
@@ -105,10 +106,15 @@ def markdown_table(columns, rows, align: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def _clean(value):
-    if isinstance(value, float) and not math.isfinite(value):
+def finite_or_none(value):
+    """``None`` for a float NaN or infinity (JSON has neither), else ``value`` unchanged.
+
+    >>> finite_or_none(float("nan")), finite_or_none(0.5), finite_or_none("a")
+    (None, 0.5, 'a')
+    """
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
         return None
-    return value
+    return float(value) if isinstance(value, np.floating) else value
 
 
 @dataclass
@@ -181,8 +187,8 @@ class EvaluationResult:
                     v = np.array([r[m] for r in sel], dtype=float)
                     v = v[np.isfinite(v)]
                     stats_[m] = {
-                        "mean": _clean(float(v.mean())) if len(v) else None,
-                        "std": _clean(float(v.std(ddof=1))) if len(v) > 1 else None,
+                        "mean": finite_or_none(float(v.mean())) if len(v) else None,
+                        "std": finite_or_none(float(v.std(ddof=1))) if len(v) > 1 else None,
                     }
                 per_forgetting[kind] = stats_
             learners[label] = per_forgetting
@@ -196,7 +202,7 @@ class EvaluationResult:
             "config": self.config.to_dict(),
             "learners": learners,
             "tests": [
-                {k: _clean(v) for k, v in t.items()}
+                {k: finite_or_none(v) for k, v in t.items()}
                 for t in (self.final.tests if self.final else [])
             ],
             "friedman": self.final.friedman if self.final else None,
@@ -222,8 +228,6 @@ class EvaluationResult:
             f"Measures under `{kind}` forgetting at the end of the stream, mean ± sd over folds; "
             "last column: cumulative accuracy.",
             "",
-            "| learner | " + " | ".join(SUMMARY_MEASURES) + " | accuracy (cumulative) |",
-            "|---" * (len(SUMMARY_MEASURES) + 2) + "|",
         ]
 
         def fmt(d):
@@ -231,13 +235,16 @@ class EvaluationResult:
                 return "–"
             return f"{d['mean']:.4f}" + (f" ± {d['std']:.4f}" if d["std"] is not None else "")
 
+        rows = []
         for label, per in s["learners"].items():
             if not per:
                 continue
             main = per.get(kind, {})
             cum = per.get("cumulative", main)
             cells = [fmt(main[m]) for m in SUMMARY_MEASURES] if main else []
-            lines.append(f"| {label} | " + " | ".join(cells) + f" | {fmt(cum['accuracy'])} |")
+            rows.append([label, *cells, fmt(cum["accuracy"])])
+        cols = ["learner", *SUMMARY_MEASURES, "accuracy (cumulative)"]
+        lines.append(markdown_table(cols, rows))
 
         def decision(t):  # the Q statistic is not a test: no p-value, no decision
             if t["pvalue"] is None:
@@ -249,16 +256,14 @@ class EvaluationResult:
                 "",
                 f"Across-fold tests on `{cfg.measure}` (alpha = {cfg.alpha}):",
                 "",
-                "| A | B | test | statistic | p-value | reject H0 |",
-                "|---|---|---|---|---|---|",
             ]
+            rows = []
             for t in s["tests"]:
                 p = "–" if t["pvalue"] is None else f"{t['pvalue']:.4g}"
                 st = "–" if t["statistic"] is None else f"{t['statistic']:.4g}"
-                lines.append(
-                    f"| {t['learner_a']} | {t['learner_b']} | {t['test']} | {st} | {p} | "
-                    f"{decision(t)} |"
-                )
+                rows.append([t["learner_a"], t["learner_b"], t["test"], st, p, decision(t)])
+            cols = ["A", "B", "test", "statistic", "p-value", "reject H0"]
+            lines.append(markdown_table(cols, rows))
         lines.append("")
         lines.append(
             f"{self.n_rows} rows in {self.elapsed:.1f} s ({s['rows_per_second'] or 0:.0f} rows/s)."
@@ -337,13 +342,15 @@ class SavedRun:
     """What a results directory holds, as pandas DataFrames.
 
     Attributes: ``directory``, ``config`` (dict of ``config.json``), ``folds`` and ``tests``
-    (DataFrames, possibly empty), ``forgetting`` (the run's forgetting mechanism), ``labels``
+    (DataFrames, possibly empty), ``summary`` (``summary.json``, None if the run was cut off
+    before writing it), ``forgetting`` (the run's forgetting mechanism), ``labels``
     (learners in run order).
     """
 
-    def __init__(self, directory, config: dict, folds, tests) -> None:
+    def __init__(self, directory, config: dict, folds, tests, summary: dict | None = None) -> None:
         self.directory = Path(directory)
         self.config = config
+        self.summary = summary
         self.folds = folds
         self.tests = tests
         kinds = list(dict.fromkeys(folds["forgetting"]))
@@ -415,4 +422,10 @@ def load_results(results_dir) -> SavedRun:
         raise DistvalError(f"{d / 'folds.parquet'} lacks the columns {', '.join(sorted(missing))}")
     folds = folds.sort_values(["position", "learner", "fold"], kind="stable")
     tests = tests.sort_values("position", kind="stable") if len(tests) else tests
-    return SavedRun(d, config, folds.reset_index(drop=True), pd.DataFrame(tests))
+    summary = None
+    if (d / "summary.json").exists():
+        try:
+            summary = json.loads((d / "summary.json").read_text())
+        except ValueError:
+            summary = None  # a summary cut off mid-write: the tables fall back on folds
+    return SavedRun(d, config, folds.reset_index(drop=True), pd.DataFrame(tests), summary)

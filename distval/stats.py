@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as _st
 
-from distval.errors import DistvalError
+from distval.errors import DistvalError, check_open_unit
 
 __all__ = [
     "SIGN_TEST_METHODS",
@@ -174,16 +174,6 @@ class FriedmanResult:
 # Input checks
 
 
-def _check_alpha(alpha: Any) -> float:
-    try:
-        value = float(alpha)
-    except (TypeError, ValueError):
-        raise DistvalError(f"`alpha` must be a number in (0, 1), got {alpha!r}") from None
-    if isinstance(alpha, bool) or not 0.0 < value < 1.0:  # also rejects nan
-        raise DistvalError(f"`alpha` must be in (0, 1), got {alpha!r}")
-    return value
-
-
 def _check_vector(x: Any, name: str) -> np.ndarray:
     try:
         arr = np.asarray(x, dtype=np.float64)
@@ -287,7 +277,7 @@ def sign_test_critical_value(n: int, *, alpha: float = 0.05) -> int:
     9
     """
     n = _check_int(n, "n", 1)
-    return _critical_wins(n, _check_alpha(alpha))
+    return _critical_wins(n, check_open_unit(alpha, "alpha"))
 
 
 def sign_test(a: Any, b: Any, *, alpha: float = 0.05, method: str = "exact") -> TestResult:
@@ -327,7 +317,7 @@ def sign_test(a: Any, b: Any, *, alpha: float = 0.05, method: str = "exact") -> 
     >>> sign_test(a, b, method="critical").reject
     True
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_open_unit(alpha, "alpha")
     if method not in SIGN_TEST_METHODS:
         raise DistvalError(
             f"`method` must be one of {', '.join(map(repr, SIGN_TEST_METHODS))}, got {method!r}"
@@ -421,7 +411,7 @@ def wilcoxon(a: Any, b: Any, *, alpha: float = 0.05) -> TestResult:
     >>> res.statistic, round(res.pvalue, 4), res.reject
     (3.0, 0.0098, True)
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_open_unit(alpha, "alpha")
     a_arr, b_arr = _check_pair(a, b)
     d = a_arr - b_arr
     d = d[d != 0.0]
@@ -479,7 +469,7 @@ def mcnemar(n01: float, n10: float, *, alpha: float = 0.05, correction: bool = F
     >>> mcnemar(10, 0, correction=True).statistic
     8.1
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_open_unit(alpha, "alpha")
     c01 = _check_count(n01, "n01")
     c10 = _check_count(n10, "n10")
     if not isinstance(correction, (bool, np.bool_)):
@@ -537,7 +527,7 @@ def nemenyi_critical_difference(n_learners: int, n_blocks: int, *, alpha: float 
     >>> round(nemenyi_critical_difference(3, 10), 3)
     1.048
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_open_unit(alpha, "alpha")
     n_learners = _check_int(n_learners, "n_learners", 2)
     n_blocks = _check_int(n_blocks, "n_blocks", 1)
     q = _nemenyi_q(n_learners, alpha)
@@ -574,7 +564,7 @@ def friedman(values: Any, *, alpha: float = 0.05) -> FriedmanResult:
     >>> round(res.critical_difference, 3), res.different
     (1.657, ((0, 2),))
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_open_unit(alpha, "alpha")
     try:
         table = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):

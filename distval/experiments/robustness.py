@@ -9,7 +9,6 @@ ranking over the copies.
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from distval.engine import open_config_stream
 from distval.errors import DistvalError, check_positive_int
 from distval.evaluation import check_backend, evaluate
 from distval.metrics import MEASURES
+from distval.results import finite_or_none, markdown_table
 from distval.streams.permutations import (
     average_neighbour_distance,
     copy_seed,
@@ -111,11 +111,11 @@ class RobustnessResult:
             for j, lab in enumerate(self.config.labels):
                 v = vals[:, j][np.isfinite(vals[:, j])]
                 out[lab][m] = {
-                    "original": _none(orig[j]),
-                    "mean": _none(v.mean()) if len(v) else None,
-                    "std": _none(v.std(ddof=1)) if len(v) > 1 else None,
-                    "min": _none(v.min()) if len(v) else None,
-                    "max": _none(v.max()) if len(v) else None,
+                    "original": _finite(orig[j]),
+                    "mean": _finite(v.mean()) if len(v) else None,
+                    "std": _finite(v.std(ddof=1)) if len(v) > 1 else None,
+                    "min": _finite(v.min()) if len(v) else None,
+                    "max": _finite(v.max()) if len(v) else None,
                 }
         return out
 
@@ -137,7 +137,7 @@ class RobustnessResult:
                     "ranking": [labels[j] for j in order],
                     "ranks": {labels[j]: int(r[j]) for j in range(len(labels))},
                     "equals_original": bool(np.array_equal(r, ranks[0])),
-                    "kendall_tau": _none(tau),
+                    "kendall_tau": _finite(tau),
                 }
             )
         return out
@@ -157,20 +157,20 @@ class RobustnessResult:
             "measure": self.config.measure,
             "config": self.config.to_dict(),
             "and": {
-                "expected": _none(spec.expected_and(n)),
-                "mean": _none(ands.mean()) if len(ands) else None,
-                "std": _none(ands.std(ddof=1)) if len(ands) > 1 else None,
+                "expected": _finite(spec.expected_and(n)),
+                "mean": _finite(ands.mean()) if len(ands) else None,
+                "std": _finite(ands.std(ddof=1)) if len(ands) > 1 else None,
             },
             "ranking_equal_to_original": {
                 "count": int(sum(r["equals_original"] for r in ranks)),
                 "of": len(ranks),
                 "fraction": (
-                    _none(np.mean([r["equals_original"] for r in ranks])) if ranks else None
+                    _finite(np.mean([r["equals_original"] for r in ranks])) if ranks else None
                 ),
             },
             "kendall_tau": {
-                "mean": _none(np.nanmean(taus)) if np.isfinite(taus).any() else None,
-                "min": _none(np.nanmin(taus)) if np.isfinite(taus).any() else None,
+                "mean": _finite(np.nanmean(taus)) if np.isfinite(taus).any() else None,
+                "min": _finite(np.nanmin(taus)) if np.isfinite(taus).any() else None,
             },
             "learners": self.spread(),
             "rankings": self.rankings(),
@@ -195,29 +195,30 @@ class RobustnessResult:
             f"Cumulative `{cfg.measure}` at the end of the stream (mean over folds): original, "
             "then mean ± sd, min and max over the permuted copies.",
             "",
-            "| learner | original | permuted mean ± sd | min | max |",
-            "|---|---|---|---|---|",
         ]
+        rows = []
         for lab in labels:
             v = s["learners"][lab][cfg.measure]
-            lines.append(
-                f"| {lab} | {_f(v['original'])} | {_f(v['mean'])} ± {_f(v['std'])} | "
-                f"{_f(v['min'])} | {_f(v['max'])} |"
-            )
+            spread = f"{_f(v['mean'])} ± {_f(v['std'])}"
+            rows.append([lab, _f(v["original"]), spread, _f(v["min"]), _f(v["max"])])
+        lines.append(
+            markdown_table(["learner", "original", "permuted mean ± sd", "min", "max"], rows)
+        )
         shown = [m for m in MEASURES if m != "n"]
         lines += [
             "",
             "Every measure (cumulative, mean over folds), mean ± sd over the permuted copies:",
             "",
-            "| learner | " + " | ".join(shown) + " |",
-            "|---" * (len(shown) + 1) + "|",
         ]
-        for lab in labels:
-            cells = [
-                f"{_f(s['learners'][lab][m]['mean'])} ± {_f(s['learners'][lab][m]['std'])}"
-                for m in shown
+        rows = [
+            [
+                lab,
+                *(f"{_f(s['learners'][lab][m]['mean'])} ± {_f(s['learners'][lab][m]['std'])}"
+                  for m in shown),
             ]
-            lines.append(f"| {lab} | " + " | ".join(cells) + " |")
+            for lab in labels
+        ]
+        lines.append(markdown_table(["learner", *shown], rows))
         eq, tau = s["ranking_equal_to_original"], s["kendall_tau"]
         lines += [
             "",
@@ -225,14 +226,19 @@ class RobustnessResult:
             f"permuted copies; Kendall's tau with the original: mean {_f(tau['mean'])}, "
             f"min {_f(tau['min'])}.",
             "",
-            "| copy | AND | ranking (best first) | same as original | Kendall tau |",
-            "|---|---|---|---|---|",
         ]
-        for c, r in zip(self.copies, s["rankings"], strict=True):
-            lines.append(
-                f"| {c.name} | {c.and_:.3f} | {' > '.join(r['ranking'])} | "
-                f"{'yes' if r['equals_original'] else 'no'} | {_f(r['kendall_tau'])} |"
-            )
+        rows = [
+            [
+                c.name,
+                f"{c.and_:.3f}",
+                " > ".join(r["ranking"]),
+                "yes" if r["equals_original"] else "no",
+                _f(r["kendall_tau"]),
+            ]
+            for c, r in zip(self.copies, s["rankings"], strict=True)
+        ]
+        cols = ["copy", "AND", "ranking (best first)", "same as original", "Kendall tau"]
+        lines.append(markdown_table(cols, rows))
         lines += ["", f"{len(self.copies)} evaluations in {self.elapsed:.1f} s."]
         return "\n".join(lines) + "\n"
 
@@ -272,9 +278,8 @@ def _nan(v) -> float:
     return float("nan") if v is None else float(v)
 
 
-def _none(v) -> float | None:
-    v = float(v)
-    return v if math.isfinite(v) else None
+def _finite(v) -> float | None:
+    return finite_or_none(float(v))
 
 
 def _f(v) -> str:

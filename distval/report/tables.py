@@ -10,10 +10,9 @@ import math
 
 import numpy as np
 
-from distval.results import SavedRun
+from distval.results import SUMMARY_MEASURES, SavedRun
 
 __all__ = [
-    "TABLE_MEASURES",
     "config_rows",
     "decision_table",
     "decisions_rows",
@@ -22,7 +21,6 @@ __all__ = [
     "tests_with_pvalues",
 ]
 
-TABLE_MEASURES = ("accuracy", "kappa", "kappa_m", "kappa_per", "kappa_plus", "recall_harm")
 
 
 def _fmt(mean: float, sd: float) -> str:
@@ -32,17 +30,27 @@ def _fmt(mean: float, sd: float) -> str:
     return f"{mean:.4f}" + (f" ± {sd:.4f}" if math.isfinite(sd) else "")
 
 
+def _mean_sd(d: dict) -> tuple[float, float]:
+    nan = float("nan")
+    return (nan if d["mean"] is None else d["mean"]), (nan if d["std"] is None else d["std"])
+
+
 def measures_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
     f = res.folds[res.folds["position"] == res.final_position]
-    cols = ["learner", "forgetting", "folds", *TABLE_MEASURES]
+    cols = ["learner", "forgetting", "folds", *SUMMARY_MEASURES]
     rows = []
     for kind in dict.fromkeys([res.forgetting, *f["forgetting"]]):
         for label in res.labels:
             s = f[(f["learner"] == label) & (f["forgetting"] == kind)]
             if s.empty:
                 continue
-            cells = []
-            for m in TABLE_MEASURES:
+            saved = ((res.summary or {}).get("learners") or {}).get(label, {}).get(kind)
+            if saved and res.final_position == (res.summary or {}).get("rows"):
+                cells = [_fmt(*_mean_sd(saved[m])) for m in SUMMARY_MEASURES]
+                rows.append([label, kind, str(len(s)), *cells])
+                continue
+            cells = []  # no summary.json (a run cut off before writing it): from the folds
+            for m in SUMMARY_MEASURES:
                 v = s[m].to_numpy(dtype=float)
                 v = v[~(v != v)]
                 mean = float(v.mean()) if len(v) else float("nan")

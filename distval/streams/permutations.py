@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from distval.errors import DistvalError
+from distval.errors import DistvalError, check_open_unit
 
 __all__ = [
     "KINDS",
@@ -74,12 +74,6 @@ def _check_n(n) -> int:
     return int(n)
 
 
-def _check_p(p) -> float:
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating)) or not 0 < p < 1:
-        raise DistvalError(f"the permutation probability p must be in (0, 1), got {p!r}")
-    return float(p)
-
-
 # -- the permutations ---------------------------------------------------------------------------
 
 
@@ -97,7 +91,7 @@ def time_permutation(n: int, p: float = 0.5, seed=None) -> np.ndarray:
     >>> time_permutation(5, p=0.999999, seed=0).tolist()
     [4, 3, 2, 1, 0]
     """
-    n, p = _check_n(n), _check_p(p)
+    n, p = _check_n(n), check_open_unit(p, "p")
     if n < 2:
         return np.arange(n, dtype=np.int64)
     splits = _rng(seed).random(n - 1) < p
@@ -115,7 +109,7 @@ def speed_permutation(n: int, p: float = 0.5, seed=None) -> np.ndarray:
     >>> bool(np.all(np.diff(kept) > 0)), sorted(order.tolist()) == list(range(10))
     (True, True)
     """
-    n, p = _check_n(n), _check_p(p)
+    n, p = _check_n(n), check_open_unit(p, "p")
     lifted = _rng(seed).random(n) < p
     return np.concatenate((np.flatnonzero(~lifted), np.flatnonzero(lifted))).astype(np.int64)
 
