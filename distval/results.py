@@ -34,11 +34,13 @@ from distval.metrics import MEASURES
 
 __all__ = [
     "EVENT_SCHEMA",
+    "FILES",
     "FOLD_SCHEMA",
     "TEST_SCHEMA",
     "EvaluationResult",
     "ResultWriter",
     "SavedRun",
+    "claim_output",
     "finite_or_none",
     "load_results",
     "markdown_table",
@@ -78,7 +80,8 @@ EVENT_SCHEMA = pa.schema(
         ("detector", pa.string()),
     ]
 )
-_FILES = (
+#: The files of a results directory (a report adds its own beside them).
+FILES = (
     "config.json",
     "folds.parquet",
     "tests.parquet",
@@ -271,6 +274,49 @@ class EvaluationResult:
         return "\n".join(lines) + "\n"
 
 
+def claim_output(directory, owned, *, overwrite: bool = False, resumable: bool = False) -> Path:
+    """The one output-directory policy of every command; returns the directory, created.
+
+    ``owned`` names the files and folders the command writes there. A path that is not a
+    directory is refused. Files of anything else refuse the directory unless ``overwrite``.
+    ``overwrite`` deletes the owned files (folders are left for their own writers to
+    replace). Without it, owned files refuse the directory too, unless the command is
+    ``resumable`` (it then checks its stored settings itself and goes on where it stopped).
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> (d / "notes.txt").write_text("mine")
+    4
+    >>> try:
+    ...     claim_output(d, {"summary.json"}, resumable=True)
+    ... except DistvalError as e:
+    ...     print(str(e)[-75:])
+    holds files of another run (notes.txt); choose another or pass --overwrite
+    """
+    d = Path(directory)
+    if d.exists() and not d.is_dir():
+        raise DistvalError(f"output path {d} exists and is not a directory")
+    present = sorted(p.name for p in d.iterdir()) if d.exists() else []
+    foreign = [n for n in present if n not in owned]
+    if present and not overwrite:
+        if not resumable:
+            raise DistvalError(
+                f"output directory {d} exists and is not empty "
+                "(choose another or pass --overwrite)"
+            )
+        if foreign:
+            raise DistvalError(
+                f"output directory {d} holds files of another run ({foreign[0]}); "
+                "choose another or pass --overwrite"
+            )
+    if overwrite:
+        for name in owned:
+            if (d / name).is_file():
+                (d / name).unlink()
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
 class ResultWriter:
     """Appends snapshots to Parquet files in an output directory.
 
@@ -279,18 +325,7 @@ class ResultWriter:
     """
 
     def __init__(self, directory, *, overwrite: bool = False, flush_seconds: float = 2.0):
-        self.dir = Path(directory)
-        if self.dir.exists() and not self.dir.is_dir():
-            raise DistvalError(f"output path {self.dir} exists and is not a directory")
-        if self.dir.exists() and any(self.dir.iterdir()):
-            if not overwrite:
-                raise DistvalError(
-                    f"output directory {self.dir} exists and is not empty "
-                    "(choose another or pass --overwrite)"
-                )
-            for name in _FILES:
-                (self.dir / name).unlink(missing_ok=True)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        self.dir = claim_output(directory, FILES, overwrite=overwrite)
         self.flush_seconds = flush_seconds
         self._folds: list[dict] = []
         self._tests: list[dict] = []

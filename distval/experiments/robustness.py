@@ -21,7 +21,7 @@ from distval.engine import open_config_stream
 from distval.errors import DistvalError, check_positive_int
 from distval.evaluation import check_backend, evaluate
 from distval.metrics import MEASURES
-from distval.results import finite_or_none, markdown_table
+from distval.results import claim_output, finite_or_none, markdown_table
 from distval.streams.permutations import (
     average_neighbour_distance,
     copy_seed,
@@ -344,18 +344,6 @@ def _finished(directory: Path, config: RunConfig, extra: dict, overwrite: bool) 
     return None if summary.get("interrupted", True) else summary
 
 
-def _check_output(out: Path, names: set[str], overwrite: bool) -> None:
-    if out.exists() and not out.is_dir():
-        raise DistvalError(f"output path {out} exists and is not a directory")
-    if out.exists() and not overwrite:
-        foreign = sorted(p.name for p in out.iterdir() if p.name not in names)
-        if foreign:
-            raise DistvalError(
-                f"output directory {out} holds files of another run ({foreign[0]}); "
-                "choose another or pass --overwrite"
-            )
-
-
 def run_robustness(
     config: RunConfig,
     *,
@@ -401,7 +389,8 @@ def run_robustness(
     out = Path(output_dir)
     width = max(2, len(str(repeats)))
     names = ["original"] + [f"{spec.kind}-{i:0{width}d}" for i in range(1, repeats + 1)]
-    _check_output(out, {*names, "robustness.json", "robustness.md", "accuracy.png"}, overwrite)
+    owned = {*names, "robustness.json", "robustness.md", "accuracy.png"}
+    claim_output(out, owned, overwrite=overwrite, resumable=True)
 
     data = StreamData.read(open_config_stream(config))
     n = len(data)

@@ -43,6 +43,7 @@ import pandas as pd
 from distval.errors import DistvalError
 from distval.evaluation import check_backend
 from distval.experiments import bifet2015 as paper
+from distval.results import claim_output
 
 __all__ = [
     "PROFILES",
@@ -423,8 +424,21 @@ def _read_cells(path: Path) -> list[dict]:
     return cells
 
 
+#: The files a grid writes into its output directory.
+GRID_FILES = (
+    "grid.json",
+    "cells.jsonl",
+    "table2.csv",
+    "table3.csv",
+    "table4.csv",
+    "decisions.csv",
+    "tables.md",
+    "type_errors.png",
+)
+
+
 def _prepare_dir(config: GridConfig, output_dir: Path, overwrite: bool) -> Path:
-    output_dir.mkdir(parents=True, exist_ok=True)
+    claim_output(output_dir, GRID_FILES, overwrite=overwrite, resumable=True)
     cfg_path, cells_path = output_dir / "grid.json", output_dir / "cells.jsonl"
     wanted = config.to_dict()
     if cfg_path.exists() and not overwrite:
@@ -437,8 +451,6 @@ def _prepare_dir(config: GridConfig, output_dir: Path, overwrite: bool) -> Path:
                 f"{output_dir} holds a grid with other settings; use another --output "
                 "or --overwrite to start again"
             )
-    elif overwrite and cells_path.exists():
-        cells_path.unlink()
     cfg_path.write_text(json.dumps(wanted, indent=2))
     return cells_path
 
