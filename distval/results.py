@@ -290,7 +290,7 @@ def claim_output(directory, owned, *, overwrite: bool = False, resumable: bool =
     >>> try:
     ...     claim_output(d, {"summary.json"}, resumable=True)
     ... except DistvalError as e:
-    ...     print(str(e)[-75:])
+    ...     print(str(e)[-74:])
     holds files of another run (notes.txt); choose another or pass --overwrite
     """
     d = Path(directory)
