@@ -229,6 +229,7 @@ class ArffStream(_CsvReading):
         self._strict = frozenset(self._declared)
         if types[self.target] == "nominal":
             self._label_domain = list(self.header.categories[self.target])
+            self.n_classes = len(dict.fromkeys(self._label_domain))
         self._publish_declared()
 
     def _source(self) -> pa.NativeFile:
