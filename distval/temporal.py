@@ -15,9 +15,9 @@ Following zliobaite2015:
   :class:`~distval.learners.temporal.TemporallyAugmented` (§3.2, eq. 4) live in
   :mod:`distval.learners.temporal`.
 
-The wrappers learn the label sequence from their own ``learn_one`` calls, so "the previous
-label" is the last label the wrapper was trained on. Under plain prequential evaluation that
-is y_{t-1}; in a k-fold run it is the last row routed to that fold's replica.
+The wrappers take the label sequence from ``observe_label`` (the protocol of
+:mod:`distval.learners.labels`), so "the previous label" is y_{t-1} of the stream in every
+fold replica, whatever rows the validation scheme trains it on.
 """
 
 from __future__ import annotations
