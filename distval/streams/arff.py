@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from distval.errors import DistvalError, check_positive_int
-from distval.streams.files import _DEFAULT_BLOCK, _CsvReading
+from distval.streams.delimited import _CsvReading
+from distval.streams.files import _DEFAULT_BLOCK
 
 __all__ = ["ArffHeader", "ArffStream", "parse_arff_header"]
 
