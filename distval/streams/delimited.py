@@ -388,3 +388,36 @@ class CsvStream(_CsvReading):
             else:
                 types[field.name] = pa.string()
         return types
+
+
+def split_plain_block(block: bytes, n_columns: int) -> list[pa.Array] | None:
+    """Split a block of complete, unquoted comma-separated lines into ``n_columns`` string
+    arrays with pyarrow (empty lines skipped, no null conversion, UTF-8 checked); ``None`` if
+    pyarrow cannot (a line with another field count, invalid UTF-8), so that the caller can
+    parse the lines itself and say what is wrong.
+
+    >>> [a.to_pylist() for a in split_plain_block(b"1,a\\n\\n2,?\\n", 2)]
+    [['1', '2'], ['a', '?']]
+    >>> split_plain_block(b"1,a\\n2\\n", 2) is None
+    True
+    """
+    names = [f"f{j}" for j in range(n_columns)]
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(block),
+            read_options=pacsv.ReadOptions(
+                column_names=names, use_threads=False, block_size=max(len(block), 1 << 16)
+            ),
+            parse_options=pacsv.ParseOptions(
+                quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=True
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict.fromkeys(names, pa.string()),
+                strings_can_be_null=False,
+                null_values=[],
+                check_utf8=True,
+            ),
+        )
+    except (pa.ArrowException, OSError):
+        return None
+    return [table.column(j).combine_chunks() for j in range(n_columns)]
