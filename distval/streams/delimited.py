@@ -69,7 +69,11 @@ def detect_header(lines: list[list[str]], nulls: tuple[str, ...] = CSV_NULLS) ->
     return len(set(first)) == len(first)
 
 
-def _sample_lines(path: str, max_lines: int = 51, max_bytes: int = 1 << 16) -> list[list[str]]:
+def _sample_lines(
+    path: str, max_lines: int = 51, max_bytes: int = 1 << 16
+) -> tuple[list[list[str]], int]:
+    """The first lines of a file, parsed, without empty lines; and how many empty lines come
+    before the first one (pyarrow's ``skip_rows`` counts them)."""
     buf = b""
     with pa.input_stream(path, compression="detect") as f:
         while buf.count(b"\n") < max_lines:
@@ -83,8 +87,10 @@ def _sample_lines(path: str, max_lines: int = 51, max_bytes: int = 1 << 16) -> l
     lines = text.splitlines()
     if buf and not buf.endswith(b"\n") and len(lines) > 1:
         lines = lines[:-1]
-    lines = [ln for ln in lines[:max_lines] if ln.strip()]
-    return list(csv.reader(lines))
+    lines = lines[:max_lines]
+    lead = next((i for i, ln in enumerate(lines) if ln), len(lines))
+    lines = [ln for ln in lines if ln.strip()]
+    return list(csv.reader(lines)), lead
 
 
 _CONVERSION = re.compile(
@@ -308,7 +314,7 @@ class CsvStream(_CsvReading):
         if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
             raise DistvalError(f"block_size must be a positive integer, got {block_size!r}")
         self.block_size = block_size
-        lines = _sample_lines(self.path)
+        lines, lead = _sample_lines(self.path)
         if not lines:
             raise DistvalError(f"stream {self.name!r} is empty: {self.path} holds no rows")
         self.header = detect_header(lines) if header is None else bool(header)
@@ -320,7 +326,7 @@ class CsvStream(_CsvReading):
                     f"{self.path}: the header names these columns more than once: "
                     f"{_show_list(dupes)}"
                 )
-            self._skip_rows = 1
+            self._skip_rows = lead + 1
         else:
             columns = [f"c{i}" for i in range(len(lines[0]))]
             self._skip_rows = 0
