@@ -96,15 +96,24 @@ class PairCounts:
 class Aggregator:
     """Consumes prediction batches of every slot; emits :class:`Snapshot` on schedule.
 
-    Slot ``s`` is learner ``s // n_folds``, fold ``s % n_folds``.
+    Slot ``s`` is learner ``s // n_folds``, fold ``s % n_folds``. ``n_classes`` is the
+    stream's declared class count (:attr:`distval.streams.Stream.n_classes`) when it has
+    one: the start values of ``--forgetting ewma`` (zliobaite2015 Algorithm 1) use it; without
+    it the trackers start with two classes and add the others as they appear.
+
+    >>> agg = Aggregator(RunConfig(learners=("nb",), n_folds=2, forgetting="ewma"), n_classes=10)
+    >>> agg.primary.prior[0].tolist() == [0.1] * 10
+    True
     """
 
-    def __init__(self, config: RunConfig) -> None:
+    def __init__(self, config: RunConfig, n_classes: int | None = None) -> None:
         self.config = config
         self.labels = list(config.labels)
         self.n_folds = config.n_folds
         self.n_slots = len(self.labels) * self.n_folds
         kw = {"window": config.window, "fading": config.fading, "delta": config.delta}
+        if n_classes is not None:
+            kw["n_classes"] = n_classes
         self.trackers = [make_tracker(config.forgetting, self.n_slots, **kw)]
         if config.forgetting != "cumulative":
             self.trackers.append(make_tracker("cumulative", self.n_slots, **kw))

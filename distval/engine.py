@@ -87,7 +87,7 @@ class LocalEvaluation:
     def __init__(self, config: RunConfig, stream: Stream) -> None:
         slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
         self.host = LearnerHost(config.specs, slots, stream.feature_names, config.seed)
-        self.aggregator = Aggregator(config)
+        self.aggregator = Aggregator(config, n_classes=getattr(stream, "n_classes", None))
         self._ids = np.arange(len(slots))
 
     def step(self, batch: Batch) -> Snapshot | None:

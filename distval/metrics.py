@@ -322,8 +322,16 @@ class ExponentialEstimators(Tracker):
 
     Then p_ran = sum_i P(i) P_h(i) (eq. 9), p_per = sum_i P(i) P(i|i) (eq. 7),
     p_maj = max_i P(i) (eq. 6) and kappa, kappa-per (eq. 13), kappa-M and kappa+ (eq. 14)
-    follow from ``p``. ``k`` is the number of classes known when the tracker is built; a class
-    first seen later starts at P(i) = P_h(i) = 0.
+    follow from ``p``.
+
+    Start values. ``k = n_classes`` is the class count of Algorithm 1: give it whenever the
+    stream declares its classes (an ARFF nominal class, a generator's ``n_classes``), and the
+    tracker is Algorithm 1 exactly, row by row. A class ``i >= k`` (first seen later, or any
+    class beyond the default ``k = 2`` of a stream that does not declare its classes) starts
+    at P(i) = P_h(i) = 0, which keeps both priors summing to 1, and P(i|i) = 1 / (i + 1):
+    1/k for the ``i + 1`` classes known when class ``i`` first appears (class indices follow
+    first appearance). These values depend on the class index only, never on where batches
+    are cut, so every batch size gives the same numbers.
 
     How this differs from :class:`Fading` with ``factor = 1 - alpha``: Fading divides faded
     counts by their faded total, so it has no start values; Algorithm 1 keeps the start values
@@ -352,14 +360,21 @@ class ExponentialEstimators(Tracker):
         self.stay = np.full((n_slots, k), 1.0 / k)
 
     def grow(self, n_classes: int) -> None:
+        """Add classes ``old_k .. n_classes - 1`` with their start values (class docstring).
+
+        >>> t = ExponentialEstimators(n_slots=1, n_classes=2)
+        >>> t.grow(4)
+        >>> t.prior[0].tolist(), t.stay[0].tolist()
+        ([0.5, 0.5, 0.0, 0.0], [0.5, 0.5, 0.3333333333333333, 0.25])
+        """
         old = self.n_classes
         super().grow(n_classes)
-        extra = self.n_classes - old
-        if extra > 0:
-            zeros = np.zeros((self.n_slots, extra))
+        if self.n_classes > old:
+            new = np.arange(old, self.n_classes, dtype=np.float64)
+            zeros = np.zeros((self.n_slots, len(new)))
             self.prior = np.hstack([self.prior, zeros])
             self.prior_h = np.hstack([self.prior_h, zeros])
-            self.stay = np.hstack([self.stay, zeros + 1.0 / self.n_classes])
+            self.stay = np.hstack([self.stay, zeros + 1.0 / (new + 1.0)])
 
     def _weights(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Decay of the old state and weight of every masked row after this batch."""

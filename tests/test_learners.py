@@ -20,8 +20,11 @@ from distval.learners.weights import learns_with_weight
 @pytest.mark.parametrize("name", list(BUILTIN))
 def test_every_builtin_builds_learns_and_predicts(name):
     model = parse_learner(name).build()
+    observe = getattr(model, "observe_label", None)  # the label-sequence protocol
     for x, y in datasets.synth.SEA(seed=1).take(50):
         model.learn_one(x, int(y))
+        if observe is not None:
+            observe(int(y))
     assert model.predict_one({0: 5.0, 1: 5.0, 2: 5.0}) in (0, 1)
 
 

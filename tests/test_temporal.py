@@ -318,6 +318,7 @@ def test_temporal_correction_is_equation_3():
     xs = [{"a": float(v) + 0.1 * i} for i, v in enumerate(y)]
     for x, c in zip(xs, y):
         tc.learn_one(x, c)
+        tc.observe_label(c)
         ref.learn_one(x, c)
     post = ref.predict_proba_one({"a": 0.5})
     # Transitions from the last label 1: 1->1 three times, 1->0 once; priors 3 and 5 of 8.
@@ -337,6 +338,7 @@ def test_temporally_augmented_feeds_previous_labels():
     assert ta.augment({"a": 1.0}) == {"a": 1.0}
     for c in (2, 0, 1):
         ta.learn_one({"a": 0.0}, c)
+        ta.observe_label(c)
     x = ta.augment({"a": 1.0})
     assert x["y-1=1"] == 1.0 and x["y-1=0"] == 0.0 and x["y-2=0"] == 1.0
     assert sum(v for key, v in x.items() if key.startswith("y-")) == 2.0
@@ -352,6 +354,7 @@ def test_wrappers_are_learners_by_name():
     tc = parse_learner("tc(base='ht')").build()
     for x, c in zip(X[:200].tolist(), y[:200].tolist()):
         tc.learn_one({"a": x[0], "b": x[1]}, c)
+        tc.observe_label(c)
     copy = pickle.loads(pickle.dumps(tc))
     probe = [{"a": a, "b": b} for a, b in X[200:].tolist()]
     assert [copy.predict_one(x) for x in probe] == [tc.predict_one(x) for x in probe]

@@ -2,7 +2,9 @@
 
 A host owns the replicas of some *slots* (learner index, fold). For every row of a batch,
 in stream order, each hosted replica whose fold tests the row predicts it first; then, if
-its training weight is positive, it learns the row (see :mod:`distval.learners.weights`).
+its training weight is positive, it learns the row (see :mod:`distval.learners.weights`);
+then a replica that uses the label sequence observes the row's label if it tested or learned
+the row (see :mod:`distval.learners.labels`).
 The in-process engine runs one host with every slot; the Ray engine wraps the same class in
 actors, each hosting a share of the slots.
 """
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from distval.errors import DistvalError
+from distval.learners.labels import observes_labels
 from distval.learners.registry import LearnerSpec, make_replicas
 from distval.learners.weights import learns_with_weight
 
@@ -84,6 +87,7 @@ class LearnerHost:
         self.models = [by_slot[s] for s in self.slots]
         self.labels = [spec.label for spec in learners]
         self._weighted = [learns_with_weight(m) for m in self.models]
+        self._observing = [observes_labels(m) for m in self.models]
 
     def part(self, slots: list[tuple[int, int]]) -> LearnerHost:
         """A host of some of these slots that shares their replicas, as trained so far.
@@ -102,6 +106,7 @@ class LearnerHost:
         new.slots = picked
         new.models = [self.models[where[s]] for s in picked]
         new._weighted = [self._weighted[where[s]] for s in picked]
+        new._observing = [self._observing[where[s]] for s in picked]
         return new
 
     def process(self, batch: Batch) -> np.ndarray:
@@ -129,6 +134,7 @@ class LearnerHost:
         weights = batch.weights[:, fold].tolist()
         preds = [-1] * n
         weighted = self._weighted[j]
+        observe = model.observe_label if self._observing[j] else None
         for i in range(n):
             x = xs[i]
             if tested[i]:
@@ -141,4 +147,6 @@ class LearnerHost:
                 else:
                     for _ in range(w):
                         learn(x, ys[i])
+            if observe is not None and (w or tested[i]):
+                observe(ys[i])
         return preds

@@ -5,7 +5,9 @@ name (:data:`BUILTIN`) or an import path ``package.module:Class``; parameters ar
 literals passed to the constructor. Each of the k fold replicas is a fresh ``clone()`` of the
 template; a template with a ``seed`` parameter gets a distinct seed per (learner, fold).
 
-How a replica learns a row of training weight w is :mod:`distval.learners.weights`.
+How a replica learns a row of training weight w is :mod:`distval.learners.weights`; how
+``persistent``, ``tc``, ``ta`` and any learner with an ``observe_label(y)`` method see the
+labels of the stream without training on them is :mod:`distval.learners.labels`.
 
 A replica that cannot predict yet (river returns ``None`` before the first ``learn_one``)
 predicts class 0, the first class of the stream, as MOA does.
@@ -70,9 +72,9 @@ def _majority(**kw):
 
 
 def _persistent(**kw):
-    from river import dummy
+    from distval.learners.baselines import Persistent
 
-    return dummy.NoChangeClassifier(**kw)
+    return Persistent(**kw)
 
 
 def _base(base, wrapper: str):
@@ -102,7 +104,7 @@ BUILTIN = {
     "lb": (_lb, "ensemble.LeveragingBaggingClassifier(HoeffdingTreeClassifier)"),
     "logreg": (_logreg, "StandardScaler | OneVsRestClassifier(LogisticRegression)"),
     "majority": (_majority, "dummy.PriorClassifier (majority class so far)"),
-    "persistent": (_persistent, "dummy.NoChangeClassifier (previous label it trained on)"),
+    "persistent": (_persistent, "Persistent: the previous label of the stream (observed)"),
     "tc": (_tc, "Temporal Correction of a base learner: tc(base='nb', alpha=None)"),
     "ta": (
         _ta,

@@ -2,7 +2,10 @@
 
 :class:`TemporalCorrection` (eq. 3) and :class:`TemporallyAugmented` (previous labels as
 features). Both train their base model with the run's training weight through
-:func:`distval.learners.weights.learn_weighted`.
+:func:`distval.learners.weights.learn_weighted`, and both follow the label-sequence protocol
+of :mod:`distval.learners.labels`: their previous label is the last one given to
+``observe_label``, which a distval run calls for every row of the stream (so it is
+y_{t-1} in every fold), while ``learn_one`` only trains.
 """
 
 from __future__ import annotations
@@ -35,13 +38,22 @@ class _Wrapper(base.Wrapper, base.Classifier):
     def _multiclass(self) -> bool:
         return True
 
+    def _observe_base(self, y) -> None:
+        # A base learner that itself uses the label sequence (e.g. 'persistent') sees it too.
+        observe = getattr(self.model, "observe_label", None)
+        if callable(observe):
+            observe(y)
+
 
 class TemporalCorrection(_Wrapper):
     """Temporal Correction classifier (zliobaite2015 §3.1, eq. 3) around a river classifier.
 
     The posterior of the base classifier is multiplied by P(y_t = i | y_{t-1}) / P(y_t = i),
-    both estimated online from the labels the wrapper learns, with add-one smoothing, and
-    renormalised. With ``alpha`` the counts fade by ``1 - alpha`` per learned row (the
+    estimated online with add-one smoothing and renormalised. The counts come from the rows
+    the wrapper learns, with their training weight: a learned row of class ``i`` whose
+    previous stream label (the last one observed) is ``j`` adds ``w`` to the prior of ``i``
+    and to the transition ``j -> i``. ``y_{t-1}`` at prediction time is the last observed
+    label. With ``alpha`` the counts fade by ``(1 - alpha) ** w`` per learned row (the
     exponential moving averages of §6.3); without it they are cumulative.
 
     Parameters
@@ -59,6 +71,7 @@ class TemporalCorrection(_Wrapper):
     >>> tc = TemporalCorrection(naive_bayes.GaussianNB())
     >>> for x, y in [({"a": 0.0}, 0), ({"a": 0.1}, 0), ({"a": 1.0}, 1), ({"a": 0.9}, 1)]:
     ...     tc.learn_one(x, y)
+    ...     tc.observe_label(y)
     >>> tc.predict_one({"a": 0.45}), tc.model.predict_one({"a": 0.45})
     (1, 0)
     """
@@ -88,7 +101,11 @@ class TemporalCorrection(_Wrapper):
         if self._prev is not None:
             row = self._trans.setdefault(self._prev, {})
             row[y] = row.get(y, 0.0) + w
+
+    def observe_label(self, y) -> None:
+        """The stream's next label: it becomes y_{t-1} (no training)."""
         self._prev = y
+        self._observe_base(y)
 
     def correction(self) -> dict:
         """P(y_t = i | y_{t-1}) / P(y_t = i) for every known class (empty before learning)."""
@@ -120,9 +137,10 @@ class TemporalCorrection(_Wrapper):
 class TemporallyAugmented(_Wrapper):
     """Temporally Augmented classifier (zliobaite2015 §3.2, eq. 4) around a river classifier.
 
-    The features of every row are extended with the previous ``lags`` labels the wrapper
-    learned, one-hot: feature ``"y-ℓ=c"`` is 1.0 when the ℓ-th previous label is ``c`` and
-    0.0 for the other classes seen so far (numeric, so any river classifier takes it).
+    The features of every row are extended with the previous ``lags`` labels of the stream
+    (the last ones given to ``observe_label``), one-hot: feature ``"y-ℓ=c"`` is 1.0 when the
+    ℓ-th previous label is ``c`` and 0.0 for the other classes observed so far (numeric, so
+    any river classifier takes it).
 
     Parameters
     ----------
@@ -137,7 +155,7 @@ class TemporallyAugmented(_Wrapper):
     --------
     >>> from river import tree
     >>> ta = TemporallyAugmented(tree.HoeffdingTreeClassifier(), lags=2)
-    >>> ta.learn_one({"a": 1.0}, 0); ta.learn_one({"a": 2.0}, 1)
+    >>> ta.observe_label(0); ta.observe_label(1)
     >>> ta.augment({"a": 3.0})
     {'a': 3.0, 'y-1=0': 0.0, 'y-1=1': 1.0, 'y-2=0': 1.0, 'y-2=1': 0.0}
     """
@@ -159,9 +177,13 @@ class TemporallyAugmented(_Wrapper):
 
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         learn_weighted(self.model, self.augment(x), y, w)
+
+    def observe_label(self, y) -> None:
+        """The stream's next label: it joins the lagged labels (no training)."""
         if y not in self._classes:
             self._classes.append(y)
         self._history = [y, *self._history][: self.lags]
+        self._observe_base(y)
 
     def predict_proba_one(self, x: dict) -> dict:
         return self.model.predict_proba_one(self.augment(x)) or {}

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from distval.streams.arff import ArffStream, parse_arff_header
 from distval.streams.base import Chunk, Stream
-from distval.streams.files import CsvStream, ParquetStream
+from distval.streams.delimited import CsvStream
 from distval.streams.open import FILE_EXTENSIONS, bundled_path, open_stream
+from distval.streams.parquet import ParquetStream
 from distval.streams.synth import GENERATORS, GeneratorStream
 
 __all__ = [

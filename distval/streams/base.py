@@ -66,6 +66,9 @@ class Stream(ABC):
         a pass reads.
     classes
         Label values (as ``str``) in class-index order; grows while a pass reads.
+    n_classes
+        How many classes the stream declares before any row is read (an ARFF nominal class,
+        a generator's ``n_classes``), or ``None`` when it does not say.
     n_rows
         Number of rows a full pass yields when known, else ``None``.
     limit
@@ -83,6 +86,7 @@ class Stream(ABC):
     feature_names: list[str]
     nominal: dict[str, list[str]]
     classes: list[str]
+    n_classes: int | None = None
     n_rows: int | None
     limit: int | None
 
@@ -92,6 +96,7 @@ class Stream(ABC):
         self.feature_names = []
         self.nominal = {}
         self.classes = []
+        self.n_classes = None
         self.n_rows = None
 
     def __repr__(self) -> str:

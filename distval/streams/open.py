@@ -10,7 +10,9 @@ from pathlib import Path
 from distval.errors import DistvalError
 from distval.streams.arff import ArffStream
 from distval.streams.base import Stream
-from distval.streams.files import CsvStream, ParquetStream, check_file
+from distval.streams.delimited import CsvStream
+from distval.streams.files import check_file
+from distval.streams.parquet import ParquetStream
 from distval.streams.synth import DEFAULT_N, GeneratorStream
 
 __all__ = ["BUNDLED", "FILE_EXTENSIONS", "bundled_path", "open_stream"]

@@ -413,6 +413,9 @@ class GeneratorStream(Stream):
         self.seed = int(seed)
         self.n_rows = self.length if self.limit is None else min(self.length, self.limit)
         dataset = self._dataset()
+        declared = getattr(dataset, "n_classes", None)
+        if isinstance(declared, int) and declared > 0:
+            self.n_classes = declared
         x, _ = self._first(dataset)
         self._keys = list(x)
         self.feature_names = [str(k) for k in self._keys]

@@ -88,8 +88,9 @@ def non_literal_argument():
 
 
 def sparse_arff(tmp: Path):
-    text = "@relation s\n@attribute a numeric\n@attribute c {x,y}\n@data\n{0 1, 1 y}\n"
-    open_stream(_write(tmp / "sparse.arff", text))
+    # Sparse rows are read; an index beyond the attributes is an error with its line.
+    text = "@relation s\n@attribute a numeric\n@attribute c {x,y}\n@data\n{0 1, 2 y}\n"
+    _drain(open_stream(_write(tmp / "sparse.arff", text)))
 
 
 def date_arff(tmp: Path):
@@ -132,7 +133,7 @@ CASES = [
     (river_rejects_value, ["variant", "0, 1, 2, 3"]),
     (paper_argument_out_of_range, ["HYP(d, m)", "d (drifting features)", "11"]),
     (non_literal_argument, ["not a literal"]),
-    (sparse_arff, ["sparse", "sparse.arff", "line 5"]),
+    (sparse_arff, ["sparse.arff", "line 5", "index 2"]),
     (date_arff, ["date", "not supported", "'d'"]),
     (undeclared_arff_value, ["'a'", "'r'", "data row 2", "'p', 'q'"]),
     (arff_numeric_holds_text, ["'a'", "'abc'", "data row 2"]),
