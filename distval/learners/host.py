@@ -156,7 +156,9 @@ class LearnerHost:
 
         folds = [self.slots[j][1] for j in self._moa_at]
         try:
-            preds = self.moa.process(batch.X, batch.y, batch.weights[:, folds], batch.tested[:, folds])
+            preds = self.moa.process(
+                batch.X, batch.y, batch.weights[:, folds], batch.tested[:, folds]
+            )
         except MoaReplicaError as exc:
             learner, fold = self.slots[self._moa_at[exc.index]]
             raise DistvalError(

@@ -100,7 +100,9 @@ def print_families() -> None:
     except (DistvalError, OSError, zipfile.BadZipFile):
         print("moa:...      MOA learners: " + 'pip install "distval[moa]"')
         return
-    print("\nMOA learners (moa:<family>.<Class> [MOA options], e.g. 'moa:trees.HoeffdingTree -g 50'):")
+    print(
+        "\nMOA learners, moa:<family>.<Class> [MOA options] (e.g. 'moa:trees.HoeffdingTree -g 50'):"
+    )
     sizes = Counter({k: len(v) for k, v in families.items()})
     for family, names in families.items():
         shown = ", ".join(names[:6]) + (", ..." if sizes[family] > 6 else "")

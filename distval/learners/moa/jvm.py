@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -122,10 +123,8 @@ def compile_host(jar: Path, javac: Path) -> Path:
         if done.returncode != 0:
             first = (done.stderr.strip().splitlines() or ["(no message)"])[0]
             raise DistvalError(f"compiling the MOA batch host with {javac} failed: {first}")
-        try:
+        with contextlib.suppress(OSError):  # another process got there first
             os.rename(tmp, target)
-        except OSError:  # another process got there first
-            pass
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

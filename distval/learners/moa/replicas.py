@@ -270,7 +270,8 @@ def _load(data: bytes):
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
     try:
-        obj = jpype.JClass("moa.core.SerializeUtils").readFromFile(jpype.JClass("java.io.File")(path))
+        file = jpype.JClass("java.io.File")(path)
+        obj = jpype.JClass("moa.core.SerializeUtils").readFromFile(file)
         return jpype.JObject(obj, classifier)
     finally:
         os.unlink(path)
