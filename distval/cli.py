@@ -304,10 +304,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         if args.command == "learners":
-            from distval.learners import BUILTIN
+            from distval.learners import BUILTIN, moa
 
             for name, (_, what) in BUILTIN.items():
                 print(f"{name:12s} {what}")
+            moa.print_families()
             return 0
         if args.command in COMMANDS:
             return importlib.import_module(COMMANDS[args.command][0]).main(args)

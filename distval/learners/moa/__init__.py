@@ -21,6 +21,7 @@ from distval.errors import DistvalError
 
 __all__ = [
     "PREFIX",
+    "available",
     "is_moa",
     "moa_cli",
     "moa_families",
@@ -30,6 +31,23 @@ __all__ = [
 ]
 
 PREFIX = "moa:"
+
+
+def available() -> bool:
+    """Whether MOA learners can run here: the jar (``moa`` extra), JPype and Java are found.
+
+    Cheap: no JVM is started.
+    """
+    import importlib.util
+
+    from distval.learners.moa import jvm
+
+    try:
+        jvm.moa_jar()
+        jvm.find_java_home()
+    except DistvalError:
+        return False
+    return importlib.util.find_spec("jpype") is not None
 
 
 def is_moa(text: str) -> bool:
@@ -106,4 +124,4 @@ def print_families() -> None:
     sizes = Counter({k: len(v) for k, v in families.items()})
     for family, names in families.items():
         shown = ", ".join(names[:6]) + (", ..." if sizes[family] > 6 else "")
-        print(f"moa:{family + '.':9s} {shown}")
+        print(f"  {family + '.':18s}{shown}")
