@@ -8,12 +8,20 @@
   jar's size and mtime and the javac path. Compilation goes to a temporary directory renamed
   into place, so concurrent processes never see a half-written class. Without a ``javac`` (a
   JRE only) the host runs a slower per-row loop instead (see :mod:`.replicas`).
-* JVM options: ``$DISTVAL_JVM_ARGS`` (default ``-Xmx4g``).
+* JVM options: ``$DISTVAL_JVM_ARGS`` (default ``-Xmx4g``; crash logs go to the temp directory).
+* Ray's failure signal handler (absl) catches the SIGSEGV the JVM raises on purpose (implicit
+  null checks) and aborts the process. Starting the JVM therefore sets
+  ``RAY_DISABLE_FAILURE_SIGNAL_HANDLER=1`` in this process's environment: Ray started
+  afterwards by this process (and its workers) keeps the JVM's handlers. Nodes of a cluster
+  started separately need the variable set when they start. Python's ``faulthandler`` (which
+  Ray's driver and workers enable) does the same; :func:`guard_signals` turns it off before
+  calls into the JVM.
 """
 
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import hashlib
 import importlib.util
 import os
@@ -27,7 +35,7 @@ from pathlib import Path
 
 from distval.errors import DistvalError
 
-__all__ = ["EXTRA_HINT", "find_java_home", "host_class", "moa_jar", "start_jvm"]
+__all__ = ["EXTRA_HINT", "find_java_home", "guard_signals", "host_class", "moa_jar", "start_jvm"]
 
 EXTRA_HINT = 'MOA learners need the optional extra: pip install "distval[moa]"'
 _SOURCE = Path(__file__).with_name("BatchHost.java")
@@ -131,11 +139,19 @@ def compile_host(jar: Path, javac: Path) -> Path:
     return target
 
 
+def guard_signals() -> None:
+    """Give SIGSEGV back to the JVM if ``faulthandler`` took it (Ray enables it after the JVM
+    started); the JVM uses SIGSEGV itself, and faulthandler would abort the process."""
+    if faulthandler.is_enabled():
+        faulthandler.disable()
+
+
 @lru_cache(maxsize=1)
 def start_jvm() -> Path | None:
     """Start the JVM with MOA (once per process); the compiled host's directory, or None if
     there is no javac. Raises :class:`DistvalError` if MOA, JPype or Java is missing."""
     jar = moa_jar()
+    os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
     try:
         import jpype
     except ImportError:
@@ -145,6 +161,9 @@ def start_jvm() -> Path | None:
     classes = compile_host(jar, javac) if javac is not None else None
     if not jpype.isJVMStarted():
         args = shlex.split(os.environ.get("DISTVAL_JVM_ARGS", "-Xmx4g"))
+        if not any(a.startswith("-XX:ErrorFile") for a in args):
+            crash_log = Path(tempfile.gettempdir()) / "distval_hs_err_pid%p.log"
+            args.append(f"-XX:ErrorFile={crash_log}")
         path = [str(jar)] + ([str(classes)] if classes else [])
         try:
             jpype.startJVM(str(_libjvm(home)), *args, classpath=path, convertStrings=False)

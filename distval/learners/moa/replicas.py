@@ -39,6 +39,7 @@ class MoaReplicaError(Exception):
 def _java():
     """The JPype names used here; starts the JVM on first use."""
     host = jvm.host_class()
+    jvm.guard_signals()
     import jpype
 
     return host, jpype
