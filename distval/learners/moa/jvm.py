@@ -14,8 +14,8 @@
   ``RAY_DISABLE_FAILURE_SIGNAL_HANDLER=1`` in this process's environment: Ray started
   afterwards by this process (and its workers) keeps the JVM's handlers. Nodes of a cluster
   started separately need the variable set when they start. Python's ``faulthandler`` (which
-  Ray's driver and workers enable) does the same; :func:`guard_signals` turns it off before
-  calls into the JVM.
+  Ray's driver and workers enable) does the same; it is turned off before the JVM starts and,
+  if something enabled it again since, before calls into the JVM (:func:`guard_signals`).
 """
 
 from __future__ import annotations
@@ -160,6 +160,9 @@ def start_jvm() -> Path | None:
     javac = find_javac(home)
     classes = compile_host(jar, javac) if javac is not None else None
     if not jpype.isJVMStarted():
+        # faulthandler off first, so that turning it off later (guard_signals) restores the
+        # JVM's own handler, not whatever preceded faulthandler.
+        guard_signals()
         args = shlex.split(os.environ.get("DISTVAL_JVM_ARGS", "-Xmx4g"))
         if not any(a.startswith("-XX:ErrorFile") for a in args):
             crash_log = Path(tempfile.gettempdir()) / "distval_hs_err_pid%p.log"
