@@ -26,6 +26,7 @@ import numpy as np
 from distval.aggregator import Aggregator, Snapshot
 from distval.config import RunConfig
 from distval.learners.host import Batch, LearnerHost
+from distval.learners.schema import Schema
 from distval.results import EvaluationResult, ResultWriter
 from distval.streams import Stream, open_stream
 from distval.validation import FoldAssigner
@@ -86,7 +87,9 @@ class LocalEvaluation:
 
     def __init__(self, config: RunConfig, stream: Stream) -> None:
         slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
-        self.host = LearnerHost(config.specs, slots, stream.feature_names, config.seed)
+        self.host = LearnerHost(
+            config.specs, slots, stream.feature_names, config.seed, Schema.of(stream)
+        )
         self.aggregator = Aggregator(config, n_classes=getattr(stream, "n_classes", None))
         self._ids = np.arange(len(slots))
 

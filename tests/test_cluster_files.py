@@ -152,13 +152,14 @@ def test_dockerfile_base_is_official_ray_image_of_installed_version():
     assert Version(python) in SpecifierSet(pyproject()["project"]["requires-python"])
 
 
-def test_dockerfile_installs_the_project_without_extras():
+def test_dockerfile_installs_the_project_with_only_the_moa_extra():
     text = DOCKERFILE.read_text()
     assert re.search(r"^COPY\b.*\s\.\s+\.\s*$", text, re.M), "the repository is not copied"
     install = re.search(r"pip install\b[^\n]*", text)
     assert install, "no pip install in the Dockerfile"
-    assert re.search(r"\s\.(\s|$)", install[0]), "pip does not install the project"
-    assert ".[" not in install[0], "extras are installed"
+    assert re.search(r"\s\"?\.(\[moa\])?\"?(\s|$)", install[0]), "pip does not install the project"
+    assert ".[" not in install[0] or ".[moa]" in install[0], "extras other than moa are installed"
+    assert "default-jdk-headless" in text, "no JDK for the MOA learners"
 
 
 def test_head_and_workers_start_ray():

@@ -12,8 +12,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from distval.learners import BUILTIN
+    from distval.learners import BUILTIN, moa
 
     for name, (_, what) in BUILTIN.items():
         print(f"{name:12s} {what}")
+    moa.print_families()
     return 0

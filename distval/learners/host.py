@@ -6,7 +6,8 @@ its training weight is positive, it learns the row (see :mod:`distval.learners.w
 then a replica that uses the label sequence observes the row's label if it tested or learned
 the row (see :mod:`distval.learners.labels`).
 The in-process engine runs one host with every slot; the Ray engine wraps the same class in
-actors, each hosting a share of the slots.
+actors, each hosting a share of the slots. The ``moa:`` slots of a host run together in the
+JVM, one call per batch (:class:`~distval.learners.moa.replicas.MoaReplicas`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import numpy as np
 
 from distval.errors import DistvalError
 from distval.learners.labels import observes_labels
-from distval.learners.registry import LearnerSpec, make_replicas
+from distval.learners.registry import LearnerSpec, make_replicas, replica_seed
+from distval.learners.schema import Schema
 from distval.learners.weights import learns_with_weight
 
 __all__ = ["Batch", "LearnerHost", "to_dicts"]
@@ -75,19 +77,36 @@ class LearnerHost:
         slots: list[tuple[int, int]],
         feature_names: list[str],
         seed: int | None,
+        schema: Schema | None = None,
     ) -> None:
         self.slots = [(int(i), int(f)) for i, f in slots]
         self.feature_names = list(feature_names)
         by_slot = {}
+        moa_slots = []
         for learner, spec in enumerate(learners):
             folds = [f for i, f in self.slots if i == learner]
-            if folds:
+            if folds and spec.is_moa:
+                moa_slots += [(learner, f) for f in folds]
+            elif folds:
                 replicas = make_replicas(spec, learner, folds, seed)
                 by_slot.update({(learner, f): m for f, m in zip(folds, replicas)})
-        self.models = [by_slot[s] for s in self.slots]
+        #: River models by slot position; None at the positions of MOA replicas.
+        self.models = [by_slot.get(s) for s in self.slots]
         self.labels = [spec.label for spec in learners]
-        self._weighted = [learns_with_weight(m) for m in self.models]
-        self._observing = [observes_labels(m) for m in self.models]
+        self._weighted = [m is not None and learns_with_weight(m) for m in self.models]
+        self._observing = [m is not None and observes_labels(m) for m in self.models]
+        self.moa = None
+        self._moa_at: list[int] = []  # slot positions of the MOA replicas, in their order
+        if moa_slots:
+            from distval.learners.moa import moa_cli
+            from distval.learners.moa.replicas import MoaReplicas
+
+            self._moa_at = [j for j, s in enumerate(self.slots) if self.models[j] is None]
+            self.moa = MoaReplicas(
+                [moa_cli(learners[self.slots[j][0]].name) for j in self._moa_at],
+                [replica_seed(seed, *self.slots[j]) for j in self._moa_at],
+                schema or Schema(tuple(self.feature_names)),
+            )
 
     def part(self, slots: list[tuple[int, int]]) -> LearnerHost:
         """A host of some of these slots that shares their replicas, as trained so far.
@@ -107,15 +126,26 @@ class LearnerHost:
         new.models = [self.models[where[s]] for s in picked]
         new._weighted = [self._weighted[where[s]] for s in picked]
         new._observing = [self._observing[where[s]] for s in picked]
+        if self.moa is not None:
+            in_moa = {j: r for r, j in enumerate(self._moa_at)}
+            new._moa_at = [k for k, s in enumerate(picked) if where[s] in in_moa]
+            rows = [in_moa[where[picked[k]]] for k in new._moa_at]
+            new.moa = self.moa.part(rows) if rows else None
         return new
 
     def process(self, batch: Batch) -> np.ndarray:
         """Predict-then-learn every row; returns (slots, rows) predictions, -1 = not tested."""
+        n = len(batch.y)
+        out = np.full((len(self.slots), n), -1, dtype=np.int32)
+        if self.moa is not None:
+            self._process_moa(batch, out)
+            if len(self._moa_at) == len(self.slots):
+                return out  # no river replica: no dicts to build
         xs = to_dicts(batch.X, self.feature_names)
         ys = batch.y.tolist()
-        n = len(ys)
-        out = np.full((len(self.slots), n), -1, dtype=np.int32)
         for j, (learner, fold) in enumerate(self.slots):
+            if self.models[j] is None:
+                continue
             try:
                 out[j] = self._replica(j, fold, batch, xs, ys)
             except Exception as exc:
@@ -124,6 +154,23 @@ class LearnerHost:
                     f"at row {batch.start}: {type(exc).__name__}: {exc}"
                 ) from exc
         return out
+
+    def _process_moa(self, batch: Batch, out: np.ndarray) -> None:
+        """All MOA replicas of the batch in one JVM call; rows of ``out`` filled in place."""
+        from distval.learners.moa.replicas import MoaReplicaError
+
+        folds = [self.slots[j][1] for j in self._moa_at]
+        try:
+            preds = self.moa.process(
+                batch.X, batch.y, batch.weights[:, folds], batch.tested[:, folds]
+            )
+        except MoaReplicaError as exc:
+            learner, fold = self.slots[self._moa_at[exc.index]]
+            raise DistvalError(
+                f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
+                f"at row {batch.start}: {exc}"
+            ) from None
+        out[self._moa_at] = preds
 
     def _replica(self, j: int, fold: int, batch: Batch, xs: list[dict], ys: list) -> list:
         """Predict-then-learn the batch with replica ``j``."""

@@ -151,7 +151,16 @@ class LearnerSpec:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{self.name}({args})"
 
+    @property
+    def is_moa(self) -> bool:
+        """Whether this is a ``moa:`` learner, hosted in the JVM (:mod:`distval.learners.moa`)."""
+        return self.name.startswith("moa:")
+
     def factory(self):
+        if self.is_moa:
+            from distval.learners import moa
+
+            return lambda: moa.template(moa.moa_cli(self.name))
         if self.name in BUILTIN:
             return BUILTIN[self.name][0]
         module_name, _, attr = self.name.partition(":")
@@ -182,6 +191,12 @@ def parse_learner(text: str) -> LearnerSpec:
     unknown learner 'j48'; built-in names ar
     """
     text = text.strip()
+    from distval.learners import moa
+
+    if moa.is_moa(text):
+        cli = moa.moa_cli(text)
+        moa.validate(cli)
+        return LearnerSpec(f"{moa.PREFIX}{cli}")
     name, params = text, {}
     if "(" in text:
         if not text.endswith(")"):
@@ -223,6 +238,8 @@ def make_replicas(spec: LearnerSpec, learner: int, folds, seed: int | None) -> l
     >>> reps[0].seed != reps[1].seed
     True
     """
+    if spec.is_moa:
+        raise DistvalError(f"learner {spec.text!r} is a MOA learner: host it with MoaReplicas")
     template = spec.build()
     try:
         has_seed = "seed" in template._get_params()

@@ -32,6 +32,9 @@ def _start(address: str | None) -> bool:
         # clusters, and turning it off keeps Ray from writing a token into the home directory.
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")
         kwargs["include_dashboard"] = False
+    # Workers inherit this: Ray's crash-signal handler would otherwise take the SIGSEGVs that
+    # a JVM (MOA learners) raises and handles itself (see distval.learners.moa.jvm).
+    os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
     try:
         ray.init(address=address, **kwargs)
     except (ConnectionError, RuntimeError, ValueError) as exc:

@@ -1,0 +1,188 @@
+"""MOA learners in distval against MOA's own EvaluatePrequentialCV, on the same rows.
+
+The job of every column: 10-fold prequential bootstrap on SEA rows written once by MOA
+(``SEAGenerator -p 0``) to an ARFF file, read by both MOA and distval. Columns:
+
+* ``moa cli``: ``java -cp moa.jar moa.DoTask "EvaluatePrequentialCV ... -a Bootstrap-Validation
+  -w 10"``, JVM start included, as a user runs it;
+* ``distval``: ``distval.evaluate`` in-process with the ``moa:`` learner (defaults: ADWIN
+  windows, measures and snapshots every 1000 rows); the JVM starts inside the timing;
+* ``distval ray``: the same on Ray, on all cores (Ray start included);
+* ``bare host``: the Java batch host alone over the same in-memory batches and bootstrap
+  weights, no stream reading and no evaluator.
+
+Run: ``python benchmarks/bench_moa.py [--quick]`` from the repository root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import distval
+from distval.config import RunConfig
+from distval.engine import iter_batches, open_config_stream
+from distval.learners.moa import moa_cli
+from distval.learners.moa.jvm import moa_jar
+from distval.learners.moa.replicas import MoaReplicas
+from distval.learners.registry import replica_seed
+from distval.learners.schema import Schema
+
+from common import save, table
+
+LEARNERS = {
+    "HT": "trees.HoeffdingTree",
+    "NB": "bayes.NaiveBayes",
+    "ARF(10)": "meta.AdaptiveRandomForest -s 10",
+}
+
+
+def write_sea(path: Path, n: int) -> None:
+    raw = path.with_suffix(".raw")
+    task = f"WriteStreamToARFFFile -s (generators.SEAGenerator -p 0) -f {raw} -m {n}"
+    subprocess.run(
+        ["java", "-cp", str(moa_jar()), "moa.DoTask", task], check=True, capture_output=True
+    )
+    with raw.open() as src, path.open("w") as out:  # MOA ends data lines with a stray comma
+        for line in src:
+            out.write(line.rstrip().rstrip(",") + "\n")
+    raw.unlink()
+
+
+def moa_cli_seconds(learner: str, arff: Path, n: int) -> tuple[float, float]:
+    task = (
+        f"EvaluatePrequentialCV -l ({learner}) -s (ArffFileStream -f {arff}) -i {n} -f {n} "
+        "-a Bootstrap-Validation -w 10"
+    )
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        ["java", "-Xmx4g", "-cp", str(moa_jar()), "moa.DoTask", task],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - t0
+    last = done.stdout.strip().splitlines()[-1].split(",")
+    header = done.stdout[done.stdout.index("learning evaluation") :].splitlines()[0].split(",")
+    acc = float(last[header.index("[avg] classifications correct (percent)")]) / 100
+    return seconds, acc
+
+
+def distval_seconds(learner: str, arff: Path, backend: str) -> tuple[float, float]:
+    t0 = time.perf_counter()
+    res = distval.evaluate(
+        stream=str(arff), learners=(f"moa:{learner}",), n_folds=10, backend=backend
+    )
+    seconds = time.perf_counter() - t0
+    acc = res.summary()["learners"][f"moa:{learner}"]["cumulative"]["accuracy"]["mean"]
+    return seconds, acc
+
+
+def bare_seconds(learner: str, arff: Path) -> tuple[float, float]:
+    """The Java host over the same batches, all in memory beforehand: no evaluator."""
+    cfg = RunConfig(stream=str(arff), learners=(f"moa:{learner}",), n_folds=10)
+    stream = open_config_stream(cfg)
+    batches = list(iter_batches(stream, cfg))
+    reps = MoaReplicas(
+        [moa_cli(f"moa:{learner}")] * 10,
+        [replica_seed(1, 0, f) for f in range(10)],
+        Schema.of(stream),
+    )
+    t0 = time.perf_counter()
+    correct = 0
+    for b in batches:
+        correct += int((reps.process(b.X, b.y, b.weights, b.tested) == b.y).sum())
+    return time.perf_counter() - t0, correct / (10 * stream.n_rows)
+
+
+def fresh(kind: str, learner: str, arff: Path) -> float:
+    """One measurement in a fresh Python process (cold JVM, own Ray): its seconds."""
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run(
+        [sys.executable, __file__, "--one", kind, learner, str(arff)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def one(kind: str, learner: str, arff: Path) -> None:
+    if kind == "bare":
+        print(json.dumps(bare_seconds(learner, arff)))
+    else:
+        print(json.dumps(distval_seconds(learner, arff, kind)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="20k rows only, HT and NB")
+    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one:
+        return one(args.one[0], args.one[1], Path(args.one[2]))
+    grid = [
+        ("HT", 100_000),
+        ("NB", 100_000),
+        ("HT", 1_000_000),
+        ("NB", 1_000_000),
+        ("ARF(10)", 100_000),
+    ]
+    if args.quick:
+        grid = [("HT", 20_000), ("NB", 20_000)]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-moa-") as tmp:
+        files = {}
+        for n in sorted({n for _, n in grid}):
+            files[n] = Path(tmp) / f"sea{n}.arff"
+            write_sea(files[n], n)
+        for name, n in grid:
+            learner, arff = LEARNERS[name], files[n]
+            moa_s, moa_acc = moa_cli_seconds(learner, arff, n)
+            bare, _ = fresh("bare", learner, arff)
+            ours, our_acc = fresh("inprocess", learner, arff)
+            ray_s, _ = fresh("ray", learner, arff)
+            row = {
+                "learner": name,
+                "rows": f"{n:,}",
+                "moa cli s": moa_s,
+                "distval s": ours,
+                "distval ray s": ray_s,
+                "bare host s": bare,
+                "distval / moa": ours / moa_s,
+                "ray / moa": ray_s / moa_s,
+                "overhead vs bare": ours / bare - 1,
+                "moa acc": moa_acc,
+                "distval acc": our_acc,
+            }
+            rows.append(row)
+            print(row, file=sys.stderr, flush=True)
+    text = "\n".join(
+        [
+            "### MOA learners: 10-fold prequential bootstrap on MOA's SEA (-p 0) rows "
+            f"(same ARFF for both), {os.cpu_count()} cores",
+            "",
+            table(rows),
+            "",
+            "- moa cli: EvaluatePrequentialCV -a Bootstrap-Validation -w 10, JVM start included;"
+            " distval: distval.evaluate in-process (JVM start included), defaults"
+            " (ADWIN windows, a snapshot with all measures every 1000 rows);"
+            " ray: the same on Ray with all cores, Ray start included;"
+            " bare host: the Java batch host alone over in-memory batches (loop timed only).",
+            "- every distval and bare-host measurement runs in a fresh process (cold JVM and JIT).",
+            "- accuracies: MOA's is its window evaluator's last 1000 rows (mean of folds),"
+            " distval's is cumulative (mean of folds); they are shown as a sanity check only.",
+        ]
+    )
+    save("moa", text, {"rows": rows})
+
+
+if __name__ == "__main__":
+    main()

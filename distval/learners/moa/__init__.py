@@ -1,0 +1,127 @@
+"""MOA learners inside distval's fold replicas: ``moa:<MOA CLI>`` learner specs.
+
+Everything after ``moa:`` is MOA's own syntax: a class relative to ``moa.classifiers.`` (or
+fully qualified) and its options, e.g. ``moa:trees.HoeffdingTree -g 50`` or
+``moa:meta.AdaptiveRandomForest -s 10``. MOA itself parses it (``ClassOption``); a bad string
+is a :class:`~distval.errors.DistvalError` with MOA's message. Randomizable learners get a
+distinct seed per (learner, fold) through their random seed (``-r``). The replicas run in
+the JVM, a batch per call (:mod:`.replicas`); needs the ``moa`` extra and Java.
+
+>>> is_moa("moa:bayes.NaiveBayes"), is_moa("nb")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections import Counter
+from functools import lru_cache
+
+from distval.errors import DistvalError
+
+__all__ = [
+    "PREFIX",
+    "available",
+    "is_moa",
+    "moa_cli",
+    "moa_families",
+    "print_families",
+    "template",
+    "validate",
+]
+
+PREFIX = "moa:"
+
+
+def available() -> bool:
+    """Whether MOA learners can run here: the jar (``moa`` extra), JPype and Java are found.
+
+    Cheap: no JVM is started.
+    """
+    import importlib.util
+
+    from distval.learners.moa import jvm
+
+    try:
+        jvm.moa_jar()
+        jvm.find_java_home()
+    except DistvalError:
+        return False
+    return importlib.util.find_spec("jpype") is not None
+
+
+def is_moa(text: str) -> bool:
+    """Whether a learner text is a ``moa:`` spec."""
+    return text.strip().lower().startswith(PREFIX)
+
+
+def moa_cli(text: str) -> str:
+    """MOA's own CLI string of a ``moa:`` spec (the part after the prefix, trimmed)."""
+    return text.strip()[len(PREFIX) :].strip()
+
+
+@lru_cache(maxsize=256)
+def validate(cli: str) -> str:
+    """Parse ``cli`` with MOA's ``ClassOption``; returns the fully qualified class name.
+
+    Starts the JVM (once per process). Raises :class:`DistvalError` with MOA's message.
+    """
+    return str(template(cli).getClass().getName())
+
+
+def template(cli: str):
+    """A new, untrained MOA classifier parsed from ``cli`` (a :class:`DistvalError` if bad)."""
+    if not cli:
+        raise DistvalError("learner 'moa:' names no MOA class, e.g. moa:trees.HoeffdingTree")
+    from distval.learners.moa import jvm
+
+    jvm.start_jvm()
+    import jpype
+
+    classifier = jpype.JClass("moa.classifiers.Classifier")
+    option = jpype.JClass("moa.options.ClassOption")
+    try:
+        obj = option.cliStringToObject(cli, classifier, None)
+    except jpype.JException as exc:
+        message = str(exc.getMessage() or exc)
+        cause = exc.getCause()
+        if cause is not None and cause.getMessage() is not None:
+            message = f"{message}: {cause.getMessage()}"
+        message = " ".join(message.split())
+        raise DistvalError(f"learner 'moa:{cli}': MOA says: {message}") from None
+    return obj
+
+
+def moa_families() -> dict[str, list[str]]:
+    """``moa.classifiers`` families -> class names in the jar (no JVM needed)."""
+    from distval.learners.moa.jvm import moa_jar
+
+    families: dict[str, list[str]] = {}
+    with zipfile.ZipFile(moa_jar()) as jar:
+        for name in jar.namelist():
+            parts = name.split("/")
+            if (
+                len(parts) == 4
+                and parts[:2] == ["moa", "classifiers"]
+                and name.endswith(".class")
+                and "$" not in parts[3]
+                and not parts[3].startswith("Abstract")
+            ):
+                families.setdefault(parts[2], []).append(parts[3][: -len(".class")])
+    return {k: sorted(v) for k, v in sorted(families.items())}
+
+
+def print_families() -> None:
+    """Print the MOA families for ``distval learners`` (nothing without the extra)."""
+    try:
+        families = moa_families()
+    except (DistvalError, OSError, zipfile.BadZipFile):
+        print("moa:...      MOA learners: " + 'pip install "distval[moa]"')
+        return
+    print(
+        "\nMOA learners, moa:<family>.<Class> [MOA options] (e.g. 'moa:trees.HoeffdingTree -g 50'):"
+    )
+    sizes = Counter({k: len(v) for k, v in families.items()})
+    for family, names in families.items():
+        shown = ", ".join(names[:6]) + (", ..." if sizes[family] > 6 else "")
+        print(f"  {family + '.':18s}{shown}")

@@ -1,0 +1,195 @@
+"""Finding MOA and Java, compiling distval's Java host, starting the JVM (once per process).
+
+* The jar: ``$DISTVAL_MOA_JAR`` if set, else ``moa.jar`` inside the installed capymoa package
+  (found without importing capymoa, which would start its own JVM and create ``./data``).
+* Java: ``$JAVA_HOME``, else the ``java`` on ``PATH``; JPype loads its ``libjvm``.
+* ``BatchHost.java`` is compiled with that Java's ``javac`` on first use into
+  ``$XDG_CACHE_HOME/distval/moa/<key>/`` (default ``~/.cache``), the key hashing the source, the
+  jar's size and mtime and the javac path. Compilation goes to a temporary directory renamed
+  into place, so concurrent processes never see a half-written class. Without a ``javac`` (a
+  JRE only) the host runs a slower per-row loop instead (see :mod:`.replicas`).
+* JVM options: ``$DISTVAL_JVM_ARGS`` (default ``-Xmx4g``; crash logs go to the temp directory).
+* Ray's failure signal handler (absl) catches the SIGSEGV the JVM raises on purpose (implicit
+  null checks) and aborts the process. Starting the JVM therefore sets
+  ``RAY_DISABLE_FAILURE_SIGNAL_HANDLER=1`` in this process's environment: Ray started
+  afterwards by this process (and its workers) keeps the JVM's handlers. Nodes of a cluster
+  started separately need the variable set when they start. Python's ``faulthandler`` (which
+  Ray's driver and workers enable) does the same; it is turned off before the JVM starts and,
+  if something enabled it again since, before calls into the JVM (:func:`guard_signals`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import faulthandler
+import hashlib
+import importlib.util
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+from distval.errors import DistvalError
+
+__all__ = ["EXTRA_HINT", "find_java_home", "guard_signals", "host_class", "moa_jar", "start_jvm"]
+
+EXTRA_HINT = 'MOA learners need the optional extra: pip install "distval[moa]"'
+_SOURCE = Path(__file__).with_name("BatchHost.java")
+_HOST_CLASS = "distval.moa.BatchHost"
+
+
+def _capymoa_jar() -> Path | None:
+    """``capymoa/jar/moa.jar`` of the installed capymoa, or None (capymoa is not imported)."""
+    try:
+        spec = importlib.util.find_spec("capymoa")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for where in spec.submodule_search_locations:
+        jar = Path(where) / "jar" / "moa.jar"
+        if jar.is_file():
+            return jar
+    return None
+
+
+def moa_jar() -> Path:
+    """The MOA jar distval uses; a :class:`DistvalError` naming the extra if there is none."""
+    override = os.environ.get("DISTVAL_MOA_JAR")
+    if override:
+        jar = Path(override)
+        if not jar.is_file():
+            raise DistvalError(f"DISTVAL_MOA_JAR={override} is not a file")
+        return jar
+    jar = _capymoa_jar()
+    if jar is None:
+        raise DistvalError(f"{EXTRA_HINT} (capymoa ships MOA's jar)")
+    return jar
+
+
+def find_java_home() -> Path:
+    """The Java installation to use: ``$JAVA_HOME`` or the one of ``java`` on ``PATH``."""
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").exists():
+        return Path(home)
+    java = shutil.which("java")
+    if java is None:
+        raise DistvalError(
+            "MOA learners need Java 11 or newer: no `java` on PATH and no usable JAVA_HOME "
+            "(install a JDK, e.g. apt-get install default-jdk-headless)"
+        )
+    return Path(os.path.realpath(java)).parent.parent
+
+
+def _libjvm(home: Path) -> Path:
+    for sub in ("lib/server", "jre/lib/amd64/server", "lib/client", "jre/lib/server", "bin/server"):
+        for name in ("libjvm.so", "libjvm.dylib", "jvm.dll"):
+            path = home / sub / name
+            if path.exists():
+                return path
+    raise DistvalError(f"no libjvm found under the Java installation {home}")
+
+
+def find_javac(home: Path) -> Path | None:
+    """``javac`` of the Java installation (or on PATH); None with a JRE only."""
+    javac = home / "bin" / "javac"
+    if javac.exists():
+        return javac
+    found = shutil.which("javac")
+    return Path(found) if found else None
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "distval" / "moa"
+
+
+def compile_host(jar: Path, javac: Path) -> Path:
+    """The directory holding the compiled host class; compiles it the first time."""
+    stat = jar.stat()
+    key = hashlib.sha256(
+        b"\0".join(
+            [_SOURCE.read_bytes(), f"{stat.st_size}:{stat.st_mtime_ns}".encode(), bytes(javac)]
+        )
+    ).hexdigest()[:16]
+    target = cache_root() / key
+    if (target / "distval" / "moa" / "BatchHost.class").exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    print("distval: compiling the MOA batch host (once per MOA version)", file=sys.stderr)
+    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=target.parent))
+    try:
+        done = subprocess.run(
+            [str(javac), "-nowarn", "-cp", str(jar), "-d", str(tmp), str(_SOURCE)],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            first = (done.stderr.strip().splitlines() or ["(no message)"])[0]
+            raise DistvalError(f"compiling the MOA batch host with {javac} failed: {first}")
+        with contextlib.suppress(OSError):  # another process got there first
+            os.rename(tmp, target)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def guard_signals() -> None:
+    """Give SIGSEGV back to the JVM if ``faulthandler`` took it (Ray enables it after the JVM
+    started); the JVM uses SIGSEGV itself, and faulthandler would abort the process."""
+    if faulthandler.is_enabled():
+        faulthandler.disable()
+
+
+@lru_cache(maxsize=1)
+def start_jvm() -> Path | None:
+    """Start the JVM with MOA (once per process); the compiled host's directory, or None if
+    there is no javac. Raises :class:`DistvalError` if MOA, JPype or Java is missing."""
+    jar = moa_jar()
+    os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
+    try:
+        import jpype
+    except ImportError:
+        raise DistvalError(f"{EXTRA_HINT} (JPype is missing)") from None
+    home = find_java_home()
+    javac = find_javac(home)
+    classes = compile_host(jar, javac) if javac is not None else None
+    if not jpype.isJVMStarted():
+        # faulthandler off first, so that turning it off later (guard_signals) restores the
+        # JVM's own handler, not whatever preceded faulthandler.
+        guard_signals()
+        args = shlex.split(os.environ.get("DISTVAL_JVM_ARGS", "-Xmx4g"))
+        if not any(a.startswith("-XX:ErrorFile") for a in args):
+            crash_log = Path(tempfile.gettempdir()) / "distval_hs_err_pid%p.log"
+            args.append(f"-XX:ErrorFile={crash_log}")
+        path = [str(jar)] + ([str(classes)] if classes else [])
+        try:
+            jpype.startJVM(str(_libjvm(home)), *args, classpath=path, convertStrings=False)
+        except OSError as exc:
+            raise DistvalError(f"cannot start the JVM of {home}: {exc}") from None
+    elif classes is not None:
+        jpype.addClassPath(str(classes))  # no effect once started; the loader below copes
+    return classes
+
+
+@lru_cache(maxsize=1)
+def host_class():
+    """The Java class ``distval.moa.BatchHost``, or None without javac (per-row fallback)."""
+    classes = start_jvm()
+    if classes is None:
+        return None
+    import jpype
+
+    try:
+        return jpype.JClass(_HOST_CLASS)
+    except TypeError:  # the JVM was started by someone else: load it with its own loader
+        url = jpype.JClass("java.io.File")(str(classes)).toURI().toURL()
+        loader = jpype.JClass("java.net.URLClassLoader")(
+            [url], jpype.JClass("java.lang.ClassLoader").getSystemClassLoader()
+        )
+        return jpype.JClass(_HOST_CLASS, loader=loader)

@@ -1,0 +1,278 @@
+"""MOA replicas of one learner host, driven by the Java ``BatchHost`` one batch per call.
+
+:class:`MoaReplicas` is the Python side: it builds the ``InstancesHeader`` from the
+:class:`~distval.learners.schema.Schema`, grows it when a class or nominal value beyond it
+appears, and pickles its replicas with Java serialization, so Ray checkpoints and
+``LearnerHost.part`` work as with river models. Without ``javac`` the same predict-then-train
+rule runs as a per-row JPype loop, about an order of magnitude slower.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from dataclasses import replace
+
+import numpy as np
+
+from distval.learners.moa import jvm
+from distval.learners.schema import Schema
+
+__all__ = ["MoaReplicaError", "MoaReplicas"]
+
+_SLOW_NOTICE = (
+    "distval: no javac found: MOA learners run through a per-row loop, roughly 10x slower; "
+    "install a JDK (not only a JRE) for the batch host"
+)
+_noticed = False
+
+
+class MoaReplicaError(Exception):
+    """Replica ``index`` failed; ``str`` is MOA's message."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+def _java():
+    """The JPype names used here; starts the JVM on first use."""
+    host = jvm.host_class()
+    jvm.guard_signals()
+    import jpype
+
+    return host, jpype
+
+
+def _grown(known: int, needed: int) -> int:
+    return max(needed, 2 * known)
+
+
+class MoaReplicas:
+    """Untrained MOA replicas, one per ``(cli, seed)``; ``process`` runs a batch.
+
+    ``cli`` is MOA's own syntax (``"trees.HoeffdingTree -g 50"``); ``labels`` name the replicas
+    in error messages.
+    """
+
+    def __init__(self, cli: list[str], seeds: list[int], schema: Schema) -> None:
+        self.cli = list(cli)
+        self.seeds = [int(s) for s in seeds]
+        self.schema = schema
+        host, _ = _java()
+        header = self._header()
+        make = host.make if host is not None else _make_python
+        self._learners = [make(c, s, header) for c, s in zip(self.cli, self.seeds)]
+        self._attach(header)
+
+    # -- header -------------------------------------------------------------------------
+
+    def _header(self):
+        _, jpype = _java()
+        attribute = jpype.JClass("com.yahoo.labs.samoa.instances.Attribute")
+        array_list = jpype.JClass("java.util.ArrayList")
+        s = self.schema
+        attrs = array_list()
+        for name in s.feature_names:
+            if name in s.nominal:
+                values = array_list()
+                for v in _names(s.nominal[name], 1):
+                    values.add(v)
+                attrs.add(attribute(name, values))
+            else:
+                attrs.add(attribute(name))
+        classes = array_list()
+        for v in _names(s.classes, s.n_classes):
+            classes.add(v)
+        class_name = "class"
+        while class_name in s.feature_names:
+            class_name += "_"
+        attrs.add(attribute(class_name, classes))
+        instances = jpype.JClass("com.yahoo.labs.samoa.instances.Instances")("distval", attrs, 0)
+        instances.setClassIndex(len(s.feature_names))
+        return jpype.JClass("com.yahoo.labs.samoa.instances.InstancesHeader")(instances)
+
+    def _attach(self, header) -> None:
+        host, jpype = _java()
+        self._header_obj = header
+        if host is not None:
+            classifier = jpype.JClass("moa.classifiers.Classifier")
+            self._host = host(header, jpype.JArray(classifier)(self._learners))
+        else:
+            self._host = None
+            for c in self._learners:
+                c.setModelContext(header)
+        self._nominal_cols = np.array(sorted(self.schema.nominal_index), dtype=np.intp)
+
+    def _grow(self, X: np.ndarray, y: np.ndarray) -> None:
+        """Declare more classes / nominal values when this batch has codes beyond them."""
+        s = self.schema
+        n_classes = s.n_classes
+        top = int(y.max()) + 1 if len(y) else 0
+        if top > n_classes:
+            n_classes = _grown(n_classes, top)
+        nominal = s.nominal
+        if len(self._nominal_cols) and len(y):
+            tops = np.fmax.reduce(X[:, self._nominal_cols], axis=0)
+            for j, t in zip(self._nominal_cols.tolist(), tops.tolist()):
+                name = s.feature_names[j]
+                have = max(1, len(nominal[name]))
+                if t == t and int(t) + 1 > have:
+                    if nominal is s.nominal:
+                        nominal = dict(nominal)
+                    extra = _grown(have, int(t) + 1)
+                    nominal[name] = tuple(_names(nominal[name], extra))
+        if n_classes != s.n_classes or nominal is not s.nominal:
+            self.schema = replace(
+                s, nominal=nominal, n_classes=n_classes, classes=tuple(_names(s.classes, n_classes))
+            )
+            header = self._header()
+            self._header_obj = header
+            if self._host is not None:
+                self._host.setHeader(header)
+            else:
+                for c in self._learners:
+                    c.setModelContext(header)
+
+    # -- the batch ------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._learners)
+
+    def process(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray, tested: np.ndarray
+    ) -> np.ndarray:
+        """Predict-then-train ``rows`` rows; ``weights``/``tested`` are (rows, replicas).
+
+        Returns (replicas, rows) int32 predictions, -1 where not tested.
+        """
+        self._grow(X, y)
+        if self._host is None:
+            return self._process_rows(X, y, weights, tested)
+        _, jpype = _java()
+        rows, d = X.shape
+        x = jpype.JArray(jpype.JDouble)(np.ascontiguousarray(X, dtype=np.float64).reshape(-1))
+        yy = jpype.JArray(jpype.JInt)(np.ascontiguousarray(y, dtype=np.int32))
+        w = jpype.JArray(jpype.JDouble)(np.ascontiguousarray(weights, dtype=np.float64).reshape(-1))
+        t = jpype.JArray(jpype.JByte)(np.ascontiguousarray(tested, dtype=np.int8).reshape(-1))
+        try:
+            out = self._host.process(x, d, yy, w, t)
+        except jpype.JException as exc:
+            if hasattr(exc, "getReplica"):
+                raise MoaReplicaError(int(exc.getReplica()), str(exc.getMessage())) from None
+            raise MoaReplicaError(0, str(exc)) from None
+        return np.array(out, dtype=np.int32).reshape(len(self._learners), rows)
+
+    def _process_rows(self, X, y, weights, tested) -> np.ndarray:
+        """The same rule as ``BatchHost.process``, one JPype call per step (no javac)."""
+        global _noticed
+        if not _noticed:
+            print(_SLOW_NOTICE, file=sys.stderr)
+            _noticed = True
+        _, jpype = _java()
+        dense = jpype.JClass("com.yahoo.labs.samoa.instances.DenseInstance")
+        max_index = jpype.JClass("moa.core.Utils").maxIndex
+        rows, d = X.shape
+        out = np.full((len(self._learners), rows), -1, dtype=np.int32)
+        values = np.empty(d + 1)
+        for i in range(rows):
+            values[:d] = X[i]
+            values[d] = y[i]
+            inst = dense(1.0, jpype.JArray(jpype.JDouble)(values))
+            inst.setDataset(self._header_obj)
+            for j, c in enumerate(self._learners):
+                try:
+                    if tested[i, j]:
+                        votes = c.getVotesForInstance(inst)
+                        out[j, i] = 0 if votes is None or len(votes) == 0 else max_index(votes)
+                    if weights[i, j] > 0:
+                        copy = inst.copy()
+                        copy.setWeight(float(weights[i, j]))
+                        c.trainOnInstance(copy)
+                except jpype.JException as exc:
+                    raise MoaReplicaError(j, str(exc)) from None
+        return out
+
+    # -- sharing and pickling -----------------------------------------------------------------
+
+    def part(self, which: list[int]) -> MoaReplicas:
+        """Replicas ``which`` of these, shared (not copied), as trained so far."""
+        new = MoaReplicas.__new__(MoaReplicas)
+        new.cli = [self.cli[j] for j in which]
+        new.seeds = [self.seeds[j] for j in which]
+        new.schema = self.schema
+        new._learners = [self._learners[j] for j in which]
+        new._attach(self._header_obj)
+        return new
+
+    def __getstate__(self) -> dict:
+        return {
+            "cli": self.cli,
+            "seeds": self.seeds,
+            "schema": self.schema,
+            "replicas": [_save(c) for c in self._learners],
+        }
+
+    def __setstate__(self, state: dict) -> None:
+        self.cli, self.seeds, self.schema = state["cli"], state["seeds"], state["schema"]
+        self._learners = [_load(b) for b in state["replicas"]]
+        self._attach(self._header())
+
+
+def _names(known, n: int) -> list[str]:
+    """``known`` names padded to ``n`` with unused placeholders ``#k``."""
+    out = [str(v) for v in known]
+    taken = set(out)
+    k = len(out)
+    while len(out) < n:
+        name = f"#{k}"
+        if name not in taken:
+            out.append(name)
+            taken.add(name)
+        k += 1
+    return out
+
+
+def _make_python(cli: str, seed: int, header):
+    """``BatchHost.make`` without the compiled host."""
+    _, jpype = _java()
+    classifier = jpype.JClass("moa.classifiers.Classifier")
+    option = jpype.JClass("moa.options.ClassOption")
+    c = jpype.JObject(option.cliStringToObject(cli, classifier, None), classifier)
+    if c.isRandomizable():
+        c.setRandomSeed(seed)
+    c.prepareForUse()
+    c.resetLearning()
+    c.setModelContext(header)
+    return c
+
+
+def _save(obj) -> bytes:
+    host, jpype = _java()
+    if host is not None:
+        return bytes(memoryview(host.save(obj)))
+    fd, path = tempfile.mkstemp(suffix=".moa")
+    os.close(fd)
+    try:
+        jpype.JClass("moa.core.SerializeUtils").writeToFile(jpype.JClass("java.io.File")(path), obj)
+        with open(path, "rb") as fh:
+            return fh.read()
+    finally:
+        os.unlink(path)
+
+
+def _load(data: bytes):
+    host, jpype = _java()
+    classifier = jpype.JClass("moa.classifiers.Classifier")
+    if host is not None:
+        return jpype.JObject(host.load(jpype.JArray(jpype.JByte)(data)), classifier)
+    fd, path = tempfile.mkstemp(suffix=".moa")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    try:
+        file = jpype.JClass("java.io.File")(path)
+        obj = jpype.JClass("moa.core.SerializeUtils").readFromFile(file)
+        return jpype.JObject(obj, classifier)
+    finally:
+        os.unlink(path)

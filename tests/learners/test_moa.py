@@ -1,0 +1,344 @@
+"""MOA learners in distval's fold replicas, checked against MOA's own evaluators (real JVM)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import distval
+from distval.config import RunConfig
+from distval.engine import Run, open_config_stream
+from distval.errors import DistvalError
+from distval.learners import parse_learner
+from distval.learners.host import Batch, LearnerHost
+from distval.learners.moa import available, moa_cli
+from distval.learners.moa.replicas import MoaReplicas
+from distval.learners.schema import Schema
+
+pytestmark = pytest.mark.skipif(
+    not available(), reason="MOA learners need Java and the moa extra (capymoa's jar)"
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def jar() -> str:
+    from distval.learners.moa.jvm import moa_jar
+
+    return str(moa_jar())
+
+
+def write_arff(path: Path, n: int = 3000, *, seed: int = 0, late_class: int | None = None):
+    """Rows with 3 numeric features, one nominal, ~3 % missing values and a noisy concept.
+
+    With ``late_class`` a third class C first appears at that row. The class values are
+    declared in order of first appearance (A, B, C), as distval numbers them.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 10, size=(n, 3))
+    colour = rng.integers(0, 3, size=n)
+    score = X[:, 0] + X[:, 1] + 2 * (colour == 2)
+    y = np.where(score > 10, 0, 1)
+    y = np.where(rng.random(n) < 0.1, 1 - y, y)
+    y[0] = 0
+    if late_class is not None:
+        y[late_class:] = np.where(X[late_class:, 2] > 7, 2, y[late_class:])
+    lines = ["@relation rows", "@attribute x1 numeric", "@attribute x2 numeric"]
+    lines += ["@attribute x3 numeric", "@attribute colour {red,green,blue}"]
+    classes = ["A", "B", "C"] if late_class is not None else ["A", "B"]
+    lines += ["@attribute class {" + ",".join(classes) + "}", "@data"]
+    names = ["red", "green", "blue"]
+    for i in range(n):
+        x3 = "?" if rng.random() < 0.03 else f"{X[i, 2]:.6f}"
+        c = "?" if rng.random() < 0.03 else names[colour[i]]
+        lines.append(f"{X[i, 0]:.6f},{X[i, 1]:.6f},{x3},{c},{classes[y[i]]}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def moa_task(task: str) -> list[dict]:
+    """Run a MOA task from the jar (as a user would) and parse its CSV learning curve."""
+    done = subprocess.run(
+        ["java", "-cp", jar(), "moa.DoTask", task], capture_output=True, text=True, check=True
+    )
+    text = done.stdout[done.stdout.index("learning evaluation instances") :]
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def moa_prequential_accuracy(learner: str, arff: Path, n: int) -> float:
+    rows = moa_task(
+        f"EvaluatePrequential -l ({learner}) -s (ArffFileStream -f {arff}) "
+        f"-e BasicClassificationPerformanceEvaluator -i {n} -f {n}"
+    )
+    return float(rows[-1]["classifications correct (percent)"])
+
+
+def host_accuracy(
+    spec: str, arff: Path, *, schema: Schema | None = None, seed: int = 1, moa_seed=None
+):
+    """One MOA replica through distval's host, tested and trained (weight 1) on every row.
+
+    ``moa_seed`` replaces the replica's seed (MOA's CLI cannot set a classifier's seed: its
+    ``randomSeedOption`` is not a public field, so MOA runs classifiers with seed 1).
+    """
+    stream = open_config_stream(RunConfig(stream=str(arff)))
+    schema = schema or Schema.of(stream)
+    host = LearnerHost([parse_learner(spec)], [(0, 0)], stream.feature_names, seed, schema)
+    if moa_seed is not None:
+        host.moa = MoaReplicas([moa_cli(spec)], [moa_seed], schema)
+    correct = total = 0
+    for chunk in stream.chunks(700):
+        ones = np.ones((len(chunk), 1))
+        preds = host.process(Batch(chunk.start, chunk.X, chunk.y, ones, ones.astype(bool)))
+        correct += int((preds[0] == chunk.y).sum())
+        total += len(chunk)
+    return 100.0 * correct / total, host
+
+
+@pytest.mark.parametrize(
+    "moa_cli",
+    ["trees.HoeffdingTree -g 50", "bayes.NaiveBayes", "meta.AdaptiveRandomForest -s 5"],
+)
+def test_prequential_accuracy_equals_moa_evaluate_prequential(tmp_path, moa_cli):
+    arff = write_arff(tmp_path / "rows.arff")
+    ours, _ = host_accuracy(f"moa:{moa_cli}", arff, moa_seed=1)
+    theirs = moa_prequential_accuracy(moa_cli, arff, 3000)
+    assert ours == pytest.approx(theirs, abs=1e-9)
+
+
+def test_arf_replicas_get_distinct_seeds_but_reproducible_runs(tmp_path):
+    arff = write_arff(tmp_path / "rows.arff", n=1500)
+    a, _ = host_accuracy("moa:meta.AdaptiveRandomForest -s 3", arff, seed=1)
+    b, _ = host_accuracy("moa:meta.AdaptiveRandomForest -s 3", arff, seed=1)
+    c, _ = host_accuracy("moa:meta.AdaptiveRandomForest -s 3", arff, seed=2)
+    assert a == b
+    assert a != c
+
+
+@pytest.mark.parametrize(
+    ("scheme", "method"), [("cv", "Cross-Validation"), ("split", "Split-Validation")]
+)
+def test_evaluate_matches_moa_evaluate_prequential_cv(tmp_path, scheme, method):
+    """End to end: distval's round-robin prequential cv/split equals MOA's
+    EvaluatePrequentialCV (mean and standard deviation of the folds' accuracy)."""
+    arff = write_arff(tmp_path / "rows.arff", n=2000)
+    res = distval.evaluate(
+        stream=str(arff),
+        learners=("moa:trees.HoeffdingTree -g 50",),
+        scheme=scheme,
+        n_folds=4,
+        fold_choice="round-robin",
+        forgetting="cumulative",
+        test_every=1000,
+    )
+    final = res.final_folds()
+    acc = 100 * final[final["forgetting"] == "cumulative"]["accuracy"].to_numpy()
+    rows = moa_task(
+        f"EvaluatePrequentialCV -l (trees.HoeffdingTree -g 50) -s (ArffFileStream -f {arff}) "
+        f"-e BasicClassificationPerformanceEvaluator -i 2000 -f 2000 -w 4 -a {method}"
+    )
+    assert acc.mean() == pytest.approx(float(rows[-1]["[avg] classifications correct (percent)"]))
+    assert acc.std(ddof=1) == pytest.approx(
+        float(rows[-1]["[err] classifications correct (percent)"])
+    )
+
+
+@pytest.mark.parametrize("moa_cli", ["trees.HoeffdingTree -g 50", "bayes.NaiveBayes"])
+def test_a_class_first_seen_mid_stream_grows_the_header(tmp_path, moa_cli):
+    """The host declares 2 classes; C appears at row 1500 and the header grows. MOA itself,
+    reading the ARFF that declares all three classes, gives the same accuracy."""
+    arff = write_arff(tmp_path / "rows.arff", late_class=1500)
+    stream = open_config_stream(RunConfig(stream=str(arff)))
+    narrow = Schema(tuple(stream.feature_names), {"colour": ("red",)}, (), n_classes=2)
+    ours, host = host_accuracy(f"moa:{moa_cli}", arff, schema=narrow)
+    assert host.moa.schema.n_classes >= 3
+    assert len(host.moa.schema.nominal["colour"]) >= 3
+    assert ours == pytest.approx(moa_prequential_accuracy(moa_cli, arff, 3000), abs=1e-9)
+
+
+def test_pickled_replicas_continue_exactly_and_part_shares_them(tmp_path):
+    arff = write_arff(tmp_path / "rows.arff", n=1200)
+    stream = open_config_stream(RunConfig(stream=str(arff)))
+    specs = [parse_learner("moa:trees.HoeffdingTree -g 20"), parse_learner("nb")]
+    slots = [(0, 0), (1, 0), (0, 1)]
+    host = LearnerHost(specs, slots, stream.feature_names, 1, Schema.of(stream))
+    chunks = list(stream.chunks(600))
+
+    def batch(c):
+        w = np.ones((len(c), 2), dtype=np.int32)
+        return Batch(c.start, c.X, c.y, w, w.astype(bool))
+
+    host.process(batch(chunks[0]))
+    copy = pickle.loads(pickle.dumps(host))
+    part = host.part([(0, 1), (1, 0)])
+    assert part._moa_at == [0]
+    expected = host.process(batch(chunks[1]))
+    assert (copy.process(batch(chunks[1])) == expected).all()
+    # the part shares the trained replicas: fold 1 has now seen both chunks
+    assert part.moa._learners[0].trainingWeightSeenByModel() == 1200
+
+
+def test_river_and_moa_learners_in_one_run(tmp_path):
+    res = distval.evaluate(
+        stream="sea",
+        n_rows=3000,
+        learners=("nb", "moa:bayes.NaiveBayes"),
+        n_folds=3,
+        test_every=1000,
+    )
+    summary = res.summary()["learners"]
+    assert set(summary) == {"nb", "moa:bayes.NaiveBayes"}
+    assert summary["moa:bayes.NaiveBayes"]["cumulative"]["accuracy"]["mean"] > 0.8
+
+
+# -- Ray ----------------------------------------------------------------------------------
+
+RAY_OPTS = {
+    "stream": "sea(noise=0.1)",
+    "n_rows": 4800,
+    "n_folds": 4,
+    "test_every": 600,
+    "batch_size": 300,
+}
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize(
+    "learners",
+    [("moa:meta.AdaptiveRandomForest -s 3",), ("ht", "moa:trees.HoeffdingTree -g 50")],
+)
+def test_ray_gives_the_in_process_numbers(ray_local, assert_same_rows, learners):
+    local = distval.evaluate(**RAY_OPTS, learners=learners)
+    remote = distval.evaluate(**RAY_OPTS, learners=learners, backend="ray", n_actors=2)
+    assert_same_rows(local.fold_rows, remote.fold_rows)
+    assert_same_rows(local.test_rows, remote.test_rows)
+
+
+@pytest.mark.ray
+def test_a_killed_learner_actor_with_moa_replicas_recovers_exactly(ray_local, assert_same_rows):
+    import ray
+
+    from distval.ray_backend.engine import RayRun
+
+    cfg = RunConfig(**RAY_OPTS, learners=("moa:meta.AdaptiveRandomForest -s 3", "nb"))
+    stream = open_config_stream(cfg)
+    run = Run(cfg, stream)
+    killed = []
+    ray_run = RayRun(cfg, stream, n_actors=2, checkpoint_every=3, warm_up_batches=1)
+    for index, step in enumerate(ray_run.steps()):
+        run.feed(step)
+        if not killed and index >= 4:
+            ray.kill(ray_run.actors.learners[1], no_restart=True)
+            killed.append(index)
+    result = run.close()
+    assert killed
+    clean = distval.evaluate(cfg)
+    assert_same_rows(clean.fold_rows, result.fold_rows)
+    assert_same_rows(clean.test_rows, result.test_rows)
+
+
+# -- bad input ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("moa:trees.NoSuchTree", "Class not found: trees.NoSuchTree"),
+        ("moa:trees.HoeffdingTree -z 3", "MOA says"),
+        ("moa:trees.HoeffdingTree -g notanumber", "MOA says"),
+        ("moa:", "names no MOA class"),
+    ],
+)
+def test_bad_moa_specs_give_moas_message_on_one_line(text, says):
+    with pytest.raises(DistvalError, match=says) as info:
+        parse_learner(text)
+    assert "\n" not in str(info.value)
+
+
+def run_cli(args: list[str], *, env: dict | None = None, patch: str = ""):
+    """``distval`` in a fresh process (``patch``: Python run first, e.g. to hide the jar)."""
+    script = textwrap.dedent(
+        f"""
+        import sys
+        {patch}
+        from distval.cli import main
+        sys.exit(main({args!r}))
+        """
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT
+    )
+
+
+def assert_one_error_line(done, says: str):
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("distval: error: ")
+    assert says in lines[0]
+
+
+RUN = ["run", "--stream", "sea", "--n-rows", "100", "--learners", "nb"]
+
+
+def test_cli_bad_moa_class(tmp_path):
+    done = run_cli([*RUN, "moa:trees.NoSuchTree", "--output", str(tmp_path / "o")])
+    assert_one_error_line(done, "Class not found")
+
+
+def test_cli_without_the_extra_names_it(tmp_path):
+    patch = "import distval.learners.moa.jvm as j; j._capymoa_jar = lambda: None"
+    env = {k: v for k, v in os.environ.items() if k != "DISTVAL_MOA_JAR"}
+    done = run_cli(
+        [*RUN, "moa:bayes.NaiveBayes", "--output", str(tmp_path / "o")], env=env, patch=patch
+    )
+    assert_one_error_line(done, 'pip install "distval[moa]"')
+
+
+def test_cli_without_java(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
+    env["PATH"] = str(bin_dir)
+    done = run_cli([*RUN, "moa:bayes.NaiveBayes", "--output", str(tmp_path / "o")], env=env)
+    assert_one_error_line(done, "need Java")
+
+
+def test_without_javac_the_per_row_loop_gives_the_same_predictions(tmp_path):
+    """A JRE-only machine: the fallback loop (run in a fresh process with no javac on PATH and
+    a JAVA_HOME that has none) predicts exactly what the batch host predicts."""
+    java = Path(os.path.realpath(shutil.which("java")))
+    jre = tmp_path / "jre"
+    (jre / "bin").mkdir(parents=True)
+    (jre / "bin" / "java").symlink_to(java)
+    (jre / "lib").symlink_to(java.parent.parent / "lib")
+    arff = write_arff(tmp_path / "rows.arff", n=800)
+    code = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from test_moa import host_accuracy
+        from pathlib import Path
+        acc, host = host_accuracy("moa:trees.HoeffdingTree -g 50", Path({str(arff)!r}))
+        assert host.moa._host is None
+        print(acc)
+        """
+    )
+    env = dict(os.environ, JAVA_HOME=str(jre), PATH=str(jre / "bin"))
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    assert "per-row loop" in done.stderr
+    ours, _ = host_accuracy("moa:trees.HoeffdingTree -g 50", arff)
+    assert float(done.stdout.strip()) == ours
