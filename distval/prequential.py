@@ -77,10 +77,6 @@ class PrequentialError:
         self.weight = 0.0  # its divisor: rows, window fill or fading increment N_f
         self._recent = np.empty(0)
 
-    @property
-    def value(self) -> float:
-        return self.total / self.weight if self.weight else float("nan")
-
     def update(self, losses: np.ndarray) -> np.ndarray:
         x = np.asarray(losses, dtype=np.float64)
         m = len(x)
@@ -141,11 +137,6 @@ class PageHinkley:
 
     def _restart(self) -> None:
         self.n, self.sum, self.m, self.m_min = 0, 0.0, 0.0, np.inf
-
-    @property
-    def statistic(self) -> float:
-        """PH_T = m_T - M_T (0 right after a restart)."""
-        return self.m - self.m_min if self.n else 0.0
 
     def update(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
