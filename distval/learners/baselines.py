@@ -34,9 +34,7 @@ class Persistent(base.Classifier):
     def observe_label(self, y: ClfTarget) -> None:
         self._last = y
 
-    def predict_proba_one(
-        self, x: dict[FeatureName, Any], **kwargs: Any
-    ) -> dict[ClfTarget, float]:
+    def predict_proba_one(self, x: dict[FeatureName, Any], **kwargs: Any) -> dict[ClfTarget, float]:
         return {} if self._last is None else {self._last: 1.0}
 
     def predict_one(self, x: dict[FeatureName, Any], **kwargs: Any) -> ClfTarget | None:

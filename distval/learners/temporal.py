@@ -20,6 +20,7 @@ from distval.learners.weights import learn_weighted
 
 __all__ = ["TemporalCorrection", "TemporallyAugmented"]
 
+
 class _Wrapper(base.Wrapper[base.Classifier], base.Classifier):
     """Common parts of the temporal wrappers: base model, seed, label history."""
 
@@ -124,9 +125,7 @@ class TemporalCorrection(_Wrapper):
             for c in classes
         }
 
-    def predict_proba_one(
-        self, x: dict[FeatureName, Any], **kwargs: Any
-    ) -> dict[ClfTarget, float]:
+    def predict_proba_one(self, x: dict[FeatureName, Any], **kwargs: Any) -> dict[ClfTarget, float]:
         proba = self.model.predict_proba_one(x, **kwargs) or {}
         factor = self.correction()
         if not factor:
@@ -190,9 +189,7 @@ class TemporallyAugmented(_Wrapper):
         self._history = [y, *self._history][: self.lags]
         self._observe_base(y)
 
-    def predict_proba_one(
-        self, x: dict[FeatureName, Any], **kwargs: Any
-    ) -> dict[ClfTarget, float]:
+    def predict_proba_one(self, x: dict[FeatureName, Any], **kwargs: Any) -> dict[ClfTarget, float]:
         return self.model.predict_proba_one(self.augment(x), **kwargs) or {}
 
     def predict_one(self, x: dict[FeatureName, Any], **kwargs: Any) -> ClfTarget | None:
