@@ -8,13 +8,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from distval.errors import DistvalError
+
+if TYPE_CHECKING:  # the names __getattr__ gives, for type checkers
+    from distval.config import RunConfig
+    from distval.evaluation import evaluate
 
 __all__ = ["DistvalError", "RunConfig", "evaluate"]
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     # Lazy, so that `import distval` (and the CLI's --help) stays fast.
     if name == "evaluate":
         from distval.evaluation import evaluate

@@ -15,7 +15,7 @@ class DistvalError(Exception):
     """
 
 
-def check_positive_int(value, name: str) -> int:
+def check_positive_int(value: object, name: str) -> int:
     """``value`` as an int if it is a whole number >= 1, else a :class:`DistvalError` naming it.
 
     >>> check_positive_int(3, "window")
@@ -32,7 +32,7 @@ def check_positive_int(value, name: str) -> int:
     return int(value)
 
 
-def check_open_unit(value, name: str) -> float:
+def check_open_unit(value: object, name: str) -> float:
     """``value`` as a float if it lies strictly between 0 and 1, else a :class:`DistvalError`.
 
     >>> check_open_unit(0.05, "alpha")
@@ -44,6 +44,13 @@ def check_open_unit(value, name: str) -> float:
     """
     import numbers
 
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 < value < 1.0:
+    # `value <= 0 or not value < 1` is `not 0 < value < 1` (NaN fails both ways), written with
+    # the two comparisons typeshed's numbers.Real declares (__le__, __lt__; not __gt__).
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or value <= 0.0
+        or not value < 1.0
+    ):
         raise DistvalError(f"`{name}` must be in (0, 1), got {value!r}")
     return float(value)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy.signal import lfilter
 
 from distval.errors import DistvalError, check_positive_int
@@ -42,7 +43,8 @@ KINDS = ("cumulative", "window", "fading")
 
 def zero_one_loss(y: np.ndarray, pred: np.ndarray) -> np.ndarray:
     """1.0 where the prediction is wrong, else 0.0."""
-    return (np.asarray(y) != np.asarray(pred)).astype(np.float64)
+    wrong: npt.NDArray[np.bool_] = np.asarray(y) != np.asarray(pred)
+    return wrong.astype(np.float64)
 
 
 def squared_loss(y: np.ndarray, pred: np.ndarray) -> np.ndarray:

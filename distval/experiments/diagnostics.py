@@ -15,7 +15,10 @@ The shuffles of §6.5 (``iid``, ``within-class``) are row orders in
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from distval.errors import DistvalError, check_positive_int
 from distval.streams.base import Stream
@@ -146,7 +149,7 @@ class LabelDiagnostics:
         """Prequential accuracy of the Persistent classifier over all n rows (eq. 7)."""
         return self.persistent_hits / self.n if self.n else float("nan")
 
-    def conditional(self) -> np.ndarray:
+    def conditional(self) -> npt.NDArray[np.float64]:
         """(classes, max_lag + 2) array: column ℓ is P(y_t = i | y_{t-1} = ... = y_{t-ℓ} = i).
 
         Column 0 is the prior P(i); NaN where no row has ℓ previous labels equal to i.
@@ -156,7 +159,7 @@ class LabelDiagnostics:
         out[:, 0] = self.priors
         return out
 
-    def delta(self) -> np.ndarray:
+    def delta(self) -> npt.NDArray[np.float64]:
         """(classes, max_lag) array: Δ(ℓ) for ℓ = 1 ... max_lag (zliobaite2015 §6.8, Fig. 5).
 
         Δ(ℓ) is the change in P(y_t = i | the previous labels are all i) when the ℓ-th
@@ -168,7 +171,7 @@ class LabelDiagnostics:
         c = self.conditional()
         return c[:, 1 : self.max_lag + 1] - c[:, : self.max_lag]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Everything as plain Python values."""
         return {
             "rows": self.n,
@@ -183,7 +186,7 @@ class LabelDiagnostics:
 
 def describe_stream(
     stream: Stream, *, max_lag: int = 5, chunk_size: int = 10_000, progress: bool = False
-) -> dict:
+) -> dict[str, Any]:
     """Read a stream once and return its characteristics (zliobaite2015 Table 3 and Fig. 5).
 
     Memory does not grow with the stream length: only label statistics are kept.
@@ -217,7 +220,7 @@ def describe_stream(
     return out
 
 
-def format_description(d: dict, max_classes: int = 30) -> str:
+def format_description(d: dict[str, Any], max_classes: int = 30) -> str:
     """Markdown text of a :func:`describe_stream` result.
 
     >>> d = {"name": "s", "rows": 4, "attributes": 1, "nominal": 0, "classes": ["a", "b"],

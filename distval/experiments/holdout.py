@@ -8,24 +8,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 import numpy as np
 
 from distval.learners import parse_learner, to_dicts
 from distval.prequential import PrequentialError, zero_one_loss
+from distval.streams.base import Stream
 
 __all__ = ["holdout_curve"]
 
 
 def holdout_curve(
-    stream,
+    stream: Stream,
     learner: str,
     *,
     holdout: int = 1000,
     every: int = 1000,
-    windows=(1000,),
-    fadings=(0.999,),
+    windows: Iterable[int] = (1000,),
+    fadings: Iterable[float] = (0.999,),
     n_rows: int | None = None,
-) -> dict:
+) -> dict[str, list[float]]:
     """Periodic holdout error next to prequential estimates for one learner (gama2013 §3).
 
     The first ``holdout`` rows of ``stream`` are set aside; the learner is trained
@@ -34,14 +38,16 @@ def holdout_curve(
     Returns a dict of equally long lists keyed ``position``, ``holdout``, ``cumulative``,
     ``window_<w>``, ``fading_<f>``.
     """
-    model = parse_learner(learner).build()
+    # LearnerSpec.build is unannotated (distval/learners/registry.py): typed here until it is.
+    build: Callable[[], Any] = parse_learner(learner).build
+    model = build()
     names = stream.feature_names
-    held_x: list[dict] = []
+    held_x: list[dict[str, float]] = []
     held_y: list[int] = []
     est = {"cumulative": PrequentialError("cumulative")}
     est |= {f"window_{w}": PrequentialError("window", window=w) for w in windows}
     est |= {f"fading_{f}": PrequentialError("fading", fading=f) for f in fadings}
-    out: dict[str, list] = {"position": [], "holdout": []} | {k: [] for k in est}
+    out: dict[str, list[float]] = {k: [] for k in ("position", "holdout", *est)}
     seen = 0
     for chunk in stream.chunks(every):
         xs, ys = to_dicts(chunk.X, names), chunk.y.tolist()
@@ -52,7 +58,7 @@ def holdout_curve(
             xs, ys = xs[take:], ys[take:]
         if not xs:
             continue
-        preds = []
+        preds: list[Any] = []
         for x, y in zip(xs, ys):
             p = model.predict_one(x)
             preds.append(0 if p is None else p)
@@ -60,8 +66,8 @@ def holdout_curve(
         losses = zero_one_loss(np.array(ys), np.array(preds))
         values = {k: e.update(losses)[-1] for k, e in est.items()}
         seen += len(xs)
-        hp = [model.predict_one(x) for x in held_x]
-        hp = np.array([0 if p is None else p for p in hp])
+        held_preds = [model.predict_one(x) for x in held_x]
+        hp = np.array([0 if p is None else p for p in held_preds])
         out["position"].append(seen)
         out["holdout"].append(float(np.mean(zero_one_loss(np.array(held_y), hp))))
         for k, v in values.items():

@@ -9,9 +9,12 @@ ranking over the copies.
 from __future__ import annotations
 
 import json
+import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, SupportsFloat
 
 import numpy as np
 from scipy.stats import kendalltau, rankdata
@@ -21,7 +24,7 @@ from distval.engine import open_config_stream
 from distval.errors import DistvalError, check_positive_int
 from distval.evaluation import check_backend, evaluate
 from distval.metrics import MEASURES
-from distval.results import claim_output, finite_or_none, markdown_table
+from distval.results import EvaluationResult, claim_output, finite_or_none, markdown_table
 from distval.streams.permutations import (
     average_neighbour_distance,
     copy_seed,
@@ -51,7 +54,7 @@ class CopyResult:
     elapsed: float
     reused: bool = False
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "index": self.index,
@@ -104,7 +107,7 @@ class RobustnessResult:
 
     def spread(self) -> dict[str, dict[str, dict[str, float | None]]]:
         """learner -> measure -> original value, mean and sd (ddof 1) over permuted copies."""
-        out: dict[str, dict] = {lab: {} for lab in self.config.labels}
+        out: dict[str, dict[str, dict[str, float | None]]] = {lab: {} for lab in self.config.labels}
         for m in MEASURES:
             orig = self._matrix(m, [self.original])[0]
             vals = self._matrix(m, self.permuted)
@@ -119,13 +122,13 @@ class RobustnessResult:
                 }
         return out
 
-    def rankings(self) -> list[dict]:
+    def rankings(self) -> list[dict[str, Any]]:
         """Per copy: the learners ranked by the run's measure (best first; ties share a rank),
         whether the ranks equal the original's, and Kendall's tau-b against the original."""
         labels = self.config.labels
         vals = self._matrix(self.config.measure, self.copies)
         ranks = rankdata(-np.nan_to_num(vals, nan=-np.inf), method="min", axis=1)
-        out = []
+        out: list[dict[str, Any]] = []
         for c, v, r in zip(self.copies, vals, ranks, strict=True):
             tau = float("nan")
             if len(labels) > 1 and np.ptp(vals[0]) > 0 and np.ptp(v) > 0:
@@ -142,7 +145,7 @@ class RobustnessResult:
             )
         return out
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Everything in ``robustness.json``."""
         spec = parse_permutation(self.permutation)
         ranks = self.rankings()[1:]
@@ -213,8 +216,10 @@ class RobustnessResult:
         rows = [
             [
                 lab,
-                *(f"{_f(s['learners'][lab][m]['mean'])} ± {_f(s['learners'][lab][m]['std'])}"
-                  for m in shown),
+                *(
+                    f"{_f(s['learners'][lab][m]['mean'])} ± {_f(s['learners'][lab][m]['std'])}"
+                    for m in shown
+                ),
             ]
             for lab in labels
         ]
@@ -242,7 +247,7 @@ class RobustnessResult:
         lines += ["", f"{len(self.copies)} evaluations in {self.elapsed:.1f} s."]
         return "\n".join(lines) + "\n"
 
-    def plot(self, path) -> Path:
+    def plot(self, path: str | os.PathLike[str]) -> Path:
         """A PNG of the cumulative accuracy of every learner on every copy."""
         import matplotlib
 
@@ -267,22 +272,26 @@ class RobustnessResult:
         plt.close(fig)
         return path
 
-    def write(self, directory) -> None:
+    def write(self, directory: str | os.PathLike[str]) -> None:
         directory = Path(directory)
         (directory / "robustness.json").write_text(json.dumps(self.summary(), indent=2) + "\n")
         (directory / "robustness.md").write_text(self.to_markdown())
         self.plot(directory / "accuracy.png")
 
 
-def _nan(v) -> float:
+def _nan(v: float | None) -> float:
     return float("nan") if v is None else float(v)
 
 
-def _finite(v) -> float | None:
-    return finite_or_none(float(v))
+#: distval.results.finite_or_none is unannotated; this is the type it has for a float.
+_finite_or_none: Callable[[float], float | None] = finite_or_none
 
 
-def _f(v) -> str:
+def _finite(v: SupportsFloat) -> float | None:
+    return _finite_or_none(float(v))
+
+
+def _f(v: float | None) -> str:
     return "–" if v is None else f"{v:.4f}"
 
 
@@ -293,7 +302,7 @@ class _Plan:
     seed: int | None
     order: np.ndarray
 
-    def extra(self, permutation: str, stream_name: str) -> dict:
+    def extra(self, permutation: str, stream_name: str) -> dict[str, Any]:
         return {
             "backend": "inprocess",
             "stream_name": stream_name,
@@ -303,15 +312,21 @@ class _Plan:
         }
 
 
-def _copy_values(summary: dict) -> dict[str, dict[str, float | None]]:
-    out = {}
+def _copy_values(summary: dict[str, Any]) -> dict[str, dict[str, float | None]]:
+    out: dict[str, dict[str, float | None]] = {}
     for lab, per in summary["learners"].items():
         cum = per.get("cumulative") or {}
         out[lab] = {m: d["mean"] for m, d in cum.items()}
     return out
 
 
-def _evaluate_copy(config: RunConfig, data: StreamData, plan: _Plan, output_dir, extra: dict):
+def _evaluate_copy(
+    config: RunConfig,
+    data: StreamData,
+    plan: _Plan,
+    output_dir: str | os.PathLike[str] | None,
+    extra: dict[str, Any],
+) -> EvaluationResult:
     """One in-process evaluation of a copy; writes ``output_dir`` when given."""
     stream = PermutedStream(data, plan.order, name=extra["stream_name"])
     result = evaluate(config, source=stream, output_dir=output_dir, overwrite=True)
@@ -321,7 +336,9 @@ def _evaluate_copy(config: RunConfig, data: StreamData, plan: _Plan, output_dir,
     return result
 
 
-def _finished(directory: Path, config: RunConfig, extra: dict, overwrite: bool) -> dict | None:
+def _finished(
+    directory: Path, config: RunConfig, extra: dict[str, Any], overwrite: bool
+) -> dict[str, Any] | None:
     """The summary of a finished copy with the same settings in ``directory``, else None.
 
     A directory of a copy with other settings is an error unless ``overwrite``.
@@ -349,7 +366,7 @@ def run_robustness(
     *,
     permute: str,
     repeats: int,
-    output_dir,
+    output_dir: str | os.PathLike[str] | None,
     overwrite: bool = False,
     progress: bool = False,
     backend: str = "inprocess",
@@ -406,7 +423,7 @@ def run_robustness(
 
     copies: dict[int, CopyResult] = {}
 
-    def record(plan: _Plan, summary: dict, reused: bool) -> None:
+    def record(plan: _Plan, summary: dict[str, Any], reused: bool) -> None:
         copies[plan.index] = CopyResult(
             name=plan.name,
             index=plan.index,
@@ -419,7 +436,7 @@ def run_robustness(
             reused=reused,
         )
 
-    pending = []
+    pending: list[tuple[_Plan, dict[str, Any]]] = []
     for plan, extra in zip(plans, extras, strict=True):
         done = _finished(out / plan.name, config, extra, overwrite)
         if done is not None:
@@ -437,8 +454,8 @@ def run_robustness(
             _run_on_ray(config, data, pending, out, address, n_actors, record, bar)
         else:
             for plan, extra in pending:
-                result = _evaluate_copy(config, data, plan, out / plan.name, extra)
-                record(plan, result.summary(), False)
+                evaluated = _evaluate_copy(config, data, plan, out / plan.name, extra)
+                record(plan, evaluated.summary(), False)
                 if bar is not None:
                     bar.update(1)
     finally:
@@ -456,12 +473,23 @@ def run_robustness(
     return result
 
 
-def _ray_copy(config: RunConfig, data: StreamData, item: tuple):
+def _ray_copy(
+    config: RunConfig, data: StreamData, item: tuple[_Plan, dict[str, Any]]
+) -> EvaluationResult:
     plan, extra = item
     return _evaluate_copy(config, data, plan, None, extra)
 
 
-def _run_on_ray(config, data, pending, out, address, n_actors, record, bar) -> None:
+def _run_on_ray(
+    config: RunConfig,
+    data: StreamData,
+    pending: list[tuple[_Plan, dict[str, Any]]],
+    out: Path,
+    address: str | None,
+    n_actors: int | None,
+    record: Callable[[_Plan, dict[str, Any], bool], None],
+    bar: Any,  # a tqdm progress bar, or None
+) -> None:
     from distval.ray_backend.tasks import map_tasks, ray_session
 
     with ray_session(address):

@@ -5,7 +5,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from river import base
+from river.base.typing import ClfTarget, FeatureName
 
 __all__ = ["Persistent"]
 
@@ -19,20 +22,20 @@ class Persistent(base.Classifier):
     """
 
     def __init__(self) -> None:
-        self._last = None
+        self._last: ClfTarget | None = None
 
     @property
     def _multiclass(self) -> bool:
         return True
 
-    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
+    def learn_one(self, x: dict[FeatureName, Any], y: ClfTarget, w: float = 1.0) -> None:
         """No training: the previous label comes from :meth:`observe_label`."""
 
-    def observe_label(self, y) -> None:
+    def observe_label(self, y: ClfTarget) -> None:
         self._last = y
 
-    def predict_proba_one(self, x: dict) -> dict:
+    def predict_proba_one(self, x: dict[FeatureName, Any], **kwargs: Any) -> dict[ClfTarget, float]:
         return {} if self._last is None else {self._last: 1.0}
 
-    def predict_one(self, x: dict, **kwargs):
+    def predict_one(self, x: dict[FeatureName, Any], **kwargs: Any) -> ClfTarget | None:
         return self._last

@@ -105,7 +105,7 @@ BUILTIN = {
     "logreg": (_logreg, "StandardScaler | OneVsRestClassifier(LogisticRegression)"),
     "majority": (_majority, "dummy.PriorClassifier (majority class so far)"),
     "persistent": (_persistent, "Persistent: the previous label of the stream (observed)"),
-    "tc": (_tc, "Temporal Correction of a base learner: tc(base='nb', alpha=None)"),
+    "tc": (_tc, "Temporal Correction of a base learner: tc(base='nb', decay=None)"),
     "ta": (
         _ta,
         "Temporally Augmented base learner, previous labels as features: ta(base='nb', lags=1)",

@@ -8,6 +8,10 @@ what is known when the host is built, and hosts grow their own copy as codes app
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from distval.streams.base import Stream
 
 __all__ = ["Schema"]
 
@@ -30,7 +34,7 @@ class Schema:
     n_classes: int = 2
 
     @classmethod
-    def of(cls, stream) -> Schema:
+    def of(cls, stream: Stream) -> Schema:
         """The schema a :class:`~distval.streams.Stream` knows before its pass starts."""
         domain = getattr(stream, "_label_domain", None) or ()
         classes = tuple(stream.classes)

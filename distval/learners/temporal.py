@@ -10,14 +10,18 @@ y_{t-1} in every fold), while ``learn_one`` only trains.
 
 from __future__ import annotations
 
+from typing import Any
+
 from river import base
+from river.base.typing import ClfTarget, FeatureName
 
 from distval.errors import DistvalError, check_positive_int
 from distval.learners.weights import learn_weighted
 
 __all__ = ["TemporalCorrection", "TemporallyAugmented"]
 
-class _Wrapper(base.Wrapper, base.Classifier):
+
+class _Wrapper(base.Wrapper[base.Classifier], base.Classifier):
     """Common parts of the temporal wrappers: base model, seed, label history."""
 
     def __init__(self, base_model: base.Classifier, seed: int | None) -> None:
@@ -31,14 +35,14 @@ class _Wrapper(base.Wrapper, base.Classifier):
         self.model = base_model
 
     @property
-    def _wrapped_model(self):
+    def _wrapped_model(self) -> base.Classifier:
         return self.model
 
     @property
     def _multiclass(self) -> bool:
         return True
 
-    def _observe_base(self, y) -> None:
+    def _observe_base(self, y: ClfTarget) -> None:
         # A base learner that itself uses the label sequence (e.g. 'persistent') sees it too.
         observe = getattr(self.model, "observe_label", None)
         if callable(observe):
@@ -53,15 +57,15 @@ class TemporalCorrection(_Wrapper):
     the wrapper learns, with their training weight: a learned row of class ``i`` whose
     previous stream label (the last one observed) is ``j`` adds ``w`` to the prior of ``i``
     and to the transition ``j -> i``. ``y_{t-1}`` at prediction time is the last observed
-    label. With ``alpha`` the counts fade by ``(1 - alpha) ** w`` per learned row (the
+    label. With ``decay`` the counts fade by ``(1 - decay) ** w`` per learned row (the
     exponential moving averages of §6.3); without it they are cumulative.
 
     Parameters
     ----------
     model
         The base river classifier (it must give ``predict_proba_one``).
-    alpha
-        Optional decay in (0, 1) of the label statistics.
+    decay
+        Optional decay in (0, 1) of the label statistics (1 minus a fading factor).
     seed
         If given and the base model has a ``seed`` parameter, the base model is re-seeded.
 
@@ -77,20 +81,20 @@ class TemporalCorrection(_Wrapper):
     """
 
     def __init__(
-        self, model: base.Classifier, alpha: float | None = None, seed: int | None = None
+        self, model: base.Classifier, decay: float | None = None, seed: int | None = None
     ) -> None:
-        if alpha is not None and not 0.0 < alpha < 1.0:
-            raise DistvalError(f"`decay alpha` must be in (0, 1), got {alpha!r}")
+        if decay is not None and not 0.0 < decay < 1.0:
+            raise DistvalError(f"`decay` must be in (0, 1), got {decay!r}")
         super().__init__(model, seed)
-        self.alpha = alpha
-        self._prior: dict = {}
-        self._trans: dict = {}
-        self._prev = None
+        self.decay = decay
+        self._prior: dict[ClfTarget, float] = {}
+        self._trans: dict[ClfTarget, dict[ClfTarget, float]] = {}
+        self._prev: ClfTarget | None = None
 
-    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
+    def learn_one(self, x: dict[FeatureName, Any], y: ClfTarget, w: float = 1.0) -> None:
         learn_weighted(self.model, x, y, w)
-        if self.alpha is not None:
-            keep = (1.0 - self.alpha) ** w
+        if self.decay is not None:
+            keep = (1.0 - self.decay) ** w
             for c in self._prior:
                 self._prior[c] *= keep
             if self._prev is not None and self._prev in self._trans:
@@ -102,12 +106,12 @@ class TemporalCorrection(_Wrapper):
             row = self._trans.setdefault(self._prev, {})
             row[y] = row.get(y, 0.0) + w
 
-    def observe_label(self, y) -> None:
+    def observe_label(self, y: ClfTarget) -> None:
         """The stream's next label: it becomes y_{t-1} (no training)."""
         self._prev = y
         self._observe_base(y)
 
-    def correction(self) -> dict:
+    def correction(self) -> dict[ClfTarget, float]:
         """P(y_t = i | y_{t-1}) / P(y_t = i) for every known class (empty before learning)."""
         if self._prev is None:
             return {}
@@ -121,8 +125,8 @@ class TemporalCorrection(_Wrapper):
             for c in classes
         }
 
-    def predict_proba_one(self, x: dict) -> dict:
-        proba = self.model.predict_proba_one(x) or {}
+    def predict_proba_one(self, x: dict[FeatureName, Any], **kwargs: Any) -> dict[ClfTarget, float]:
+        proba = self.model.predict_proba_one(x, **kwargs) or {}
         factor = self.correction()
         if not factor:
             return dict(proba)
@@ -164,10 +168,10 @@ class TemporallyAugmented(_Wrapper):
         check_positive_int(lags, "lags")
         super().__init__(model, seed)
         self.lags = lags
-        self._history: list = []
-        self._classes: list = []
+        self._history: list[ClfTarget] = []
+        self._classes: list[ClfTarget] = []
 
-    def augment(self, x: dict) -> dict:
+    def augment(self, x: dict[FeatureName, Any]) -> dict[FeatureName, Any]:
         """``x`` with the one-hot previous labels appended."""
         out = dict(x)
         for lag, label in enumerate(self._history, start=1):
@@ -175,18 +179,18 @@ class TemporallyAugmented(_Wrapper):
                 out[f"y-{lag}={c}"] = 1.0 if c == label else 0.0
         return out
 
-    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
+    def learn_one(self, x: dict[FeatureName, Any], y: ClfTarget, w: float = 1.0) -> None:
         learn_weighted(self.model, self.augment(x), y, w)
 
-    def observe_label(self, y) -> None:
+    def observe_label(self, y: ClfTarget) -> None:
         """The stream's next label: it joins the lagged labels (no training)."""
         if y not in self._classes:
             self._classes.append(y)
         self._history = [y, *self._history][: self.lags]
         self._observe_base(y)
 
-    def predict_proba_one(self, x: dict) -> dict:
-        return self.model.predict_proba_one(self.augment(x)) or {}
+    def predict_proba_one(self, x: dict[FeatureName, Any], **kwargs: Any) -> dict[ClfTarget, float]:
+        return self.model.predict_proba_one(self.augment(x), **kwargs) or {}
 
-    def predict_one(self, x: dict):
-        return self.model.predict_one(self.augment(x))
+    def predict_one(self, x: dict[FeatureName, Any], **kwargs: Any) -> ClfTarget | None:
+        return self.model.predict_one(self.augment(x), **kwargs)

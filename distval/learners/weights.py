@@ -14,6 +14,7 @@ decided once per model with :func:`learns_with_weight`, never per row.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Hashable
 from typing import Any
 
 __all__ = ["learn_weighted", "learns_with_weight"]
@@ -27,7 +28,9 @@ def learns_with_weight(model: Any) -> bool:
         return False
 
 
-def learn_weighted(model: Any, x: dict, y: Any, w: float, weighted: bool | None = None) -> None:
+def learn_weighted(
+    model: Any, x: dict[Hashable, Any], y: Any, w: float, weighted: bool | None = None
+) -> None:
     """Train ``model`` on ``(x, y)`` with weight ``w`` by the rule above.
 
     ``weighted`` is :func:`learns_with_weight` of the model, when the caller knows it already.

@@ -17,6 +17,15 @@ True
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # types only: this module imports nothing of distval at run time
+    import numpy as np
+
+    from distval.aggregator import Aggregator, Snapshot
+    from distval.learners.host import Batch, LearnerHost
+    from distval.learners.registry import LearnerSpec
 
 __all__ = ["AggregatorActor", "LearnerActor"]
 
@@ -24,19 +33,22 @@ __all__ = ["AggregatorActor", "LearnerActor"]
 class LearnerActor:
     """Hosts a :class:`~distval.learners.host.LearnerHost`: a share of the replicas."""
 
-    def __init__(self, specs=()) -> None:
+    def __init__(self, specs: Iterable[LearnerSpec] = ()) -> None:
         for spec in specs:
-            spec.build()  # import each learner's module now, while the driver is busy
-        self.host = None
+            # LearnerSpec.build is unannotated (distval/learners/registry.py): typed here.
+            build: Callable[[], Any] = spec.build
+            build()  # import each learner's module now, while the driver is busy
+        self.host: LearnerHost | None = None
 
-    def load(self, host) -> None:
+    def load(self, host: LearnerHost) -> None:
         # Arrays deserialised from the object store are read-only: keep a private copy.
         self.host = copy.deepcopy(host)
 
-    def process(self, batch):
+    def process(self, batch: Batch) -> np.ndarray:
+        assert self.host is not None, "load() comes first"
         return self.host.process(batch)
 
-    def checkpoint(self):
+    def checkpoint(self) -> tuple[LearnerHost | None, bool]:
         """(state, True): the second value lets the driver confirm the copy without fetching it."""
         return self.host, True
 
@@ -49,16 +61,18 @@ class AggregatorActor:
         import distval.aggregator  # noqa: F401  (the statistics, imported while booting)
 
         self.slot_ids = slot_ids
-        self.aggregator = None
+        self.aggregator: Aggregator | None = None
 
-    def load(self, aggregator) -> None:
+    def load(self, aggregator: Aggregator) -> None:
         self.aggregator = copy.deepcopy(aggregator)
 
-    def consume(self, batch, *parts):
+    def consume(self, batch: Batch, *parts: np.ndarray) -> Snapshot | None:
+        assert self.aggregator is not None, "load() comes first"
         return self.aggregator.update(batch.start, batch.y, list(zip(self.slot_ids, parts)))
 
-    def finish(self):
+    def finish(self) -> Snapshot | None:
+        assert self.aggregator is not None, "load() comes first"
         return self.aggregator.finish()
 
-    def checkpoint(self):
+    def checkpoint(self) -> tuple[Aggregator | None, bool]:
         return self.aggregator, True

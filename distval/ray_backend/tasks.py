@@ -30,7 +30,7 @@ def map_tasks(
     fn: Callable[..., Any],
     items: Sequence[Any],
     *,
-    shared: tuple = (),
+    shared: tuple[Any, ...] = (),
     limit: int | None = None,
     num_cpus: float = 1,
     max_retries: int = 1,

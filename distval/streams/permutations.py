@@ -30,8 +30,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from distval.errors import DistvalError, check_open_unit
 
@@ -61,14 +63,17 @@ KINDS = {
     "iid": (),
     "within-class": (),
 }
-_DEFAULTS = {"p": 0.5, "k": "n"}
+_DEFAULTS: dict[str, float | str] = {"p": 0.5, "k": "n"}
+
+#: A permutation's seed: an int, a numpy generator (used as is) or ``None`` (fresh entropy).
+Seed: TypeAlias = "int | np.random.Generator | None"
 
 
-def _rng(seed) -> np.random.Generator:
+def _rng(seed: Seed) -> np.random.Generator:
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
-def _check_n(n) -> int:
+def _check_n(n: object) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise DistvalError(f"the number of rows must be a non-negative integer, got {n!r}")
     return int(n)
@@ -77,7 +82,7 @@ def _check_n(n) -> int:
 # -- the permutations ---------------------------------------------------------------------------
 
 
-def time_permutation(n: int, p: float = 0.5, seed=None) -> np.ndarray:
+def time_permutation(n: int, p: float = 0.5, seed: Seed = None) -> npt.NDArray[np.int64]:
     """The time permutation (Sect. 3.1): split with probability ``p``, reverse the blocks.
 
     Each of the ``n - 1`` gaps between consecutive rows is a split point with probability
@@ -99,7 +104,7 @@ def time_permutation(n: int, p: float = 0.5, seed=None) -> np.ndarray:
     return np.argsort(block[-1] - block, kind="stable").astype(np.int64)
 
 
-def speed_permutation(n: int, p: float = 0.5, seed=None) -> np.ndarray:
+def speed_permutation(n: int, p: float = 0.5, seed: Seed = None) -> npt.NDArray[np.int64]:
     """The speed permutation (Sect. 3.2): lift each row with probability ``p`` to the end.
 
     Examples
@@ -114,7 +119,7 @@ def speed_permutation(n: int, p: float = 0.5, seed=None) -> np.ndarray:
     return np.concatenate((np.flatnonzero(~lifted), np.flatnonzero(lifted))).astype(np.int64)
 
 
-def shape_permutation(n: int, k: int | None = None, seed=None) -> np.ndarray:
+def shape_permutation(n: int, k: int | None = None, seed: Seed = None) -> npt.NDArray[np.int64]:
     """The shape permutation (Sect. 3.3): ``k`` random adjacent transpositions (default ``n``).
 
     Transposition ``t`` swaps the rows at positions ``i_t`` and ``i_t + 1`` of the current
@@ -160,7 +165,7 @@ def shape_permutation(n: int, k: int | None = None, seed=None) -> np.ndarray:
     return order
 
 
-def random_permutation(n: int, seed=None) -> np.ndarray:
+def random_permutation(n: int, seed: Seed = None) -> npt.NDArray[np.int64]:
     """A uniformly random permutation, the uncontrolled contrast (Sect. 4.2, Prop. 10).
 
     >>> sorted(random_permutation(6, seed=0).tolist())
@@ -172,7 +177,7 @@ def random_permutation(n: int, seed=None) -> np.ndarray:
 # -- neighbour distances ------------------------------------------------------------------------
 
 
-def total_neighbour_distance(order) -> int:
+def total_neighbour_distance(order: npt.ArrayLike) -> int:
     """Total neighbour distance ``D = sum |j_i - j_{i+1}|`` (Definition 1).
 
     Examples
@@ -180,11 +185,11 @@ def total_neighbour_distance(order) -> int:
     >>> total_neighbour_distance([1, 3, 2, 4])
     5
     """
-    order = np.asarray(order, dtype=np.int64)
-    return int(np.abs(np.diff(order)).sum())
+    index = np.asarray(order, dtype=np.int64)
+    return int(np.abs(np.diff(index)).sum())
 
 
-def average_neighbour_distance(order) -> float:
+def average_neighbour_distance(order: npt.ArrayLike) -> float:
     """Average neighbour distance ``d = D / (n - 1)`` (Definition 2); 1 for the identity.
 
     Examples
@@ -192,10 +197,10 @@ def average_neighbour_distance(order) -> float:
     >>> round(average_neighbour_distance([1, 3, 2, 4]), 4)
     1.6667
     """
-    order = np.asarray(order, dtype=np.int64)
-    if len(order) < 2:
+    index = np.asarray(order, dtype=np.int64)
+    if len(index) < 2:
         return float("nan")
-    return total_neighbour_distance(order) / (len(order) - 1)
+    return total_neighbour_distance(index) / (len(index) - 1)
 
 
 def expected_and(kind: str, n: int, *, p: float = 0.5, k: int | None = None) -> float:
@@ -256,16 +261,19 @@ class PermutationSpec:
             return f"shape:k={'n' if self.k is None else self.k}"
         return self.kind
 
-    def generate(self, n: int, seed=None, y: np.ndarray | None = None) -> np.ndarray:
+    def generate(
+        self, n: int, seed: Seed = None, y: np.ndarray | None = None
+    ) -> npt.NDArray[np.int64]:
         """The index array for ``n`` rows; ``within-class`` needs the labels ``y``."""
         if self.kind == "within-class":
             if y is None or len(y) != n:
                 raise DistvalError("a within-class permutation needs the stream's labels")
             return within_class_permutation(y, seed)
+        # p is None only in a hand-made spec: check_open_unit rejects it as before.
         if self.kind == "time":
-            return time_permutation(n, self.p, seed)
+            return time_permutation(_check_n(n), check_open_unit(self.p, "p"), seed)
         if self.kind == "speed":
-            return speed_permutation(n, self.p, seed)
+            return speed_permutation(_check_n(n), check_open_unit(self.p, "p"), seed)
         if self.kind == "shape":
             return shape_permutation(n, self.k, seed)
         return random_permutation(n, seed)
@@ -304,7 +312,7 @@ choose one of time, speed, shape, random, iid, within-class
     if kind not in KINDS:
         raise bad(f"unknown kind {kind!r}; choose one of {', '.join(KINDS)}")
     allowed = KINDS[kind]
-    values = {name: _DEFAULTS[name] for name in allowed}
+    values: dict[str, float | str] = {name: _DEFAULTS[name] for name in allowed}
     for part in filter(None, (s.strip() for s in (rest or "").split(","))):
         name, eq, value = (s.strip() for s in part.partition("="))
         if not eq or not value:
@@ -315,7 +323,8 @@ choose one of time, speed, shape, random, iid, within-class
         values[name] = value
     if rest is not None and not rest.strip():
         raise bad("nothing after ':'")
-    p = k = None
+    p: float | None = None
+    k: int | None = None
     if "p" in values:
         try:
             p = float(values["p"])
@@ -333,7 +342,7 @@ choose one of time, speed, shape, random, iid, within-class
     return PermutationSpec(kind, p, k)
 
 
-def within_class_permutation(y: np.ndarray, seed: int | None = None) -> np.ndarray:
+def within_class_permutation(y: npt.ArrayLike, seed: Seed = None) -> npt.NDArray[np.int64]:
     """A seeded order that keeps the label sequence and shuffles rows within their class.
 
     Row ``t`` of the new stream is row ``order[t]`` of the original, with
@@ -346,11 +355,11 @@ def within_class_permutation(y: np.ndarray, seed: int | None = None) -> np.ndarr
     >>> bool((y[order] == y).all()), sorted(order.tolist()) == list(range(6))
     (True, True)
     """
-    y = np.asarray(y)
+    labels = np.asarray(y)
     rng = np.random.default_rng(seed)
-    positions = np.argsort(y, kind="stable")  # each class's positions, in time order
-    sources = np.lexsort((rng.random(len(y)), y))  # each class's rows, in random order
-    order = np.empty(len(y), dtype=np.int64)
+    positions = np.argsort(labels, kind="stable")  # each class's positions, in time order
+    sources = np.lexsort((rng.random(len(labels)), labels))  # each class's rows, in random order
+    order = np.empty(len(labels), dtype=np.int64)
     order[positions] = sources
     return order
 

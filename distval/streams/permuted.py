@@ -12,10 +12,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from distval.errors import DistvalError
 from distval.streams.base import Categories, Stream, _Pass
-from distval.streams.permutations import parse_permutation
+from distval.streams.permutations import Seed, parse_permutation
 
 __all__ = ["PermutedStream", "StreamData"]
 
@@ -88,9 +89,9 @@ class PermutedStream(Stream):
     def __init__(
         self,
         source: Stream | StreamData,
-        order=None,
+        order: npt.ArrayLike | str | None = None,
         *,
-        seed=None,
+        seed: Seed = None,
         name: str | None = None,
     ) -> None:
         data = source if isinstance(source, StreamData) else StreamData.read(source)
@@ -102,18 +103,18 @@ class PermutedStream(Stream):
             order = spec.generate(n, seed, data.y)
         if order is None:
             order = np.arange(n, dtype=np.int64)
-        order = np.asarray(order)
-        if order.ndim != 1 or len(order) != n or not np.issubdtype(order.dtype, np.integer):
+        index = np.asarray(order)
+        if index.ndim != 1 or len(index) != n or not np.issubdtype(index.dtype, np.integer):
             raise DistvalError(f"a permutation of {n} rows must be {n} integer indices")
         seen = np.zeros(n, dtype=bool)
-        if n and (order.min() < 0 or order.max() >= n):
+        if n and (index.min() < 0 or index.max() >= n):
             raise DistvalError(f"a permutation of {n} rows must use every index 0..{n - 1} once")
-        seen[order] = True
+        seen[index] = True
         if not seen.all():
             raise DistvalError(f"a permutation of {n} rows must use every index 0..{n - 1} once")
         super().__init__(name or (f"{data.name} [{label}]" if label else data.name))
         self.data = data
-        self.order = order.astype(np.int64, copy=False)
+        self.order = index.astype(np.int64, copy=False)
         self.feature_names = list(data.feature_names)
         self.n_rows = n
 

@@ -30,14 +30,16 @@ import inspect
 import math
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from operator import itemgetter
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 from river.datasets import synth
+from river.datasets.base import Dataset
 
 from distval.errors import DistvalError
 from distval.streams.base import Categories, Stream, _Pass, codes_to_float, format_value
@@ -70,7 +72,7 @@ class _DriftStream(synth.ConceptDriftStream):
     ahead (``(p - t) / w > 177``); the probability is 0 there anyway.
     """
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[dict[Hashable, Any], Any]]:
         rng = random.Random(self.seed)
         stream = iter(self.stream)
         drift_stream = iter(self.drift_stream)
@@ -93,8 +95,8 @@ class _RandomRBFDrift(synth.RandomRBFDrift):
     """``RandomRBFDrift`` that moves its centroids with numpy: the same floating-point
     operations element by element, so the same rows, several times faster."""
 
-    def __iter__(self):
-        self._generate_centroids()
+    def __iter__(self) -> Iterator[tuple[dict[Hashable, Any], Any]]:
+        self._generate_centroids()  # type: ignore[no-untyped-call]  # unannotated in river
         rng_sample = random.Random(self.seed_sample)
         k = self.n_drift_centroids
         centres = np.array([c.centre for c in self.centroids[:k]], dtype=np.float64)
@@ -121,27 +123,27 @@ class _RandomRBFDrift(synth.RandomRBFDrift):
 
 
 def _int_arg(label: str, param: str, value: object, lo: int, hi: int | None) -> int:
-    ok = not isinstance(value, bool) and isinstance(value, (int, float))
-    if ok and isinstance(value, float):
-        ok = value.is_integer()
-    if ok:
-        value = int(value)  # type: ignore[arg-type]
-        ok = value >= lo and (hi is None or value <= hi)
-    if not ok:
-        bound = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
-        raise DistvalError(f"{label}: `{param}` must be an integer {bound}, got {value!r}")
-    return value  # type: ignore[return-value]
+    if (
+        not isinstance(value, bool)
+        and isinstance(value, (int, float))
+        and (not isinstance(value, float) or value.is_integer())
+    ):
+        number = int(value)
+        if number >= lo and (hi is None or number <= hi):
+            return number
+        value = number  # the message shows the whole number
+    bound = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
+    raise DistvalError(f"{label}: `{param}` must be an integer {bound}, got {value!r}")
 
 
 def _float_arg(label: str, param: str, value: object, lo: float, hi: float | None) -> float:
-    ok = not isinstance(value, bool) and isinstance(value, (int, float))
-    if ok:
-        value = float(value)  # type: ignore[arg-type]
-        ok = math.isfinite(value) and value >= lo and (hi is None or value <= hi)
-    if not ok:
-        bound = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
-        raise DistvalError(f"{label}: `{param}` must be a number {bound}, got {value!r}")
-    return value  # type: ignore[return-value]
+    if not isinstance(value, bool) and isinstance(value, (int, float)):
+        number = float(value)
+        if math.isfinite(number) and number >= lo and (hi is None or number <= hi):
+            return number
+        value = number  # the message shows the float
+    bound = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
+    raise DistvalError(f"{label}: `{param}` must be a number {bound}, got {value!r}")
 
 
 # -- the paper configurations ----------------------------------------------------------------
@@ -202,8 +204,8 @@ def _rbf_paper(n: int, seed: int, c: object, s: object) -> synth.RandomRBF:
 
 @dataclass(frozen=True)
 class _Generator:
-    cls: type
-    paper: Callable[..., object] | None = None
+    cls: type[Dataset]
+    paper: Callable[..., Dataset] | None = None
     paper_args: tuple[str, ...] = ()
     paper_label: str = ""
 
@@ -233,7 +235,7 @@ def _parameters(cls: type) -> list[str]:
     return [p for p in inspect.signature(cls).parameters if p not in ("self", "args", "kwargs")]
 
 
-def parse_generator_spec(spec: str) -> tuple[str, tuple, dict]:
+def parse_generator_spec(spec: str) -> tuple[str, tuple[object, ...], dict[str, object]]:
     """Split ``"name(args)"`` into the lower-case name, positional and keyword arguments.
 
     Arguments must be Python literals (numbers, strings, ``True``/``False``/``None``).
@@ -261,12 +263,12 @@ def parse_generator_spec(spec: str) -> tuple[str, tuple, dict]:
             "'SEA(50)' or 'sea(variant=2, noise=0.1)'"
         ) from None
     assert isinstance(call, ast.Call)
-    args = []
+    args: list[object] = []
     for node in call.args:
         if isinstance(node, ast.Starred):
             raise DistvalError(f"stream spec {spec!r}: '*' arguments are not allowed")
         args.append(_literal(node, spec))
-    kwargs = {}
+    kwargs: dict[str, object] = {}
     for kw in call.keywords:
         if kw.arg is None:
             raise DistvalError(f"stream spec {spec!r}: '**' arguments are not allowed")
@@ -284,7 +286,9 @@ def _literal(node: ast.expr, spec: str) -> object:
         ) from None
 
 
-def _build(name: str, args: tuple, kwargs: dict, n: int, seed: int):
+def _build(
+    name: str, args: tuple[object, ...], kwargs: dict[str, object], n: int, seed: int
+) -> Dataset:
     gen = GENERATORS[name]
     accepted = _parameters(gen.cls)
     if args and kwargs:
@@ -315,7 +319,9 @@ def _build(name: str, args: tuple, kwargs: dict, n: int, seed: int):
         raise DistvalError(
             f"generator {name!r} has no parameter {unknown[0]!r}; accepted: {', '.join(accepted)}"
         )
-    params = {p: derive_seed(seed, _SEED_KEYS[p]) for p in accepted if p in _SEED_KEYS}
+    params: dict[str, object] = {
+        p: derive_seed(seed, _SEED_KEYS[p]) for p in accepted if p in _SEED_KEYS
+    }
     params.update(kwargs)
     try:
         return gen.cls(**params)
@@ -428,12 +434,13 @@ class GeneratorStream(Stream):
             if f in self._domains or f in self._strings
         }
 
-    def _dataset(self):
+    def _dataset(self) -> Dataset:
         return _build(self.generator, self.args, self.kwargs, self.length, self.seed)
 
-    def _first(self, dataset) -> tuple[dict, object]:
+    def _first(self, dataset: Dataset) -> tuple[dict[Hashable, Any], object]:
         try:
-            return next(iter(dataset))
+            first: tuple[dict[Hashable, Any], object] = next(iter(dataset))
+            return first
         except StopIteration:
             raise DistvalError(f"stream {self.name!r} is empty: a pass yielded no rows") from None
         except (ValueError, TypeError, ArithmeticError, IndexError, AttributeError) as e:
@@ -476,7 +483,9 @@ class GeneratorStream(Stream):
             done += len(block)
             yield X, y
 
-    def _matrix(self, xs: list[tuple], d: int, nominal: dict[str, Categories]) -> np.ndarray:
+    def _matrix(
+        self, xs: list[tuple[Any, ...]], d: int, nominal: dict[str, Categories]
+    ) -> np.ndarray:
         n = len(xs)
         try:
             if self._strings:
