@@ -6,6 +6,7 @@ This is the one place that knows the backends (:data:`BACKENDS`) and checks thei
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from distval.config import RunConfig
@@ -85,6 +86,8 @@ def evaluate(
         raise DistvalError("give either a RunConfig or keyword options, not both")
     check_backend(backend, address, n_actors)
     stream = source if source is not None else open_config_stream(config)
+    if config.stream_text != config.stream:  # a Python object: opened, kept as its name
+        config = dataclasses.replace(config, stream=config.stream_text)
     if backend == "auto":
         work = (stream.n_rows or AUTO_RAY_WORK) * len(config.learners) * config.n_folds
         backend = "ray" if address or n_actors or work >= AUTO_RAY_WORK else "inprocess"
