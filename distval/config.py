@@ -47,7 +47,7 @@ class RunConfig:
     distval.errors.DistvalError: `alpha` must be in (0, 1), got 1.5
     """
 
-    stream: Any = _option(
+    stream: Any = _option(  # noqa: RUF009 - a dataclass field (metadata), built once
         None,
         "a .parquet/.csv/.csv.gz/.arff file, 'elec2' (the bundled Electricity data, the "
         "default), or a generator such as 'sea', 'SEA(50)', 'HYP(10,0.001)', "
@@ -66,7 +66,7 @@ class RunConfig:
         type=int,
         group="stream",
     )
-    learners: Any = _option(
+    learners: Any = _option(  # noqa: RUF009 - a dataclass field (metadata), built once
         ("ht", "nb"),
         "built-in names (ht, hat, nb, arf, lb, logreg, majority, persistent, tc(base=...), "
         "ta(base=..., lags=...)), moa:<MOA class and options>, or package.module:Class, each "

@@ -281,14 +281,14 @@ def _changed_params(obj: Any) -> dict | None:
     try:
         params = obj._get_params()
         default = cls()._get_params()
-    except Exception:  # noqa: BLE001 - no default constructor, or not a river estimator
+    except Exception:
         return None
     out = {k: v for k, v in params.items() if k not in default or repr(default[k]) != repr(v)}
     if not all(_is_literal(v) for v in out.values()):
         return None
     try:
         same = repr(cls(**out)._get_params()) == repr(params)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None
     return out if same else None
 
@@ -309,8 +309,10 @@ def learner_spec(learner: Any) -> LearnerSpec:
 
     >>> from river import naive_bayes, preprocessing, tree
     >>> spec = learner_spec(tree.HoeffdingTreeClassifier(grace_period=50))
-    >>> spec.text, spec.label
-    ('river.tree:HoeffdingTreeClassifier(grace_period=50)', 'HoeffdingTreeClassifier(grace_period=50)')
+    >>> spec.text
+    'river.tree:HoeffdingTreeClassifier(grace_period=50)'
+    >>> spec.label
+    'HoeffdingTreeClassifier(grace_period=50)'
     >>> learner_spec(preprocessing.StandardScaler() | naive_bayes.GaussianNB()).text
     'python:StandardScaler | GaussianNB'
     >>> try:
@@ -330,7 +332,7 @@ def learner_spec(learner: Any) -> LearnerSpec:
         )
     try:
         pickle.dumps(learner)
-    except Exception as exc:  # noqa: BLE001 - any pickling failure, said in one line
+    except Exception as exc:
         raise DistvalError(
             f"learner {_short_name(learner)} cannot be pickled ({type(exc).__name__}: {exc}); "
             "fold replicas travel to other processes"

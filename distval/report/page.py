@@ -118,6 +118,13 @@ def _sections(res: SavedRun) -> list[dict]:
             tables.final_tests_table(res),
         )
         table(
+            "q",
+            "Q statistic",
+            "log(errors A / errors B) over the (row, fold) pairs both learners tested "
+            "(gama2013): negative favours A.",
+            tables.final_q_table(res),
+        )
+        table(
             "decisions",
             "Decisions over time",
             "How often and since when each test rejected H0 (equal performance).",

@@ -81,7 +81,9 @@ class IterableStream(Stream):
         Display name; default :func:`stream_name`.
     """
 
-    def __init__(self, source: Iterable[Any], *, n_rows: int | None = None, name: str | None = None):
+    def __init__(
+        self, source: Iterable[Any], *, n_rows: int | None = None, name: str | None = None
+    ) -> None:
         if isinstance(source, (str, bytes, Mapping)) or not isinstance(source, Iterable):
             raise DistvalError(
                 f"a stream must be a spec, a path or an iterable of (x: dict, y) pairs, "

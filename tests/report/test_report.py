@@ -139,6 +139,7 @@ PROMISED3 = {
     "fig-baselines",
     "tab-measures",
     "tab-tests",
+    "tab-q",
     "tab-decisions",
     "tab-config",
 }
@@ -212,14 +213,15 @@ def test_final_tests_table_equals_last_rows_of_tests_parquet(run3):
         t = last[(last["learner_a"] == r[0]) & (last["learner_b"] == r[1]) & (last["test"] == r[2])]
         assert len(t) == 1
         p = t["pvalue"].iloc[0]
-        if np.isnan(p):
-            assert r[6] == r[7] == "–"
-            continue
-        assert float(r[6]) == pytest.approx(p, rel=1e-3, abs=1e-300)
-        assert r[7] == ("yes" if t["reject"].iloc[0] else "no")
+        assert float(r[7]) == pytest.approx(p, rel=1e-3, abs=1e-300)
+        assert r[8] == ("yes" if t["reject"].iloc[0] else "no")
+        assert r[3] == f"{t['measure'].iloc[0]}, {t['forgetting'].iloc[0]}"
+        assert r[9] == (t["favours"].iloc[0] or "–")
         if r[2] in ("sign", "wilcoxon", "friedman"):
             # the decision is p < alpha (bifet2015 §4): checked independently of the column
-            assert (r[7] == "yes") == bool(p < 0.05)
+            assert (r[8] == "yes") == bool(p < 0.05)
+        if r[2].startswith("mcnemar"):  # McNemar's values are the errors in its own scope
+            assert r[3].startswith("errors, ")
 
 
 def test_decision_table_against_direct_computation(run3):
@@ -369,3 +371,44 @@ def test_robustness_directory_reports_its_original_run(run1, tmp_path):
     (tmp_path / "accuracy.png").write_bytes(b"robustness figure")
     assert make_report(tmp_path) == original / "report.html"
     assert (tmp_path / "accuracy.png").read_bytes() == b"robustness figure"  # left alone
+
+
+def test_a_results_directory_of_the_old_format_is_still_reported(tmp_path):
+    """Before q.parquet, tests.parquet held the Q statistic as ``q*`` rows, the fold means
+    as ``mean_a``/``mean_b`` on every row and ``n``: such a directory still reports."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from distval.report import make_report
+    from distval.results import load_results
+
+    d = tmp_path / "old"
+    res = distval.evaluate(
+        stream="sea", n_rows=600, learners=("nb", "majority"), n_folds=2, test_every=300,
+        output_dir=d,
+    )
+    (d / "q.parquet").unlink()
+    old = [
+        {"position": t["position"], "test": t["test"], "learner_a": t["learner_a"],
+         "learner_b": t["learner_b"], "mean_a": 0.5, "mean_b": 0.4, "statistic": t["statistic"],
+         "pvalue": t["pvalue"], "reject": t["reject"],
+         "n": t["folds_used"] or t["discordant_pairs"] or 0}
+        for t in res.test_rows
+    ] + [
+        {"position": q["position"], "test": "q" + {"cumulative": "", "window": "_window",
+                                                    "fading": "_fading"}[q["forgetting"]],
+         "learner_a": q["learner_a"], "learner_b": q["learner_b"], "mean_a": 0.5,
+         "mean_b": 0.4, "statistic": q["q"], "pvalue": float("nan"), "reject": False, "n": 1}
+        for q in res.q_rows
+    ]
+    pq.write_table(pa.Table.from_pylist(old), d / "tests.parquet")
+    saved = load_results(d)
+    assert not saved.tests["test"].str.startswith("q").any()
+    assert len(saved.q) == len(res.q_rows)
+    assert saved.q["q"].tolist() == pytest.approx([q["q"] for q in res.q_rows])
+    mc = saved.tests[saved.tests["test"] == "mcnemar"]
+    assert mc["measure"].eq("errors").all() and mc["value_a"].isna().all()  # not fold means
+    assert make_report(d).exists()
+    assert json.loads((d / "config.json").read_text())["learners"] == ["nb", "majority"]
