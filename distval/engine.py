@@ -175,7 +175,7 @@ class Run:
             counts[where] = counts.get(where, 0) + n_rows
         if self._bar is not None:
             self._bar.update(n_rows)
-        elif self._lines:
+        elif self._lines and n_rows:
             now = time.perf_counter()
             if now - self._last_line >= self._line_seconds:
                 self._last_line = now

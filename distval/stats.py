@@ -42,11 +42,13 @@ __all__ = [
     "SIGN_TEST_METHODS",
     "FriedmanResult",
     "PairedTestResult",
+    "folds_to_reach",
     "friedman",
     "mcnemar",
     "nemenyi_critical_difference",
     "sign_test",
     "sign_test_critical_value",
+    "smallest_pvalue",
     "wilcoxon",
 ]
 
@@ -216,6 +218,36 @@ def _check_int(x: Any, name: str, minimum: int) -> int:
 def _null(test: str, alpha: float) -> PairedTestResult:
     """Result for a comparison without any informative pair: nothing to reject."""
     return PairedTestResult(test, 0.0, 1.0, alpha, False, 0)
+
+
+# --------------------------------------------------------------------------------------------
+# What a number of folds can show
+
+
+def smallest_pvalue(test: str, n_folds: int) -> float:
+    """The smallest two-sided p-value the exact ``"sign"`` or ``"wilcoxon"`` test can give on
+    ``n_folds`` folds: every fold won by the same learner (scipy's exact distributions).
+
+    >>> smallest_pvalue("sign", 5), smallest_pvalue("wilcoxon", 5)
+    (0.0625, 0.0625)
+    """
+    n = _check_int(n_folds, "n_folds", 1)
+    if test == "sign":
+        return float(_st.binomtest(n, n, 0.5).pvalue)
+    if test == "wilcoxon":
+        res = _st.wilcoxon(np.arange(1.0, n + 1.0), method="exact")
+        return float(res.pvalue)
+    raise DistvalError(f"`test` must be 'sign' or 'wilcoxon', got {test!r}")
+
+
+def folds_to_reach(test: str, alpha: float, *, limit: int = 64) -> int | None:
+    """The fewest folds with which ``test`` can reject at ``alpha`` (None beyond ``limit``).
+
+    >>> folds_to_reach("sign", 0.05), folds_to_reach("wilcoxon", 0.01)
+    (6, 8)
+    """
+    alpha = check_open_unit(alpha, "alpha")
+    return next((k for k in range(1, limit + 1) if smallest_pvalue(test, k) <= alpha), None)
 
 
 # --------------------------------------------------------------------------------------------
