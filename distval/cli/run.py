@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 import time
 import warnings
@@ -109,8 +110,8 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         "--output",
         default=None,
         metavar="DIR",
-        help="results directory (default: ./distval-results/run-<time>, printed as an "
-        "absolute path)",
+        help="results directory (default: ./distval-results/run-<time>; in a Ray job "
+        "~/distval-results/<job id>), printed as an absolute path",
     )
     g.add_argument(
         "--overwrite",
@@ -176,12 +177,27 @@ def _one_line(message, category, filename, lineno, file=None, line=None) -> None
         sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
+def default_output() -> Path:
+    """Where a run without ``--output`` writes, as an absolute path.
+
+    ``./distval-results/run-<time>``; inside a Ray job (whose working directory is a
+    temporary copy Ray deletes) ``~/distval-results/<job id>`` on the driver's node.
+    """
+    stamp = time.strftime("run-%Y%m%d-%H%M%S")
+    job = os.environ.get("RAY_JOB_CONFIG_JSON_ENV_VAR")
+    if job:
+        try:
+            name = json.loads(job)["metadata"]["job_submission_id"]
+        except (ValueError, KeyError, TypeError):
+            name = stamp
+        return Path.home() / "distval-results" / str(name or stamp)
+    return (Path("distval-results") / stamp).absolute()
+
+
 def main(args: argparse.Namespace) -> int:
     """Run ``distval run``; returns the exit status."""
     config = config_from_args(args)
-    output = Path(
-        args.output or Path("distval-results") / time.strftime("run-%Y%m%d-%H%M%S")
-    ).absolute()
+    output = Path(args.output).absolute() if args.output else default_output()
     options = {}
     if args.backend != "inprocess":
         options = {"address": args.address, "n_actors": args.actors}

@@ -285,3 +285,18 @@ def test_without_a_terminal_progress_comes_as_lines_and_the_path_is_absolute(
     assert len(progress) == 3 and progress[-1].startswith("distval: 900/900 rows (100 %)")
     where = out.strip().splitlines()[-1].removeprefix("results: ")
     assert where.startswith(str(tmp_path)) and (Path(where) / "summary.json").exists()
+
+
+def test_in_a_ray_job_results_default_to_a_findable_absolute_path(monkeypatch, tmp_path):
+    from distval.cli.run import default_output
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv(
+        "RAY_JOB_CONFIG_JSON_ENV_VAR",
+        json.dumps({"runtime_env": {}, "metadata": {"job_submission_id": "raysubmit_42"}}),
+    )
+    assert default_output() == tmp_path / "distval-results" / "raysubmit_42"
+    monkeypatch.delenv("RAY_JOB_CONFIG_JSON_ENV_VAR")
+    monkeypatch.chdir(tmp_path)
+    assert default_output().is_absolute()
+    assert default_output().parent == tmp_path / "distval-results"
