@@ -173,10 +173,10 @@ class RunConfig:
         if isinstance(self.stream, os.PathLike):
             object.__setattr__(self, "stream", os.fspath(self.stream))
         specs = [learner_spec(t) for t in learners]
-        if len(given) == len(specs) and len(set(given)) == len(given):
-            labels = list(given)
-        else:
-            labels, seen = [], {}
+        labels: list[str] = list(given)
+        if not (len(given) == len(specs) and len(set(given)) == len(given)):
+            labels = []
+            seen: dict[str, int] = {}
             for spec in specs:
                 seen[spec.label] = seen.get(spec.label, 0) + 1
                 labels.append(
@@ -214,7 +214,7 @@ class RunConfig:
                 f"unknown sign-test method {self.sign_method!r}; choose exact or critical"
             )
         if self.tests is None:
-            tests = TESTS if len(learners) >= 2 else ()
+            tests: tuple[str, ...] = TESTS if len(learners) >= 2 else ()
         else:
             tests = tuple(self.tests)
             unknown = [t for t in tests if t not in TESTS]

@@ -48,7 +48,7 @@ def _tests(text: str) -> tuple[str, ...]:
 _TYPES = {int: int, float: float, "tests": _tests}
 
 
-def _flag(f: dataclasses.Field) -> str:
+def _flag(f: dataclasses.Field[Any]) -> str:
     return f.metadata.get("flag") or "--" + f.name.replace("_", "-")
 
 
@@ -169,7 +169,14 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     return RunConfig.from_dict(base | given)
 
 
-def _one_line(message, category, filename, lineno, file=None, line=None) -> None:
+def _one_line(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
     """Show a distval warning as one line ``distval: warning: ...`` (others as Python does)."""
     if issubclass(category, DistvalWarning):
         print(f"distval: warning: {message}", file=sys.stderr, flush=True)
@@ -219,6 +226,7 @@ def main(args: argparse.Namespace) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("always", DistvalWarning)
             warnings.showwarning = _one_line
+            result: Any
             if args.permute:
                 from distval.experiments.robustness import run_robustness
 

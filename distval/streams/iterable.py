@@ -120,7 +120,7 @@ class IterableStream(Stream):
         self._strings = [str(k) for k, v in x.items() if not _is_number(v)]
         self.nominal = {f: [] for f in self._strings}
 
-    def _pair(self, row: Any, number: int) -> tuple[dict, Any]:
+    def _pair(self, row: Any, number: int) -> tuple[Mapping[Any, Any], Any]:
         if not (isinstance(row, tuple) and len(row) == 2 and isinstance(row[0], Mapping)):
             raise DistvalError(
                 f"stream {self.name!r}: row {number} is not an (x: dict, y) pair: {row!r:.80}"
@@ -167,7 +167,9 @@ class IterableStream(Stream):
             done += len(block)
             yield X, y
 
-    def _matrix(self, xs: list[list], nominal: dict[str, Categories], done: int) -> np.ndarray:
+    def _matrix(
+        self, xs: list[list[Any]], nominal: dict[str, Categories], done: int
+    ) -> np.ndarray:
         n, d = len(xs), len(self._keys)
         if not self._strings:
             try:
