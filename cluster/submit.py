@@ -8,7 +8,9 @@ Usage::
 Everything after ``--`` is passed to ``distval run``; the script itself adds
 ``--backend ray --address auto`` so the job joins the cluster it runs on.
 
-How the code gets onto the cluster: the working directory (the repository root by
+The runtime environment comes from ``cluster/runtime_env.json``, which ``submit.sh`` passes
+to ``ray job submit --runtime-env`` as it is. How the code gets onto the cluster: the
+working directory (the repository root by
 default) is uploaded as the job's ``working_dir``, and the job's ``pip`` list holds the
 single entry ``${RAY_RUNTIME_ENV_CREATE_WORKING_DIR}``. Ray writes the ``pip`` list to a
 requirements file and runs ``pip install -r`` on every node only after it has unpacked
@@ -34,6 +36,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import json
 import os
 import shlex
 import sys
@@ -45,22 +48,14 @@ from typing import Any
 
 DEFAULT_ADDRESS = "http://127.0.0.1:8265"
 REPO_ROOT = Path(__file__).resolve().parent.parent
+#: The runtime environment both submit.py and submit.sh start from (JSON, which
+#: `ray job submit --runtime-env` reads as the YAML it is).
+RUNTIME_ENV_FILE = Path(__file__).resolve().parent / "runtime_env.json"
+_SHARED = json.loads(RUNTIME_ENV_FILE.read_text())
 # Expanded by pip on each node, to the directory Ray unpacked the working_dir into.
-WORKING_DIR_VAR = "${RAY_RUNTIME_ENV_CREATE_WORKING_DIR}"
+WORKING_DIR_VAR = _SHARED["pip"][0]
 # Not uploaded with the working directory (gitignore-style patterns).
-EXCLUDES = [
-    ".git",
-    ".venv",
-    "venv",
-    "__pycache__",
-    "*.egg-info",
-    "build",
-    "dist",
-    "results",
-    ".pytest_cache",
-    ".ruff_cache",
-    ".hypothesis",
-]
+EXCLUDES = list(_SHARED["excludes"])
 # Set by this script; passing them through would break the job.
 RESERVED_FLAGS = ("--backend", "--address")
 

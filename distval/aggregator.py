@@ -19,13 +19,14 @@ from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.stats import rankdata
 
 from distval import stats
 from distval.config import RunConfig
 from distval.metrics import MEASURES, make_tracker
 from distval.prequential import DriftMonitor, DriftSettings, q_statistic
 
-__all__ = ["Aggregator", "PairCounts", "Snapshot"]
+__all__ = ["Q_FIELDS", "TEST_FIELDS", "Aggregator", "PairCounts", "Snapshot"]
 
 
 @dataclass
@@ -38,6 +39,8 @@ class Snapshot:
     friedman: dict | None = None
     detections: list[int] = field(default_factory=list)
     events: list[dict] = field(default_factory=list)
+    #: The Q statistic of every pair (cumulative, window, fading): :data:`Q_FIELDS` rows.
+    q: list[dict] = field(default_factory=list)
 
 
 class PairCounts:
@@ -207,78 +210,140 @@ class Aggregator:
                 row.update({name: float(m[name][s]) for name in MEASURES})
                 row["recall_by_class"] = [float(r) for r in m["recall"][s]]
                 folds.append(row)
-        tests = []
-        values = self.fold_values()
-        counts = self.pair_counts.counts()
-        mcnemar_alpha = cfg.mcnemar_alpha or cfg.alpha
-        for p, (ia, ib) in enumerate(self.pairs):
-            va, vb = values[ia], values[ib]
-            ok = np.isfinite(va) & np.isfinite(vb)
-            base = {
-                "position": self.position,
-                "learner_a": self.labels[ia],
-                "learner_b": self.labels[ib],
-                "mean_a": float(np.mean(va[ok])) if ok.any() else float("nan"),
-                "mean_b": float(np.mean(vb[ok])) if ok.any() else float("nan"),
-            }
-            results = []
-            if "sign" in cfg.tests and ok.any():
-                results.append(
-                    stats.sign_test(va[ok], vb[ok], alpha=cfg.alpha, method=cfg.sign_method)
-                )
-            if "wilcoxon" in cfg.tests and ok.any():
-                results.append(stats.wilcoxon(va[ok], vb[ok], alpha=cfg.alpha))
-            suffix = {"cumulative": "", "window": "_window", "fading": "_fading"}
-            if "mcnemar" in cfg.tests:
-                for kind, (n01, n10, _, _) in counts.items():
-                    r = stats.mcnemar(n01[p], n10[p], alpha=mcnemar_alpha)
-                    results.append(r.to_dict() | {"test": "mcnemar" + suffix[kind]})
-            for kind, (_, _, loss_a, loss_b) in counts.items():
-                q = float(q_statistic(loss_a[p], loss_b[p]))
-                results.append(
-                    {
-                        "test": "q" + suffix[kind],
-                        "statistic": q,
-                        "pvalue": float("nan"),
-                        "reject": False,
-                        "n": round(float(loss_a[p] + loss_b[p])),
-                    }
-                )
-            for r in results:
-                d = r if isinstance(r, dict) else r.to_dict()
-                tests.append(
-                    base
-                    | {
-                        "test": d["test"],
-                        "statistic": float(d["statistic"]),
-                        "pvalue": float(d["pvalue"]),
-                        "reject": bool(d["reject"]),
-                        "n": int(d["n"]),
-                    }
-                )
+        tests, q_rows = self._test_rows()
         friedman = None
         if "friedman" in cfg.tests and len(self.labels) >= 3:
+            values = self.fold_values()
             ok = np.isfinite(values).all(axis=0)
             if ok.sum() >= 2:
                 r = stats.friedman(values[:, ok].T, alpha=cfg.alpha)
                 friedman = r.to_dict() | {"position": self.position}
+                best = int(np.argmin(r.average_ranks))
                 tests.append(
-                    {
-                        "position": self.position,
-                        "learner_a": "*",
-                        "learner_b": "*",
-                        "mean_a": float("nan"),
-                        "mean_b": float("nan"),
-                        "test": "friedman",
-                        "statistic": float(r.statistic),
-                        "pvalue": float(r.pvalue),
-                        "reject": bool(r.reject),
-                        "n": int(ok.sum()),
-                    }
+                    _test_row(
+                        self.position, "friedman", "*", "*", cfg.measure, cfg.forgetting,
+                        float("nan"), float("nan"), r.statistic, r.pvalue, r.reject,
+                        self.labels[best] if r.reject else None,
+                        folds_used=int(ok.sum()),
+                    )
                 )
         detections = []
         if hasattr(self.primary, "n_detections"):
             detections = self.primary.n_detections.tolist()
         events, self._events = self._events, []
-        self.last = Snapshot(self.position, folds, tests, friedman, detections, events)
+        self.last = Snapshot(self.position, folds, tests, friedman, detections, events, q_rows)
         return self.last
+
+    def _test_rows(self) -> tuple[list[dict], list[dict]]:
+        """Test rows (:data:`TEST_FIELDS`) and Q rows (:data:`Q_FIELDS`) of every pair.
+
+        Sign and Wilcoxon compare the folds' ``measure`` under the run's forgetting (the
+        values are the means over folds); McNemar compares the errors on the (row, fold)
+        pairs both learners tested, cumulative, over the window and faded (the values are
+        those error counts). Each row names the learner its data favour.
+        """
+        cfg = self.config
+        values = self.fold_values()
+        counts = self.pair_counts.counts()
+        mcnemar_alpha = cfg.mcnemar_alpha or cfg.alpha
+        pos = self.position
+        tests: list[dict] = []
+        q_rows: list[dict] = []
+        for p, (ia, ib) in enumerate(self.pairs):
+            a, b = self.labels[ia], self.labels[ib]
+            va, vb = values[ia], values[ib]
+            ok = np.isfinite(va) & np.isfinite(vb)
+            mean_a = float(np.mean(va[ok])) if ok.any() else float("nan")
+            mean_b = float(np.mean(vb[ok])) if ok.any() else float("nan")
+            fold_args = (cfg.measure, cfg.forgetting, mean_a, mean_b)
+            d = va[ok] - vb[ok]
+            if "sign" in cfg.tests and ok.any():
+                r = stats.sign_test(va[ok], vb[ok], alpha=cfg.alpha, method=cfg.sign_method)
+                wins, losses = int((d > 0).sum()), int((d < 0).sum())
+                favours = _favoured(a, b, wins - losses)
+                tests.append(
+                    _test_row(pos, "sign", a, b, *fold_args, r.statistic, r.pvalue, r.reject,
+                              favours, folds_used=r.n)
+                )
+            if "wilcoxon" in cfg.tests and ok.any():
+                r = stats.wilcoxon(va[ok], vb[ok], alpha=cfg.alpha)
+                nz = d[d != 0]
+                ranks = rankdata(np.abs(nz)) if len(nz) else np.zeros(0)
+                favours = _favoured(a, b, float((np.sign(nz) * ranks).sum()))
+                tests.append(
+                    _test_row(pos, "wilcoxon", a, b, *fold_args, r.statistic, r.pvalue, r.reject,
+                              favours, folds_used=r.n)
+                )
+            for kind, (n01, n10, loss_a, loss_b) in counts.items():
+                la, lb = float(loss_a[p]), float(loss_b[p])
+                if "mcnemar" in cfg.tests:
+                    r = stats.mcnemar(n01[p], n10[p], alpha=mcnemar_alpha)
+                    tests.append(
+                        _test_row(pos, "mcnemar" + _SUFFIX[kind], a, b, "errors", kind, la, lb,
+                                  r.statistic, r.pvalue, r.reject,
+                                  _favoured(a, b, float(n10[p] - n01[p])),
+                                  discordant_pairs=r.n)
+                    )
+                q = float(q_statistic(la, lb))
+                q_rows.append(
+                    {
+                        "position": pos,
+                        "learner_a": a,
+                        "learner_b": b,
+                        "forgetting": kind,
+                        "q": q,
+                        "errors_a": la,
+                        "errors_b": lb,
+                        "favours": _favoured(a, b, -q) if np.isfinite(q) else None,
+                    }
+                )
+        return tests, q_rows
+
+
+_SUFFIX = {"cumulative": "", "window": "_window", "fading": "_fading"}
+
+#: Columns of a test row, in order (:data:`distval.results.TEST_SCHEMA`).
+TEST_FIELDS = (
+    "position", "test", "learner_a", "learner_b", "measure", "forgetting", "value_a",
+    "value_b", "statistic", "pvalue", "reject", "favours", "folds_used", "discordant_pairs",
+)
+#: Columns of a Q-statistic row (:data:`distval.results.Q_SCHEMA`).
+Q_FIELDS = ("position", "learner_a", "learner_b", "forgetting", "q", "errors_a", "errors_b",
+            "favours")
+
+
+def _favoured(a: str, b: str, margin: float) -> str | None:
+    """``a`` for a positive margin (A better), ``b`` for a negative one, None for a tie."""
+    if not margin or margin != margin:
+        return None
+    return a if margin > 0 else b
+
+
+def _test_row(
+    position: int, test: str, a: str, b: str, measure: str, forgetting: str,
+    value_a: float, value_b: float, statistic: float, pvalue: float, reject: bool,
+    favours: str | None, *, folds_used: int | None = None, discordant_pairs: int | None = None,
+) -> dict:
+    """One test row: what it compared (``measure`` under ``forgetting``; A's and B's
+    values), the outcome and the learner the data favour.
+
+    >>> _test_row(10, "sign", "a", "b", "accuracy", "adwin", 0.9, 0.8, 9, 0.02, True, "a",
+    ...           folds_used=10)["favours"]
+    'a'
+    """
+    return {
+        "position": position,
+        "test": test,
+        "learner_a": a,
+        "learner_b": b,
+        "measure": measure,
+        "forgetting": forgetting,
+        "value_a": float(value_a),
+        "value_b": float(value_b),
+        "statistic": float(statistic),
+        "pvalue": float(pvalue),
+        "reject": bool(reject),
+        "favours": favours,
+        "folds_used": folds_used,
+        "discordant_pairs": discordant_pairs,
+    }

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from distval.errors import DistvalError, check_open_unit, check_positive_int
-from distval.learners import parse_learner
+from distval.learners import LearnerSpec, learner_spec
 from distval.metrics import FORGETTING, MEASURES
-from distval.validation import Validation
+from distval.streams.iterable import stream_name
+from distval.validation import FOLD_CHOICES, SCHEMES, Validation
 
 __all__ = ["TESTS", "RunConfig"]
 
@@ -16,56 +20,174 @@ __all__ = ["TESTS", "RunConfig"]
 TESTS = ("sign", "wilcoxon", "mcnemar", "friedman")
 
 
+def _option(default: Any, help: str, **cli: Any) -> Any:
+    """A field whose metadata is the single source of its command-line option: ``help``,
+    and ``flag`` / ``metavar`` / ``choices`` / ``type`` / ``nargs`` / ``group`` for argparse
+    (:mod:`distval.cli.run` generates ``distval run``'s options from them)."""
+    return field(default=default, metadata={"help": help, **cli})
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that determines the results of a run (same config + seed = same numbers).
 
+    ``learners`` holds river classifier or pipeline objects (each the template its fold
+    replicas clone) or learner specs as text (``"ht(grace_period=50)"``); a dict gives each
+    learner its label. ``stream`` is a spec (a file, ``"elec2"``, a generator such as
+    ``"SEA(50)"``) or, from Python, a river dataset or any iterable of ``(x: dict, y)``.
+
     >>> RunConfig(learners=("ht", "nb"), n_folds=5).validation
     Validation(scheme='bootstrap', n_folds=5, prequential=True, fold_choice='random')
+    >>> from river import tree
+    >>> RunConfig(learners={"fast": tree.HoeffdingTreeClassifier(grace_period=50)}).labels
+    ('fast',)
     >>> RunConfig(alpha=1.5)
     Traceback (most recent call last):
     ...
     distval.errors.DistvalError: `alpha` must be in (0, 1), got 1.5
     """
 
-    stream: str | None = None
-    target: str | None = None
-    n_rows: int | None = None
-    learners: tuple[str, ...] = ("ht", "nb")
-    scheme: str = "bootstrap"
-    n_folds: int = 10
-    prequential: bool = True
-    fold_choice: str = "random"
-    forgetting: str = "adwin"
-    window: int = 1000
-    fading: float = 0.999
-    delta: float = 0.002
-    alpha: float = 0.05
-    measure: str = "accuracy"
-    tests: tuple[str, ...] | None = None
-    sign_method: str = "exact"
-    test_every: int = 1000
-    seed: int = 1
-    batch_size: int = 1000
-    mcnemar_alpha: float | None = None
-    drift: bool = False
-    ph_delta: float = 0.1
-    ph_lambda: float = 100.0
+    stream: Any = _option(  # noqa: RUF009 - a dataclass field (metadata), built once
+        None,
+        "a .parquet/.csv/.csv.gz/.arff file, 'elec2' (the bundled Electricity data, the "
+        "default), or a generator such as 'sea', 'SEA(50)', 'HYP(10,0.001)', "
+        "'rbf(n_classes=3)'",
+        metavar="SPEC",
+        group="stream",
+    )
+    target: str | None = _option(
+        None, "label column of a file (default: the last column)", metavar="COLUMN",
+        group="stream",
+    )
+    n_rows: int | None = _option(
+        None,
+        "stop after N rows (generators: stream length, default 100000)",
+        metavar="N",
+        type=int,
+        group="stream",
+    )
+    learners: Any = _option(  # noqa: RUF009 - a dataclass field (metadata), built once
+        ("ht", "nb"),
+        "built-in names (ht, hat, nb, arf, lb, logreg, majority, persistent, tc(base=...), "
+        "ta(base=..., lags=...)), moa:<MOA class and options>, or package.module:Class, each "
+        "optionally NAME(key=value,...)",
+        metavar="LEARNER",
+        nargs="+",
+        group="learners and validation",
+    )
+    scheme: str = _option(
+        "bootstrap", "validation scheme", choices=SCHEMES, group="learners and validation"
+    )
+    n_folds: int = _option(
+        10, "number of folds", flag="--folds", metavar="K", type=int,
+        group="learners and validation",
+    )
+    prequential: bool = _option(
+        True,
+        "test every fold on every row before training",
+        group="learners and validation",
+    )
+    fold_choice: str = _option(
+        "random",
+        "how cv/split pick the special fold: random (paper) or round-robin (MOA)",
+        choices=FOLD_CHOICES,
+        group="learners and validation",
+    )
+    forgetting: str = _option(
+        "adwin", "window of the per-fold measures", choices=FORGETTING,
+        group="measures and tests",
+    )
+    window: int = _option(
+        1000, "sliding window size, also McNemar's and Q's window", metavar="W", type=int,
+        group="measures and tests",
+    )
+    fading: float = _option(
+        0.999, "fading factor in (0, 1); ewma forgetting decays by 1 - F", metavar="F",
+        type=float, group="measures and tests",
+    )
+    delta: float = _option(0.002, "ADWIN confidence", type=float, group="measures and tests")
+    alpha: float = _option(0.05, "significance level", type=float, group="measures and tests")
+    measure: str = _option(
+        "accuracy",
+        "per-fold value compared by the sign, Wilcoxon and Friedman tests",
+        choices=MEASURES,
+        group="measures and tests",
+    )
+    tests: tuple[str, ...] | None = _option(
+        None,
+        f"comma-separated, among {','.join(TESTS)} (default: all), or 'none'",
+        metavar="LIST",
+        type="tests",
+        group="measures and tests",
+    )
+    sign_method: str = _option(
+        "exact",
+        "exact binomial sign test, or the paper's critical-value rule",
+        choices=("exact", "critical"),
+        group="measures and tests",
+    )
+    test_every: int = _option(
+        1000, "compute measures and tests every N rows", metavar="N", type=int,
+        group="measures and tests",
+    )
+    seed: int = _option(
+        1, "seed of fold routing, replicas and generators", type=int,
+        group="learners and validation",
+    )
+    batch_size: int = _option(
+        1000, "rows per batch sent to the learners", metavar="N", type=int,
+        group="execution and output",
+    )
+    mcnemar_alpha: float | None = _option(
+        None,
+        "significance level of McNemar's decisions (default: --alpha; 0.01 is gama2013's "
+        "threshold 6.635)",
+        metavar="A",
+        type=float,
+        group="measures and tests",
+    )
+    drift: bool = _option(
+        False,
+        "Page-Hinkley drift detection on each fold's error estimates (cumulative, --window, "
+        "--fading, and short/long ratios); events.parquet",
+        group="measures and tests",
+    )
+    ph_delta: float = _option(0.1, "Page-Hinkley delta", type=float, group="measures and tests")
+    ph_lambda: float = _option(
+        100.0, "Page-Hinkley threshold lambda", type=float, group="measures and tests"
+    )
     labels: tuple[str, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
-        learners = tuple(self.learners)
+        given: tuple[str, ...] = tuple(self.labels)
+        if isinstance(self.learners, Mapping):
+            given = tuple(str(k) for k in self.learners)
+            learners = tuple(self.learners.values())
+        elif isinstance(self.learners, str) or not hasattr(self.learners, "__iter__"):
+            learners = (self.learners,)
+        else:
+            learners = tuple(self.learners)
         if not learners:
             raise DistvalError("give at least one learner")
         object.__setattr__(self, "learners", learners)
-        specs = [parse_learner(t) for t in learners]
-        labels, seen = [], {}
-        for spec in specs:
-            seen[spec.label] = seen.get(spec.label, 0) + 1
-            labels.append(
-                spec.label if seen[spec.label] == 1 else f"{spec.label}#{seen[spec.label]}"
-            )
+        if isinstance(self.stream, os.PathLike):
+            object.__setattr__(self, "stream", os.fspath(self.stream))
+        specs = [learner_spec(t) for t in learners]
+        labels: list[str] = list(given)
+        if not (len(given) == len(specs) and len(set(given)) == len(given)):
+            labels = []
+            seen: dict[str, int] = {}
+            for spec in specs:
+                seen[spec.label] = seen.get(spec.label, 0) + 1
+                labels.append(
+                    spec.label if seen[spec.label] == 1 else f"{spec.label}#{seen[spec.label]}"
+                )
         object.__setattr__(self, "labels", tuple(labels))
+        object.__setattr__(
+            self,
+            "_specs",
+            [dataclasses.replace(s, label=lab) for s, lab in zip(specs, labels)],
+        )
         self.validation  # noqa: B018 - validates scheme, folds and fold choice
         if self.forgetting not in FORGETTING:
             raise DistvalError(
@@ -92,7 +214,7 @@ class RunConfig:
                 f"unknown sign-test method {self.sign_method!r}; choose exact or critical"
             )
         if self.tests is None:
-            tests = TESTS if len(learners) >= 2 else ()
+            tests: tuple[str, ...] = TESTS if len(learners) >= 2 else ()
         else:
             tests = tuple(self.tests)
             unknown = [t for t in tests if t not in TESTS]
@@ -110,17 +232,44 @@ class RunConfig:
         return Validation(self.scheme, self.n_folds, self.prequential, self.fold_choice)
 
     @property
-    def specs(self):
-        return [
-            dataclasses.replace(parse_learner(t), label=lab)
-            for t, lab in zip(self.learners, self.labels)
-        ]
+    def specs(self) -> list[LearnerSpec]:
+        """The learners as labelled specs (objects are their replicas' template)."""
+        return list(self._specs)  # type: ignore[attr-defined]
 
-    def to_dict(self) -> dict:
-        out = dataclasses.asdict(self)
-        out["learners"], out["labels"], out["tests"] = (
-            list(self.learners),
-            list(self.labels),
-            list(self.tests),
-        )
+    @property
+    def stream_text(self) -> str | None:
+        """The stream as text: its spec, or ``python:<name>`` for a Python object."""
+        if self.stream is None or isinstance(self.stream, str):
+            return self.stream
+        return f"python:{getattr(self.stream, 'name', None) or stream_name(self.stream)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields; :meth:`from_dict` reads them back (``config.json``).
+
+        >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=5)
+        >>> RunConfig.from_dict(cfg.to_dict()) == cfg
+        True
+        """
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out["stream"] = self.stream_text
+        out["learners"] = [s.text for s in self.specs]
+        out["labels"] = list(self.labels)
+        out["tests"] = list(self.tests or ())
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunConfig:
+        """The configuration a :meth:`to_dict` (or a run's ``config.json``) describes; keys
+        that are not fields (what the run added, e.g. ``backend``) are left out."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        kw = {k: v for k, v in data.items() if k in names}
+        for key in ("learners", "labels", "tests"):
+            if isinstance(kw.get(key), list):
+                kw[key] = tuple(kw[key])
+        text = kw.get("stream")
+        if isinstance(text, str) and text.startswith("python:"):
+            raise DistvalError(
+                f"the stream {text!r} was a Python object in the saved run: no text reopens it"
+            )
+        return cls(**kw)
+

@@ -16,6 +16,8 @@ appends it to disk and shows progress.
 
 from __future__ import annotations
 
+import shutil
+import sys
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -112,7 +114,12 @@ def iter_inprocess(config: RunConfig, stream: Stream) -> Iterator[Step]:
 
 
 class Run:
-    """Bookkeeping of one run: result, output files, progress bar."""
+    """Bookkeeping of one run: result, output files, progress.
+
+    ``progress``: ``True`` or ``"bar"`` for a progress bar whose status fits the terminal
+    (with ``"starting Ray"`` while Ray starts), ``"lines"`` for a plain-text progress line on
+    stderr every ``line_seconds`` (logs, job runners), ``False`` for none.
+    """
 
     def __init__(
         self,
@@ -121,26 +128,43 @@ class Run:
         *,
         output_dir=None,
         overwrite: bool = False,
-        progress: bool = False,
+        progress: bool | str = False,
         backend: str = "inprocess",
+        line_seconds: float = 10.0,
     ):
         self.config = config
         self.stream = stream
         self.result = EvaluationResult(config, output_dir=Path(output_dir) if output_dir else None)
+        self.result.backend = backend
         self.writer = ResultWriter(output_dir, overwrite=overwrite) if output_dir else None
         if self.writer:
             self.writer.write_config(config, {"backend": backend, "stream_name": stream.name})
         self._bar = None
-        if progress:
+        self._lines = progress == "lines"
+        self._line_seconds = line_seconds
+        self._status = ""
+        self._starting = backend == "ray"
+        if progress is True or progress == "bar":
             from tqdm.auto import tqdm
 
+            desc = f"{stream.name} (starting Ray)" if self._starting else stream.name
             self._bar = tqdm(
-                total=stream.n_rows, unit="rows", desc=stream.name, leave=True, dynamic_ncols=True
+                total=stream.n_rows, unit="rows", desc=desc, leave=True, dynamic_ncols=True
             )
+        elif self._lines and self._starting:
+            self._print("starting Ray")
         self._start = time.perf_counter()
+        self._last_line = self._start
+
+    def _print(self, text: str) -> None:
+        print(f"distval: {text}", file=sys.stderr, flush=True)
 
     def feed(self, step: Step) -> None:
         """Record one step of a backend."""
+        if self._starting:
+            self._starting = False
+            if self._bar is not None:
+                self._bar.set_description_str(self.stream.name, refresh=False)
         self.snapshot(step.snapshot)
         self.advance(step.rows, step.where)
 
@@ -151,6 +175,20 @@ class Run:
             counts[where] = counts.get(where, 0) + n_rows
         if self._bar is not None:
             self._bar.update(n_rows)
+        elif self._lines and n_rows:
+            now = time.perf_counter()
+            if now - self._last_line >= self._line_seconds:
+                self._last_line = now
+                self._print(self.progress_line(now - self._start))
+
+    def progress_line(self, seconds: float) -> str:
+        """One plain-text progress line: rows, share, speed and the live status."""
+        done, total = self.result.n_rows, self.stream.n_rows
+        share = f" ({100 * done / total:.0f} %)" if total else ""
+        of = f"/{total}" if total else ""
+        speed = done / seconds if seconds > 0 else 0.0
+        status = f"; {self._status}" if self._status else ""
+        return f"{done}{of} rows{share}, {speed:.0f} rows/s{status}"
 
     def snapshot(self, snap: Snapshot | None) -> None:
         if snap is None:
@@ -159,8 +197,14 @@ class Run:
         self.result.snapshot_seconds.append(time.perf_counter() - self._start)
         if self.writer:
             self.writer.append(snap)
-        if self._bar is not None:
-            self._bar.set_postfix_str(live_status(snap, self.config), refresh=False)
+        if self._bar is not None or self._lines:
+            width = None
+            if self._bar is not None:  # what the bar itself leaves of the terminal
+                columns = shutil.get_terminal_size((100, 24)).columns
+                width = max(20, columns - len(self.stream.name) - 60)
+            self._status = live_status(snap, self.config, width=width)
+            if self._bar is not None:
+                self._bar.set_postfix_str(self._status, refresh=False)
 
     def close(self, *, interrupted: bool = False) -> EvaluationResult:
         self.result.elapsed = time.perf_counter() - self._start
@@ -173,24 +217,39 @@ class Run:
         return self.result
 
 
-def live_status(snap: Snapshot, config: RunConfig) -> str:
-    """One short line: mean accuracy and kappa-M per learner, the latest Wilcoxon p-value and
-    faded Q statistic of the first pair."""
-    acc: dict[str, list[float]] = {}
-    km: dict[str, list[float]] = {}
+def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> str:
+    """A short status: the run's measure per learner (mean over folds) and, for the most
+    clearly different pair, the Wilcoxon (else sign) p-value and whom it favours. With a
+    ``width``, parts are dropped from the end until it fits.
+
+    >>> from distval.aggregator import Snapshot
+    >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2)
+    >>> folds = [{"learner": l, "forgetting": "adwin", "accuracy": a}
+    ...          for l, a in [("ht", 0.9), ("ht", 0.8), ("nb", 0.7), ("nb", 0.7)]]
+    >>> tests = [{"test": "wilcoxon", "learner_a": "ht", "learner_b": "nb", "pvalue": 0.5,
+    ...           "favours": "ht"}]
+    >>> live_status(Snapshot(100, folds, tests), cfg)
+    'ht 0.850 | nb 0.700 | wilcoxon p 0.5 (ht)'
+    >>> live_status(Snapshot(100, folds, tests), cfg, width=20)
+    'ht 0.850 | nb 0.700'
+    """
+    values: dict[str, list[float]] = {}
     for r in snap.folds:
         if r["forgetting"] == config.forgetting:
-            acc.setdefault(r["learner"], []).append(r["accuracy"])
-            km.setdefault(r["learner"], []).append(r["kappa_m"])
+            values.setdefault(r["learner"], []).append(r[config.measure])
     parts = [
-        f"{k} acc {np.nanmean(v):.3f} κm {np.nanmean(km[k]):.3f}"
-        for k, v in acc.items()
-        if np.isfinite(v).any()
+        f"{k} {np.nanmean(v):.3f}" for k, v in values.items() if np.isfinite(v).any()
     ]
-    wil = [t for t in snap.tests if t["test"] == "wilcoxon"]
-    if wil:
-        parts.append(f"wilcoxon p {wil[0]['pvalue']:.3g}")
-    q = [t for t in snap.tests if t["test"] == "q_fading"]
-    if q and np.isfinite(q[0]["statistic"]):
-        parts.append(f"Q {q[0]['statistic']:+.2f}")
-    return " | ".join(parts)
+    for name in ("wilcoxon", "sign"):
+        rows = [t for t in snap.tests if t["test"] == name and t["pvalue"] == t["pvalue"]]
+        if rows:
+            best = min(rows, key=lambda t: t["pvalue"])
+            who = f" ({best['favours']})" if best.get("favours") else ""
+            pair = "" if len(rows) == 1 else f" {best['learner_a']}/{best['learner_b']}"
+            parts.append(f"{name}{pair} p {best['pvalue']:.3g}{who}")
+            break
+    out = " | ".join(parts)
+    while width is not None and len(out) > width and len(parts) > 1:
+        parts.pop()
+        out = " | ".join(parts)
+    return out[:width] if width is not None else out

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["DistvalError", "check_open_unit", "check_positive_int"]
+__all__ = [
+    "DistvalError",
+    "DistvalWarning",
+    "LowPowerWarning",
+    "check_open_unit",
+    "check_positive_int",
+]
 
 
 class DistvalError(Exception):
@@ -13,6 +19,15 @@ class DistvalError(Exception):
     >>> str(DistvalError("`n_folds` must be at least 2, got 1"))
     '`n_folds` must be at least 2, got 1'
     """
+
+
+class DistvalWarning(UserWarning):
+    """A run that goes ahead but may not give what its user expects."""
+
+
+class LowPowerWarning(DistvalWarning):
+    """A test that cannot reject at the run's alpha with its number of folds, whatever the
+    learners do (e.g. the exact sign and Wilcoxon tests with 5 folds: p >= 0.0625)."""
 
 
 def check_positive_int(value: object, name: str) -> int:

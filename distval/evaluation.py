@@ -6,15 +6,18 @@ This is the one place that knows the backends (:data:`BACKENDS`) and checks thei
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
 from collections.abc import Iterator
 
 from distval.config import RunConfig
 from distval.engine import Run, Step, iter_inprocess, open_config_stream
-from distval.errors import DistvalError, check_positive_int
+from distval.errors import DistvalError, LowPowerWarning, check_positive_int
 from distval.results import EvaluationResult
+from distval.stats import folds_to_reach, smallest_pvalue
 from distval.streams import Stream
 
-__all__ = ["AUTO_RAY_WORK", "BACKENDS", "check_backend", "evaluate"]
+__all__ = ["AUTO_RAY_WORK", "BACKENDS", "check_backend", "evaluate", "low_power"]
 
 BACKENDS = ("inprocess", "ray", "auto")
 #: With ``backend="auto"``, jobs of fewer (rows x learners x folds) than this run in-process:
@@ -38,6 +41,38 @@ def check_backend(backend: str, address: str | None = None, n_actors: int | None
         raise DistvalError("`address` and `n_actors` need the ray backend")
     if n_actors is not None:
         check_positive_int(n_actors, "n_actors")
+
+
+def low_power(config: RunConfig) -> str | None:
+    """A warning when the exact sign or Wilcoxon test of this configuration can never reject
+    at its alpha, with the smallest p-value it can reach and the folds that would do; None
+    otherwise. :func:`evaluate` issues it as a :class:`~distval.errors.LowPowerWarning`.
+
+    >>> import textwrap
+    >>> print(textwrap.fill(low_power(RunConfig(n_folds=5)), 80))
+    with 5 folds the sign and Wilcoxon tests cannot reject at alpha = 0.05: their
+    smallest p-value is 0.0625; 6 folds or more can
+    >>> low_power(RunConfig(n_folds=10)) is None
+    True
+    """
+    tests = [
+        t
+        for t in ("sign", "wilcoxon")
+        if t in (config.tests or ()) and not (t == "sign" and config.sign_method == "critical")
+    ]
+    floors = {t: smallest_pvalue(t, config.n_folds) for t in tests}
+    blind = [t for t in tests if floors[t] > config.alpha]
+    if not blind:
+        return None
+    names = " and ".join("Wilcoxon" if t == "wilcoxon" else t for t in blind)
+    floor = min(floors[t] for t in blind)
+    need = max((folds_to_reach(t, config.alpha) or 0) for t in blind)
+    reach = f"; {need} folds or more can" if need else ""
+    s = "s" if len(blind) > 1 else ""
+    return (
+        f"with {config.n_folds} folds the {names} test{s} cannot reject at alpha = "
+        f"{config.alpha:g}: {'their' if s else 'its'} smallest p-value is {floor:.4g}{reach}"
+    )
 
 
 def _steps(
@@ -85,6 +120,11 @@ def evaluate(
         raise DistvalError("give either a RunConfig or keyword options, not both")
     check_backend(backend, address, n_actors)
     stream = source if source is not None else open_config_stream(config)
+    warning = low_power(config)
+    if warning:  # once, at the start, when the input is known to be good
+        warnings.warn(warning, LowPowerWarning, stacklevel=2)
+    if config.stream_text != config.stream:  # a Python object: opened, kept as its name
+        config = dataclasses.replace(config, stream=config.stream_text)
     if backend == "auto":
         work = (stream.n_rows or AUTO_RAY_WORK) * len(config.learners) * config.n_folds
         backend = "ray" if address or n_actors or work >= AUTO_RAY_WORK else "inprocess"

@@ -4,8 +4,10 @@ An output directory holds:
 
 - ``config.json``: the run's configuration (written first);
 - ``folds.parquet``: per (position, learner, fold, forgetting) every measure — the time series;
-- ``tests.parquet``: per (position, test, learner pair) statistic, p-value and decision; the
-  rows ``q``, ``q_window`` and ``q_fading`` hold the Q statistic (no p-value);
+- ``tests.parquet``: per (position, test, learner pair) what the test compared (``measure``
+  under ``forgetting``, A's and B's ``value``), statistic, p-value, decision, the learner the
+  data favour and what the test counted (``folds_used`` or ``discordant_pairs``);
+- ``q.parquet``: per (position, learner pair, forgetting) the Q statistic and both errors;
 - ``events.parquet`` (with drift detection): per detection its row, learner, fold, detector;
 - ``summary.json`` and ``summary.md``: final measures (mean and standard deviation over folds)
   and final test decisions, written at the end (also after an interruption).
@@ -36,6 +38,7 @@ __all__ = [
     "EVENT_SCHEMA",
     "FILES",
     "FOLD_SCHEMA",
+    "Q_SCHEMA",
     "TEST_SCHEMA",
     "EvaluationResult",
     "ResultWriter",
@@ -44,6 +47,7 @@ __all__ = [
     "finite_or_none",
     "load_results",
     "markdown_table",
+    "text_table",
 ]
 
 FOLD_SCHEMA = pa.schema(
@@ -64,12 +68,28 @@ TEST_SCHEMA = pa.schema(
         ("test", pa.string()),
         ("learner_a", pa.string()),
         ("learner_b", pa.string()),
-        ("mean_a", pa.float64()),
-        ("mean_b", pa.float64()),
+        ("measure", pa.string()),  # what was compared: a fold measure, or McNemar's errors
+        ("forgetting", pa.string()),  # over which rows: the run's mechanism, or McNemar's
+        ("value_a", pa.float64()),  # A's value: mean over folds, or errors (faded: weighted)
+        ("value_b", pa.float64()),
         ("statistic", pa.float64()),
         ("pvalue", pa.float64()),
         ("reject", pa.bool_()),
-        ("n", pa.int64()),
+        ("favours", pa.string()),  # the learner the data favour (null: a tie)
+        ("folds_used", pa.int64()),  # sign, Wilcoxon: non-tied folds; Friedman: folds
+        ("discordant_pairs", pa.int64()),  # McNemar: (row, fold) pairs where A, B differ
+    ]
+)
+Q_SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("learner_a", pa.string()),
+        ("learner_b", pa.string()),
+        ("forgetting", pa.string()),
+        ("q", pa.float64()),  # log(errors_a / errors_b); negative favours A (gama2013)
+        ("errors_a", pa.float64()),
+        ("errors_b", pa.float64()),
+        ("favours", pa.string()),
     ]
 )
 EVENT_SCHEMA = pa.schema(
@@ -85,6 +105,7 @@ FILES = (
     "config.json",
     "folds.parquet",
     "tests.parquet",
+    "q.parquet",
     "events.parquet",
     "summary.json",
     "summary.md",
@@ -134,6 +155,7 @@ class EvaluationResult:
     elapsed: float = 0.0
     fold_rows: list[dict] = field(default_factory=list)
     test_rows: list[dict] = field(default_factory=list)
+    q_rows: list[dict] = field(default_factory=list)
     event_rows: list[dict] = field(default_factory=list)
     snapshot_seconds: list[float] = field(default_factory=list)  # wall time of each snapshot
     final: Snapshot | None = None
@@ -141,10 +163,13 @@ class EvaluationResult:
     output_dir: Path | None = None
     #: Rows evaluated by each part of the backend: ``driver`` (this process) and ``actors``.
     evaluated_by: dict[str, int] = field(default_factory=dict)
+    #: The backend that ran: "inprocess" or "ray" (None: not known).
+    backend: str | None = None
 
     def add(self, snapshot: Snapshot) -> None:
         self.fold_rows.extend(snapshot.folds)
         self.test_rows.extend(snapshot.tests)
+        self.q_rows.extend(snapshot.q)
         self.event_rows.extend(snapshot.events)
         self.final = snapshot
 
@@ -156,7 +181,9 @@ class EvaluationResult:
         writer = ResultWriter(directory, overwrite=True)
         writer.write_config(self.config, extra)
         writer.append(
-            Snapshot(self.n_rows, self.fold_rows, self.test_rows, events=self.event_rows)
+            Snapshot(
+                self.n_rows, self.fold_rows, self.test_rows, events=self.event_rows, q=self.q_rows
+            )
         )
         writer.close(self)
 
@@ -165,6 +192,10 @@ class EvaluationResult:
 
     def tests(self):
         return pa.Table.from_pylist(self.test_rows, schema=TEST_SCHEMA).to_pandas()
+
+    def q(self):
+        """The Q statistic of every pair over time (cumulative, window, fading)."""
+        return pa.Table.from_pylist(self.q_rows, schema=Q_SCHEMA).to_pandas()
 
     def events(self):
         return pa.Table.from_pylist(self.event_rows, schema=EVENT_SCHEMA).to_pandas()
@@ -201,12 +232,17 @@ class EvaluationResult:
             "rows_per_second": round(self.n_rows / self.elapsed, 1) if self.elapsed else None,
             "interrupted": self.interrupted,
             "evaluated_by": dict(self.evaluated_by),
+            "backend": self.backend,
             "classes": self.classes,
             "config": self.config.to_dict(),
             "learners": learners,
             "tests": [
                 {k: finite_or_none(v) for k, v in t.items()}
                 for t in (self.final.tests if self.final else [])
+            ],
+            "q": [
+                {k: finite_or_none(v) for k, v in t.items()}
+                for t in (self.final.q if self.final else [])
             ],
             "friedman": self.final.friedman if self.final else None,
             "detections": self._detection_counts(),
@@ -219,19 +255,10 @@ class EvaluationResult:
             per[e["detector"]] = per.get(e["detector"], 0) + 1
         return counts
 
-    def to_markdown(self) -> str:
-        """The final measures and test decisions as Markdown tables."""
+    def _blocks(self) -> list[tuple[str, list[str], list[list[str]], str]]:
+        """The summary as (caption, columns, rows, alignment) tables, for every renderer."""
         s, cfg = self.summary(), self.config
         kind = cfg.forgetting
-        head = f"{cfg.n_folds}-fold {cfg.scheme}{' prequential' if cfg.prequential else ''}"
-        lines = [
-            f"## distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows"
-            f"{' (interrupted)' if self.interrupted else ''}",
-            "",
-            f"Measures under `{kind}` forgetting at the end of the stream, mean ± sd over folds; "
-            "last column: cumulative accuracy.",
-            "",
-        ]
 
         def fmt(d):
             if d["mean"] is None:
@@ -246,32 +273,201 @@ class EvaluationResult:
             cum = per.get("cumulative", main)
             cells = [fmt(main[m]) for m in SUMMARY_MEASURES] if main else []
             rows.append([label, *cells, fmt(cum["accuracy"])])
-        cols = ["learner", *SUMMARY_MEASURES, "accuracy (cumulative)"]
-        lines.append(markdown_table(cols, rows))
+        blocks = [
+            (
+                f"Measures under `{kind}` forgetting at the end of the stream, mean ± sd over "
+                "folds; last column: cumulative accuracy.",
+                ["learner", *SUMMARY_MEASURES, "accuracy (cumulative)"],
+                rows,
+                "l" + "r" * (len(SUMMARY_MEASURES) + 1),
+            )
+        ]
 
-        def decision(t):  # the Q statistic is not a test: no p-value, no decision
-            if t["pvalue"] is None:
-                return "–"
-            return "yes" if t["reject"] else "no"
+        def num(v, spec=".4g"):
+            return "–" if v is None else format(v, spec)
 
         if s["tests"]:
-            lines += [
-                "",
-                f"Across-fold tests on `{cfg.measure}` (alpha = {cfg.alpha}):",
-                "",
-            ]
             rows = []
             for t in s["tests"]:
-                p = "–" if t["pvalue"] is None else f"{t['pvalue']:.4g}"
-                st = "–" if t["statistic"] is None else f"{t['statistic']:.4g}"
-                rows.append([t["learner_a"], t["learner_b"], t["test"], st, p, decision(t)])
-            cols = ["A", "B", "test", "statistic", "p-value", "reject H0"]
-            lines.append(markdown_table(cols, rows))
-        lines.append("")
-        lines.append(
+                compared = f"{t['measure']}, {t['forgetting']}" if t.get("measure") else "–"
+                digits = ".4f" if t.get("measure") != "errors" else ".6g"
+                rows.append(
+                    [
+                        t["learner_a"],
+                        t["learner_b"],
+                        t["test"],
+                        compared,
+                        num(t["value_a"], digits),
+                        num(t["value_b"], digits),
+                        num(t["statistic"]),
+                        num(t["pvalue"]),
+                        "yes" if t["reject"] else "no",
+                        t.get("favours") or "–",
+                    ]
+                )
+            blocks.append(
+                (
+                    f"Tests (alpha = {cfg.alpha}): sign and Wilcoxon across folds; McNemar on "
+                    "the errors of the (row, fold) pairs both learners tested. Values: the "
+                    "compared quantity of A and B.",
+                    ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0",
+                     "favours"],
+                    rows,
+                    "llllrrrrll",
+                )
+            )
+        if s["q"]:
+            rows = [
+                [
+                    q["learner_a"],
+                    q["learner_b"],
+                    q["forgetting"],
+                    num(q["q"], "+.4f"),
+                    num(q["errors_a"], ".6g"),
+                    num(q["errors_b"], ".6g"),
+                    q.get("favours") or "–",
+                ]
+                for q in s["q"]
+            ]
+            blocks.append(
+                (
+                    "Q statistic log(errors A / errors B) (gama2013; negative favours A):",
+                    ["A", "B", "forgetting", "Q", "errors A", "errors B", "favours"],
+                    rows,
+                    "lllrrrl",
+                )
+            )
+        return blocks
+
+    def _title(self) -> str:
+        cfg = self.config
+        head = f"{cfg.n_folds}-fold {cfg.scheme}{' prequential' if cfg.prequential else ''}"
+        cut = " (interrupted)" if self.interrupted else ""
+        return f"distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows{cut}"
+
+    def _footer(self) -> list[str]:
+        s = self.summary()
+        lines = [
             f"{self.n_rows} rows in {self.elapsed:.1f} s ({s['rows_per_second'] or 0:.0f} rows/s)."
-        )
+        ]
+        by = self.evaluated_by
+        if self.backend == "ray" or "actors" in by:
+            parts = [f"{by[k]} by the {'driver' if k == 'driver' else 'Ray actors'}" for k in by]
+            lines.append("Rows evaluated: " + (", ".join(parts) or "none") + ".")
+            if not by.get("actors"):
+                lines.append(
+                    "Ray's actors evaluated no row: the driver finished the stream while they "
+                    "started, so this ran in-process (a job this short gains nothing from Ray)."
+                )
+        return lines
+
+    def to_markdown(self) -> str:
+        """The final measures and test decisions as Markdown tables."""
+        lines = [f"## {self._title()}", ""]
+        for caption, cols, rows, align in self._blocks():
+            lines += [caption, "", markdown_table(cols, rows, align), ""]
+        lines += self._footer()
         return "\n".join(lines) + "\n"
+
+    def to_text(self) -> str:
+        """The final measures and test decisions as aligned plain-text tables (a terminal).
+
+        >>> res = EvaluationResult(RunConfig(learners=("nb",), n_folds=2), n_rows=0)
+        >>> print(res.to_text().splitlines()[0])
+        distval: elec2, 2-fold bootstrap prequential, 0 rows
+        """
+        lines = [self._title(), ""]
+        for caption, cols, rows, align in self._blocks():
+            lines += [caption.replace("`", ""), text_table(cols, rows, align), ""]
+        lines += self._footer()
+        return "\n".join(lines) + "\n"
+
+    def __repr__(self) -> str:
+        """A short summary: rows, final accuracy per learner, and the final decisions."""
+        cfg = self.config
+        lines = [f"<EvaluationResult {self._title().removeprefix('distval: ')}>"]
+        final = self.final.folds if self.final else []
+        for label in cfg.labels:
+            v = [r[cfg.measure] for r in final
+                 if r["learner"] == label and r["forgetting"] == cfg.forgetting]
+            v = [x for x in v if x == x]
+            if v:
+                lines.append(f"  {label}: {cfg.measure} {np.mean(v):.4f} ({cfg.forgetting})")
+        for t in self.final.tests if self.final else []:
+            if t["test"] in ("sign", "wilcoxon", "friedman"):
+                verdict = f"favours {t['favours']}" if t["reject"] else "no difference"
+                lines.append(
+                    f"  {t['test']} {t['learner_a']} vs {t['learner_b']}: p {t['pvalue']:.3g}, "
+                    f"{verdict}"
+                )
+        return "\n".join(lines)
+
+    def plot(self, measure: str | None = None):
+        """The common figure: ``measure`` (default the run's) under the run's forgetting over
+        time, the mean over folds per learner with the min–max range of the folds; a
+        matplotlib Figure (``distval report`` draws the full set).
+
+        >>> import distval
+        >>> res = distval.evaluate(stream="sea", n_rows=600, learners=("nb", "majority"),
+        ...                        n_folds=2, test_every=200)
+        >>> [line.get_label() for line in res.plot().axes[0].get_lines()]
+        ['nb', 'majority']
+        """
+        from matplotlib.figure import Figure
+
+        measure = measure or self.config.measure
+        if measure not in MEASURES:
+            raise DistvalError(f"unknown measure {measure!r}; choose one of {', '.join(MEASURES)}")
+        df = self.folds()
+        df = df[df["forgetting"] == self.config.forgetting]
+        fig = Figure(figsize=(8, 4.2), layout="constrained")
+        ax = fig.add_subplot()
+        styles = ["-", "--", "-.", ":"]
+        for i, label in enumerate(self.config.labels):
+            g = df[df["learner"] == label].groupby("position")[measure]
+            if not len(g):
+                continue
+            x = np.asarray(g.mean().index)
+            ax.plot(x, g.mean().to_numpy(), ls=styles[i % 4], lw=1.8, label=label)
+            ax.fill_between(x, g.min().to_numpy(), g.max().to_numpy(), alpha=0.15)
+        ax.set_xlabel("stream position (rows)")
+        ax.set_ylabel(f"{measure} ({self.config.forgetting})")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="best", fontsize="small", ncol=1 + len(self.config.labels) // 6)
+        return fig
+
+    def saved(self) -> SavedRun:
+        """This result as a :class:`SavedRun` (what ``load_results`` gives for a directory)."""
+        folds = self.folds()
+        return SavedRun(
+            self.output_dir or Path("."),
+            self.config.to_dict(),
+            folds,
+            self.tests(),
+            self.summary(),
+            q=self.q(),
+            events=self.events(),
+        )
+
+
+def text_table(columns, rows, align: str | None = None) -> str:
+    """Columns padded to their widest cell, a rule under the header (for a terminal).
+
+    >>> print(text_table(["a", "bb"], [[10, "x"]], align="rl"))
+     a  bb
+    --  --
+    10  x
+    """
+    cols = [str(c) for c in columns]
+    cells = [[str(v) for v in r] for r in rows]
+    widths = [max(len(x) for x in [c, *(r[i] for r in cells)]) for i, c in enumerate(cols)]
+    align = align or "l" * len(cols)
+
+    def line(values):
+        out = [v.rjust(w) if a == "r" else v.ljust(w) for v, w, a in zip(values, widths, align)]
+        return "  ".join(out).rstrip()
+
+    return "\n".join([line(cols), line(["-" * w for w in widths]), *map(line, cells)])
 
 
 def claim_output(directory, owned, *, overwrite: bool = False, resumable: bool = False) -> Path:
@@ -329,6 +525,7 @@ class ResultWriter:
         self.flush_seconds = flush_seconds
         self._folds: list[dict] = []
         self._tests: list[dict] = []
+        self._q: list[dict] = []
         self._events: list[dict] = []
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._last_flush = time.monotonic()
@@ -340,6 +537,7 @@ class ResultWriter:
     def append(self, snapshot: Snapshot) -> None:
         self._folds.extend(snapshot.folds)
         self._tests.extend(snapshot.tests)
+        self._q.extend(snapshot.q)
         self._events.extend(snapshot.events)
         if time.monotonic() - self._last_flush >= self.flush_seconds:
             self.flush()
@@ -348,6 +546,7 @@ class ResultWriter:
         for name, rows, schema in (
             ("folds.parquet", self._folds, FOLD_SCHEMA),
             ("tests.parquet", self._tests, TEST_SCHEMA),
+            ("q.parquet", self._q, Q_SCHEMA),
             ("events.parquet", self._events, EVENT_SCHEMA),
         ):
             if name == "events.parquet" and name not in self._writers and not rows:
@@ -376,18 +575,24 @@ class ResultWriter:
 class SavedRun:
     """What a results directory holds, as pandas DataFrames.
 
-    Attributes: ``directory``, ``config`` (dict of ``config.json``), ``folds`` and ``tests``
-    (DataFrames, possibly empty), ``summary`` (``summary.json``, None if the run was cut off
-    before writing it), ``forgetting`` (the run's forgetting mechanism), ``labels``
-    (learners in run order).
+    Attributes: ``directory``, ``config`` (dict of ``config.json``), ``folds``, ``tests``,
+    ``q`` (the Q statistic) and ``events`` (drift detections) (DataFrames, possibly empty;
+    tests of results written before ``q.parquet`` existed are upgraded), ``summary``
+    (``summary.json``, None if the run was cut off before writing it), ``forgetting`` (the
+    run's forgetting mechanism), ``labels`` (learners in run order).
     """
 
-    def __init__(self, directory, config: dict, folds, tests, summary: dict | None = None) -> None:
+    def __init__(
+        self, directory, config: dict, folds, tests, summary: dict | None = None, *, q=None,
+        events=None,
+    ) -> None:
         self.directory = Path(directory)
         self.config = config
         self.summary = summary
         self.folds = folds
-        self.tests = tests
+        self.tests, old_q = _upgrade_tests(tests, config)
+        self.q = q if q is not None and len(q) else old_q
+        self.events = events if events is not None else pd.DataFrame(columns=EVENT_SCHEMA.names)
         kinds = list(dict.fromkeys(folds["forgetting"]))
         self.forgetting = config.get("forgetting") or next(
             (k for k in kinds if k != "cumulative"), "cumulative"
@@ -406,6 +611,50 @@ class SavedRun:
     @property
     def final_position(self) -> int:
         return int(self.folds["position"].max())
+
+
+def _upgrade_tests(tests, config: dict):
+    """Tests in today's columns and the Q rows, from a table of any version.
+
+    Older results kept the Q statistic as ``q*`` test rows and had ``mean_a``/``mean_b``
+    (the fold means, even on McNemar rows) and ``n``; their values are kept where they mean
+    the same and left empty where they do not.
+    """
+    empty_q = pd.DataFrame({f.name: pd.Series(dtype=object) for f in Q_SCHEMA})
+    if tests is None or "mean_a" not in tests.columns:
+        return tests, empty_q
+    tests = tests.copy()
+    is_q = tests["test"].astype(str).str.match(r"^q(_window|_fading)?$")
+    old_q = tests[is_q]
+    kind = old_q["test"].map({"q": "cumulative", "q_window": "window", "q_fading": "fading"})
+    q = pd.DataFrame(
+        {
+            "position": old_q["position"],
+            "learner_a": old_q["learner_a"],
+            "learner_b": old_q["learner_b"],
+            "forgetting": kind,
+            "q": old_q["statistic"],
+            "errors_a": np.nan,
+            "errors_b": np.nan,
+            "favours": np.where(
+                old_q["statistic"] < 0,
+                old_q["learner_a"],
+                np.where(old_q["statistic"] > 0, old_q["learner_b"], None),
+            ),
+        }
+    ).reset_index(drop=True)
+    tests = tests[~is_q].reset_index(drop=True)
+    mcnemar = tests["test"].astype(str).str.startswith("mcnemar")
+    suffix = tests["test"].astype(str).str.extract(r"_(window|fading)$")[0].fillna("cumulative")
+    tests["measure"] = np.where(mcnemar, "errors", config.get("measure", "accuracy"))
+    tests["forgetting"] = np.where(mcnemar, suffix, config.get("forgetting", "adwin"))
+    tests["value_a"] = tests.pop("mean_a").where(~mcnemar)
+    tests["value_b"] = tests.pop("mean_b").where(~mcnemar)
+    n = tests.pop("n") if "n" in tests else pd.Series(np.nan, index=tests.index)
+    tests["favours"] = None
+    tests["folds_used"] = n.where(~mcnemar)
+    tests["discordant_pairs"] = n.where(mcnemar)
+    return tests[[f.name for f in TEST_SCHEMA]], q
 
 
 def load_results(results_dir) -> SavedRun:
@@ -448,6 +697,10 @@ def load_results(results_dir) -> SavedRun:
 
     folds = read("folds.parquet")
     tests = read("tests.parquet")
+    q = pq.read_table(d / "q.parquet").to_pandas() if (d / "q.parquet").exists() else None
+    events = None
+    if (d / "events.parquet").exists():
+        events = pq.read_table(d / "events.parquet").to_pandas()
     if folds.empty:
         raise DistvalError(
             f"{d / 'folds.parquet'} has no rows: the run stopped before its first check"
@@ -463,4 +716,6 @@ def load_results(results_dir) -> SavedRun:
             summary = json.loads((d / "summary.json").read_text())
         except ValueError:
             summary = None  # a summary cut off mid-write: the tables fall back on folds
-    return SavedRun(d, config, folds.reset_index(drop=True), pd.DataFrame(tests), summary)
+    return SavedRun(
+        d, config, folds.reset_index(drop=True), pd.DataFrame(tests), summary, q=q, events=events
+    )

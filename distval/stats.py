@@ -41,12 +41,14 @@ from distval.errors import DistvalError, check_open_unit
 __all__ = [
     "SIGN_TEST_METHODS",
     "FriedmanResult",
-    "TestResult",
+    "PairedTestResult",
+    "folds_to_reach",
     "friedman",
     "mcnemar",
     "nemenyi_critical_difference",
     "sign_test",
     "sign_test_critical_value",
+    "smallest_pvalue",
     "wilcoxon",
 ]
 
@@ -58,7 +60,7 @@ SIGN_TEST_METHODS = ("exact", "critical")
 
 
 @dataclass(frozen=True, slots=True)
-class TestResult:
+class PairedTestResult:
     """Outcome of a two-learner significance test.
 
     Attributes
@@ -80,12 +82,10 @@ class TestResult:
 
     Examples
     --------
-    >>> res = TestResult("sign", 8.0, 0.109375, 0.05, False, 10)
+    >>> res = PairedTestResult("sign", 8.0, 0.109375, 0.05, False, 10)
     >>> res.to_dict()["pvalue"]
     0.109375
     """
-
-    __test__ = False  # not a pytest test class despite the name
 
     test: str
     statistic: float
@@ -99,7 +99,7 @@ class TestResult:
 
         Examples
         --------
-        >>> sorted(TestResult("mcnemar", 0.0, 1.0, 0.05, False, 0).to_dict())
+        >>> sorted(PairedTestResult("mcnemar", 0.0, 1.0, 0.05, False, 0).to_dict())
         ['alpha', 'n', 'pvalue', 'reject', 'statistic', 'test']
         """
         return {
@@ -215,9 +215,39 @@ def _check_int(x: Any, name: str, minimum: int) -> int:
     return int(x)
 
 
-def _null(test: str, alpha: float) -> TestResult:
+def _null(test: str, alpha: float) -> PairedTestResult:
     """Result for a comparison without any informative pair: nothing to reject."""
-    return TestResult(test, 0.0, 1.0, alpha, False, 0)
+    return PairedTestResult(test, 0.0, 1.0, alpha, False, 0)
+
+
+# --------------------------------------------------------------------------------------------
+# What a number of folds can show
+
+
+def smallest_pvalue(test: str, n_folds: int) -> float:
+    """The smallest two-sided p-value the exact ``"sign"`` or ``"wilcoxon"`` test can give on
+    ``n_folds`` folds: every fold won by the same learner (scipy's exact distributions).
+
+    >>> smallest_pvalue("sign", 5), smallest_pvalue("wilcoxon", 5)
+    (0.0625, 0.0625)
+    """
+    n = _check_int(n_folds, "n_folds", 1)
+    if test == "sign":
+        return float(_st.binomtest(n, n, 0.5).pvalue)
+    if test == "wilcoxon":
+        res = _st.wilcoxon(np.arange(1.0, n + 1.0), method="exact")
+        return float(res.pvalue)
+    raise DistvalError(f"`test` must be 'sign' or 'wilcoxon', got {test!r}")
+
+
+def folds_to_reach(test: str, alpha: float, *, limit: int = 64) -> int | None:
+    """The fewest folds with which ``test`` can reject at ``alpha`` (None beyond ``limit``).
+
+    >>> folds_to_reach("sign", 0.05), folds_to_reach("wilcoxon", 0.01)
+    (6, 8)
+    """
+    alpha = check_open_unit(alpha, "alpha")
+    return next((k for k in range(1, limit + 1) if smallest_pvalue(test, k) <= alpha), None)
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,7 +310,7 @@ def sign_test_critical_value(n: int, *, alpha: float = 0.05) -> int:
     return _critical_wins(n, check_open_unit(alpha, "alpha"))
 
 
-def sign_test(a: Any, b: Any, *, alpha: float = 0.05, method: str = "exact") -> TestResult:
+def sign_test(a: Any, b: Any, *, alpha: float = 0.05, method: str = "exact") -> PairedTestResult:
     """Sign test on paired per-fold values (bifet2015 §4, Table 1).
 
     Counts the folds where A beats B among the folds where they differ; folds with equal
@@ -301,7 +331,7 @@ def sign_test(a: Any, b: Any, *, alpha: float = 0.05, method: str = "exact") -> 
 
     Returns
     -------
-    TestResult
+    PairedTestResult
         ``test="sign"``, ``statistic`` = wins of A, ``n`` = non-tied folds. With no
         non-tied fold: statistic 0, p-value 1, no rejection.
 
@@ -333,7 +363,7 @@ def sign_test(a: Any, b: Any, *, alpha: float = 0.05, method: str = "exact") -> 
         reject = max(wins, losses) >= _critical_wins(n, alpha)
     else:
         reject = pvalue <= alpha
-    return TestResult("sign", float(wins), pvalue, alpha, bool(reject), n)
+    return PairedTestResult("sign", float(wins), pvalue, alpha, bool(reject), n)
 
 
 # --------------------------------------------------------------------------------------------
@@ -370,7 +400,7 @@ def _wilcoxon_signed_ranks(signed_ranks: tuple[float, ...]) -> tuple[float, floa
     return float(res.statistic), float(res.pvalue)
 
 
-def wilcoxon(a: Any, b: Any, *, alpha: float = 0.05) -> TestResult:
+def wilcoxon(a: Any, b: Any, *, alpha: float = 0.05) -> PairedTestResult:
     """Wilcoxon signed-rank test on the paired differences ``a - b`` (bifet2015 §4, Table 1).
 
     Zero differences are dropped (Wilcoxon's own treatment); the absolute values of the
@@ -389,7 +419,7 @@ def wilcoxon(a: Any, b: Any, *, alpha: float = 0.05) -> TestResult:
 
     Returns
     -------
-    TestResult
+    PairedTestResult
         ``test="wilcoxon"``, ``statistic`` = min(R+, R-), ``n`` = non-zero differences.
         With no non-zero difference: statistic 0, p-value 1, no rejection.
 
@@ -422,15 +452,17 @@ def wilcoxon(a: Any, b: Any, *, alpha: float = 0.05) -> TestResult:
     signed_ranks.sort()
     statistic, pvalue = _wilcoxon_signed_ranks(tuple(signed_ranks.tolist()))
     if not math.isfinite(pvalue):  # defensive: never report nan as a decision
-        return TestResult("wilcoxon", statistic, 1.0, alpha, False, n)
-    return TestResult("wilcoxon", statistic, pvalue, alpha, pvalue <= alpha, n)
+        return PairedTestResult("wilcoxon", statistic, 1.0, alpha, False, n)
+    return PairedTestResult("wilcoxon", statistic, pvalue, alpha, pvalue <= alpha, n)
 
 
 # --------------------------------------------------------------------------------------------
 # McNemar
 
 
-def mcnemar(n01: float, n10: float, *, alpha: float = 0.05, correction: bool = False) -> TestResult:
+def mcnemar(
+    n01: float, n10: float, *, alpha: float = 0.05, correction: bool = False
+) -> PairedTestResult:
     """McNemar's test on the discordant instance pairs of two learners (gama2013 §4.1).
 
     Parameters
@@ -448,7 +480,7 @@ def mcnemar(n01: float, n10: float, *, alpha: float = 0.05, correction: bool = F
 
     Returns
     -------
-    TestResult
+    PairedTestResult
         ``test="mcnemar"``, ``statistic`` = the chi-square statistic (1 d.f.), p-value from
         ``scipy.stats.chi2.sf``, ``n`` = ``n01 + n10`` rounded to the nearest integer.
         With ``n01 + n10 == 0``: statistic 0, p-value 1, no rejection.
@@ -482,7 +514,7 @@ def mcnemar(n01: float, n10: float, *, alpha: float = 0.05, correction: bool = F
         diff = max(diff - 1.0, 0.0)
     statistic = diff * diff / total
     pvalue = float(_st.chi2.sf(statistic, 1))
-    return TestResult("mcnemar", statistic, pvalue, alpha, pvalue <= alpha, round(total))
+    return PairedTestResult("mcnemar", statistic, pvalue, alpha, pvalue <= alpha, round(total))
 
 
 # --------------------------------------------------------------------------------------------

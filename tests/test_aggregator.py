@@ -78,10 +78,34 @@ def test_fold_measures_and_tests_equal_direct_computation(data):
     # Q statistic (gama2013 §4.1): log of the ratio of pooled losses, antisymmetric.
     loss_a = np.sum(both & (pred[:k] != y))
     loss_b = np.sum(both & (pred[k : 2 * k] != y))
-    assert tests["q", "nb", "ht"]["statistic"] == pytest.approx(np.log(loss_a / loss_b))
-    assert tests["q", "ht", "majority"]["statistic"] == pytest.approx(
-        -(tests["q", "nb", "ht"]["statistic"] - tests["q", "nb", "majority"]["statistic"])
+    q = {(r["forgetting"], r["learner_a"], r["learner_b"]): r for r in final.q}
+    assert q["cumulative", "nb", "ht"]["q"] == pytest.approx(np.log(loss_a / loss_b))
+    qc = q["cumulative", "nb", "ht"]
+    assert (qc["errors_a"], qc["errors_b"]) == (
+        loss_a,
+        loss_b,
     )
+    assert q["cumulative", "ht", "majority"]["q"] == pytest.approx(
+        -(q["cumulative", "nb", "ht"]["q"] - q["cumulative", "nb", "majority"]["q"])
+    )
+    assert q["cumulative", "nb", "ht"]["favours"] == ("nb" if loss_a < loss_b else "ht")
+    assert not [t for t in final.tests if t["test"].startswith("q")]  # Q is not a test
+    # every row says what it compared, over which rows, and whom the data favour
+    sign = tests["sign", "nb", "ht"]
+    assert (sign["measure"], sign["forgetting"]) == ("accuracy", cfg.forgetting)
+    assert (sign["value_a"], sign["value_b"]) == pytest.approx((a.mean(), b.mean()))
+    assert sign["favours"] == ("nb" if wins > np.sum(a < b) else "ht")
+    assert sign["folds_used"] == np.sum(a != b) and sign["discordant_pairs"] is None
+    mc = tests["mcnemar", "nb", "ht"]
+    assert (mc["measure"], mc["forgetting"]) == ("errors", "cumulative")
+    assert (mc["value_a"], mc["value_b"]) == (loss_a, loss_b)  # not the window's fold means
+    assert mc["discordant_pairs"] == n01 + n10 and mc["folds_used"] is None
+    assert mc["favours"] == ("nb" if n10 > n01 else "ht")
+    assert tests["mcnemar_window", "nb", "ht"]["forgetting"] == "window"
+    d = a - b
+    signed = np.sign(d[d != 0]) * stats.rankdata(np.abs(d[d != 0]))
+    wil = tests["wilcoxon", "nb", "ht"]
+    assert wil["favours"] == ("nb" if signed.sum() > 0 else "ht")
     fr = stats.friedmanchisquare(*acc)
     assert tests["friedman", "*", "*"]["pvalue"] == pytest.approx(fr.pvalue)
 

@@ -155,11 +155,42 @@ def test_dockerfile_base_is_official_ray_image_of_installed_version():
 def test_dockerfile_installs_the_project_with_only_the_moa_extra():
     text = DOCKERFILE.read_text()
     assert re.search(r"^COPY\b.*\s\.\s+\.\s*$", text, re.M), "the repository is not copied"
-    install = re.search(r"pip install\b[^\n]*", text)
-    assert install, "no pip install in the Dockerfile"
-    assert re.search(r"\s\"?\.(\[moa\])?\"?(\s|$)", install[0]), "pip does not install the project"
-    assert ".[" not in install[0] or ".[moa]" in install[0], "extras other than moa are installed"
+    installs = re.findall(r"pip install\b[^\n]*", text)
+    project = [i for i in installs if re.search(r"\s\"?\.(\[moa\])?\"?(\s|$)", i)]
+    assert project, "pip does not install the project"
+    assert all(".[" not in i or ".[moa]" in i for i in installs), "extras other than moa"
     assert "default-jdk-headless" in text, "no JDK for the MOA learners"
+
+
+def test_dockerfile_installs_dependencies_before_copying_the_code():
+    """An edit of the code must not reinstall the dependencies: they are installed from
+    pyproject.toml alone, before ``COPY . .``, and the project then with ``--no-deps``."""
+    text = DOCKERFILE.read_text()
+    copy_all = re.search(r"^COPY\b.*\s\.\s+\.\s*$", text, re.M).start()
+    copy_pyproject = re.search(r"^COPY\b.*\spyproject\.toml\s+\S+\s*$", text, re.M)
+    assert copy_pyproject and copy_pyproject.start() < copy_all
+    deps = re.search(r"pip install\b[^\n]*-r /tmp/deps\.txt", text)
+    assert deps and copy_pyproject.start() < deps.start() < copy_all
+    project = re.search(r"pip install\b[^\n]*--no-deps[^\n]*\.\[moa\]", text)
+    assert project and project.start() > copy_all
+    # the list the first layer installs is exactly the project's dependencies and moa extra
+    meta = pyproject()["project"]
+    script = re.search(r'python -c "(.*?)" > /tmp/deps.txt', text, re.S)[1]
+    script = script.replace("\\\n", "").replace("\\n", "\n")
+    assert "dependencies" in script and "'moa'" in script
+    assert meta["optional-dependencies"]["moa"]
+
+
+def test_results_directories_stay_out_of_the_build_context():
+    ignore = (CLUSTER / "Dockerfile.dockerignore").read_text().split()
+    for pattern in ("results", "distval-results", "**/distval-results", "benchmarks/results"):
+        assert pattern in ignore, pattern
+
+
+def test_cluster_extra_brings_the_jobs_api():
+    extra = [Requirement(r) for r in pyproject()["project"]["optional-dependencies"]["cluster"]]
+    assert [(r.name, r.extras) for r in extra] == [("ray", {"default"})]
+    assert 'distval[cluster]' in (CLUSTER / "README.md").read_text()
 
 
 def test_head_and_workers_start_ray():
@@ -399,6 +430,12 @@ def test_submit_sh_matches_submit_py(submit):
         assert subprocess.run(["bash", "-n", str(script)], timeout=30).returncode == 0
     assert "ray job submit" in text
     assert submit.build_entrypoint([]) + ' "$@"' in text
-    runtime_env = json.loads(re.search(r"--runtime-env-json '([^']*)'", text)[1])
-    assert runtime_env["pip"] == [WORKING_DIR_VAR]
+    # one runtime-environment file for both
+    assert '--runtime-env "$repo/cluster/runtime_env.json"' in text
+    shared = json.loads((CLUSTER / "runtime_env.json").read_text())
+    assert shared["pip"] == [WORKING_DIR_VAR]
+    assert shared["excludes"] == submit.EXCLUDES and "distval-results" in shared["excludes"]
+    env = submit.build_runtime_env(ROOT)
+    assert env["excludes"] == shared["excludes"]
+    assert env["pip"][0].startswith(shared["pip"][0])
     assert "--working-dir" in text

@@ -85,10 +85,12 @@ def test_output_directory_holds_what_was_returned(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [
         "config.json",
         "folds.parquet",
+        "q.parquet",
         "summary.json",
         "summary.md",
         "tests.parquet",
     ]
+    pd.testing.assert_frame_equal(pq.read_table(out / "q.parquet").to_pandas(), res.q())
     folds = pq.read_table(out / "folds.parquet").to_pandas()
     pd.testing.assert_frame_equal(folds, res.folds())
     assert sorted(folds["position"].unique()) == [1000, 2000, 3000]
@@ -154,11 +156,12 @@ def test_drift_events_and_q_statistic_reach_the_files(tmp_path):
         "ph_ratio_window",
         "ph_ratio_fading",
     }
-    tests = pq.read_table(out / "tests.parquet").to_pandas()
-    q = tests[tests.test == "q"].iloc[-1]
+    qs = pq.read_table(out / "q.parquet").to_pandas()
+    q = qs[qs.forgetting == "cumulative"].iloc[-1]
     m = res.final_folds().query("forgetting == 'cumulative'")
     loss = {lab: ((1 - g["accuracy"]) * g["n"]).sum() for lab, g in m.groupby("learner")}
-    assert q["statistic"] == pytest.approx(np.log(loss["majority"] / loss["persistent"]))
+    assert q["q"] == pytest.approx(np.log(loss["majority"] / loss["persistent"]))
+    assert (q["errors_a"], q["errors_b"]) == pytest.approx((loss["majority"], loss["persistent"]))
 
 
 def test_auto_backend_keeps_small_jobs_in_process(tmp_path):

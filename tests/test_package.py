@@ -69,3 +69,21 @@ def test_console_script_help(argv):
         [sys.executable, "-m", "distval.cli", *argv], capture_output=True, text=True
     )
     assert out.returncode == 0 and "usage: distval" in out.stdout
+
+
+def test_installed_dependencies_meet_the_declared_floors():
+    """pyproject's floors are versions that were checked to work (see the comment there);
+    the environment the tests run in must meet them, or the floors are not what we test."""
+    from importlib.metadata import version
+    from pathlib import Path
+
+    import tomllib
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    meta = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
+    reqs = {Requirement(r).name: Requirement(r) for r in meta["dependencies"]}
+    assert reqs["river"].specifier.contains("0.25.0")
+    assert not reqs["river"].specifier.contains("0.24.2")  # no river._river_rust.drift
+    for name, req in reqs.items():
+        assert Version(version(name)) in req.specifier, (name, version(name), str(req))

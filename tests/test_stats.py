@@ -18,7 +18,7 @@ from distval import stats as ds
 from distval.errors import DistvalError
 from distval.stats import (
     FriedmanResult,
-    TestResult,
+    PairedTestResult,
     friedman,
     mcnemar,
     nemenyi_critical_difference,
@@ -524,7 +524,7 @@ def test_results_pickle_round_trip_and_serialise():
         assert clone == res
         assert type(clone) is type(res)
         assert json.loads(json.dumps(res.to_dict())) == res.to_dict()
-    assert isinstance(results[0], TestResult)
+    assert isinstance(results[0], PairedTestResult)
     assert isinstance(results[-1], FriedmanResult)
     assert results[-1].to_dict()["average_ranks"] == [1.0, 2.0, 3.0]
 

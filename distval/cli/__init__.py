@@ -4,7 +4,7 @@ Each command module has ``add_arguments(parser)`` and ``main(args) -> int``. The
 only parses arguments and calls the library; bad input ends with one line
 ``distval: error: ...`` and exit status 2.
 
->>> build_parser().parse_args(["run", "--folds", "5"]).folds
+>>> build_parser().parse_args(["run", "--folds", "5"]).n_folds
 5
 """
 
@@ -33,13 +33,27 @@ def _module(name: str):
     return importlib.import_module(f"distval.cli.{COMMANDS[name][0]}")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the command line's one-line errors: ``distval: error: ...``, exit 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"distval: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``distval`` parser with every command's options."""
-    parser = argparse.ArgumentParser(
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        __version__ = version("distval")
+    except PackageNotFoundError:  # a source tree without installing it
+        __version__ = "unknown"
+    parser = _Parser(
         prog="distval",
         description="Distributed k-fold evaluation of stream classifiers with significance tests.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"distval {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (_, help_text) in COMMANDS.items():
         mod = _module(name)
         description = getattr(mod, "DESCRIPTION", help_text)
@@ -50,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run ``distval``; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # a usage error: one line, SystemExit(2)
     if args.command is None:
         parser.print_help()
         return 0

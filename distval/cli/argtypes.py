@@ -1,4 +1,7 @@
-"""Argument types shared by the command-line modules (argparse only: cheap to import)."""
+"""Argument helpers shared by the command-line modules (argparse only: cheap to import).
+
+Plain numbers use argparse's own ``int`` and ``float``, whose errors are already one line.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +9,7 @@ import argparse
 import os
 import sys
 
-__all__ = ["integer", "number", "positive_integer", "progress_wanted"]
-
-
-def integer(text: str) -> int:
-    """An int, or argparse's one-line error.
-
-    >>> integer("12")
-    12
-    """
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+__all__ = ["positive_integer", "progress_wanted"]
 
 
 def positive_integer(text: str) -> int:
@@ -27,22 +18,13 @@ def positive_integer(text: str) -> int:
     >>> positive_integer("3")
     3
     """
-    value = integer(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
-
-
-def number(text: str) -> float:
-    """A float, or argparse's one-line error.
-
-    >>> number("0.5")
-    0.5
-    """
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
 def progress_wanted(args: argparse.Namespace) -> bool:

@@ -1,20 +1,36 @@
-"""``distval run``: its options, parsed into a :class:`~distval.config.RunConfig`, then the run."""
+"""``distval run``: options generated from :class:`~distval.config.RunConfig`'s fields, then
+the run.
+
+Each field's metadata (help, flag, type, choices; :func:`distval.config._option`) is the one
+source of the option and its default; ``--config`` starts from a run's saved ``config.json``
+and the options given on the command line override it.
+
+>>> import argparse
+>>> p = argparse.ArgumentParser(prog="run")
+>>> add_arguments(p)
+>>> args = p.parse_args(["--folds", "5", "--no-prequential"])
+>>> config_from_args(args).n_folds, config_from_args(args).prequential
+(5, False)
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import os
 import sys
 import time
+import warnings
 from pathlib import Path
+from typing import Any
 
-from distval.cli.argtypes import integer, number, progress_wanted
-from distval.config import TESTS, RunConfig
-from distval.errors import DistvalError
+from distval.cli.argtypes import progress_wanted
+from distval.config import RunConfig
+from distval.errors import DistvalError, DistvalWarning
 from distval.evaluation import evaluate
-from distval.metrics import FORGETTING, MEASURES
-from distval.validation import FOLD_CHOICES, SCHEMES
 
-__all__ = ["DESCRIPTION", "HELP", "add_arguments", "main"]
+__all__ = ["DESCRIPTION", "HELP", "add_arguments", "config_from_args", "main"]
 
 HELP = "evaluate learners on a stream (default: ht vs nb, 10-fold bootstrap, Electricity)"
 DESCRIPTION = (
@@ -22,132 +38,60 @@ DESCRIPTION = (
     "validation, with per-fold measures and across-fold tests while the stream flows."
 )
 
+
 def _tests(text: str) -> tuple[str, ...]:
     if text.lower() in ("", "none"):
         return ()
     return tuple(t.strip() for t in text.split(",") if t.strip())
 
 
+_TYPES = {int: int, float: float, "tests": _tests}
+
+
+def _flag(f: dataclasses.Field[Any]) -> str:
+    return f.metadata.get("flag") or "--" + f.name.replace("_", "-")
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):
+        return " ".join(map(str, value))
+    return "yes" if value is True else "no" if value is False else str(value)
+
+
 def add_arguments(run: argparse.ArgumentParser) -> None:
-    """Options of ``distval run``."""
-    g = run.add_argument_group("stream")
-    g.add_argument(
-        "--stream",
+    """Options of ``distval run``: one per :class:`RunConfig` field, then the run's own."""
+    run.add_argument(
+        "--config",
         default=None,
-        metavar="SPEC",
-        help="a .parquet/.csv/.csv.gz/.arff file, 'elec2' (bundled, default), or a "
-        "generator such as 'sea', 'SEA(50)', 'HYP(10,0.001)', 'rbf(n_classes=3)'",
+        metavar="PATH",
+        help="start from a saved run's config.json (re-runs it exactly); options given here "
+        "override it",
     )
-    g.add_argument(
-        "--target",
-        default=None,
-        metavar="COLUMN",
-        help="label column of a file (default: the last column)",
-    )
-    g.add_argument(
-        "--n-rows",
-        type=integer,
-        default=None,
-        metavar="N",
-        help="stop after N rows (generators: stream length, default 100000)",
-    )
-    g = run.add_argument_group("learners and validation")
-    g.add_argument(
-        "--learners",
-        nargs="+",
-        default=["ht", "nb"],
-        metavar="LEARNER",
-        help="built-in names (ht, hat, nb, arf, lb, logreg, majority, persistent, "
-        "tc(base=...), ta(base=..., lags=...)), "
-        "or package.module:Class, each optionally NAME(key=value,...)",
-    )
-    g.add_argument("--folds", type=integer, default=10, metavar="K", help="number of folds (10)")
-    g.add_argument(
-        "--scheme", choices=SCHEMES, default="bootstrap", help="validation scheme (bootstrap)"
-    )
-    g.add_argument(
-        "--prequential",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="test every fold on every row before training (default: yes)",
-    )
-    g.add_argument(
-        "--fold-choice",
-        choices=FOLD_CHOICES,
-        default="random",
-        help="how cv/split pick the special fold: random (paper) or round-robin (MOA)",
-    )
-    g.add_argument(
-        "--seed", type=integer, default=1, help="seed of fold routing, replicas and generators (1)"
-    )
-    g = run.add_argument_group("measures and tests")
-    g.add_argument(
-        "--forgetting",
-        choices=FORGETTING,
-        default="adwin",
-        help="window of the per-fold measures (adwin)",
-    )
-    g.add_argument(
-        "--window",
-        type=integer,
-        default=1000,
-        metavar="W",
-        help="sliding window size, also McNemar's window (1000)",
-    )
-    g.add_argument(
-        "--fading",
-        type=number,
-        default=0.999,
-        metavar="F",
-        help="fading factor in (0, 1); ewma forgetting decays by 1 - F (0.999)",
-    )
-    g.add_argument("--delta", type=number, default=0.002, help="ADWIN confidence (0.002)")
-    g.add_argument("--alpha", type=number, default=0.05, help="significance level (0.05)")
-    g.add_argument(
-        "--measure",
-        choices=MEASURES,
-        default="accuracy",
-        help="per-fold value compared by the sign, Wilcoxon and Friedman tests",
-    )
-    g.add_argument(
-        "--tests",
-        type=_tests,
-        default=None,
-        metavar="LIST",
-        help=f"comma-separated, among {','.join(TESTS)} (default: all), or 'none'",
-    )
-    g.add_argument(
-        "--sign-method",
-        choices=("exact", "critical"),
-        default="exact",
-        help="exact binomial sign test, or the paper's critical-value rule",
-    )
-    g.add_argument(
-        "--mcnemar-alpha",
-        type=number,
-        default=None,
-        metavar="A",
-        help="significance level of McNemar's decisions (default: --alpha; 0.01 is "
-        "gama2013's threshold 6.635)",
-    )
-    g.add_argument(
-        "--drift",
-        action="store_true",
-        help="Page-Hinkley drift detection on each fold's error estimates "
-        "(cumulative, --window, --fading, and short/long ratios); events.parquet",
-    )
-    g.add_argument("--ph-delta", type=number, default=0.1, help="Page-Hinkley delta (0.1)")
-    g.add_argument(
-        "--ph-lambda", type=number, default=100.0, help="Page-Hinkley threshold lambda (100)"
-    )
-    g.add_argument(
-        "--test-every",
-        type=integer,
-        default=1000,
-        metavar="N",
-        help="compute measures and tests every N rows (1000)",
-    )
-    g = run.add_argument_group("execution and output")
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for f in dataclasses.fields(RunConfig):
+        meta = f.metadata
+        if "help" not in meta:
+            continue
+        group = groups.get(meta["group"]) or groups.setdefault(
+            meta["group"], run.add_argument_group(meta["group"])
+        )
+        default = f.default
+        shown = f" (default: {_shown(default)})" if default is not None else ""
+        kw: dict[str, Any] = {
+            "dest": f.name,
+            "default": argparse.SUPPRESS,  # absent: the config's (or the saved run's) value
+            "help": meta["help"] + shown,
+        }
+        if isinstance(default, bool):
+            kw["action"] = argparse.BooleanOptionalAction
+        else:
+            for key in ("metavar", "choices", "nargs"):
+                if key in meta:
+                    kw[key] = meta[key]
+            if "type" in meta:
+                kw["type"] = _TYPES[meta["type"]]
+        group.add_argument(_flag(f), **kw)
+    g = groups["execution and output"]
     g.add_argument(
         "--backend",
         choices=("auto", "ray", "inprocess"),
@@ -159,31 +103,26 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         "--address", default=None, help="join a Ray cluster: 'auto' or 'ray://host:10001'"
     )
     g.add_argument(
-        "--actors",
-        type=integer,
-        default=None,
-        metavar="N",
+        "--actors", type=int, default=None, metavar="N",
         help="learner actors (default: one per CPU)",
-    )
-    g.add_argument(
-        "--batch-size",
-        type=integer,
-        default=1000,
-        metavar="N",
-        help="rows per batch sent to the learners (1000)",
     )
     g.add_argument(
         "--output",
         default=None,
         metavar="DIR",
-        help="results directory (default: distval-results/run-<time>)",
+        help="results directory (default: ./distval-results/run-<time>; in a Ray job "
+        "~/distval-results/<job id>), printed as an absolute path",
     )
     g.add_argument(
         "--overwrite",
         action="store_true",
         help="allow a non-empty output directory (replaces its result files)",
     )
-    g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (on a terminal) and no progress lines (elsewhere, every 10 s)",
+    )
     g.add_argument(
         "--report",
         action="store_true",
@@ -198,41 +137,74 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--repeats",
-        type=integer,
+        type=int,
         default=10,
         metavar="R",
-        help="number of permuted copies with --permute (10)",
+        help="number of permuted copies with --permute (default: 10)",
     )
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    """The :class:`RunConfig` of the options given, over ``--config``'s saved run if any."""
+    base: dict[str, Any] = {}
+    if getattr(args, "config", None):
+        path = Path(args.config)
+        if path.is_dir():
+            path = path / "config.json"
+        try:
+            base = json.loads(path.read_text())
+        except OSError as exc:
+            raise DistvalError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise DistvalError(f"{path} is not valid JSON: {exc}") from None
+        if not isinstance(base, dict):
+            raise DistvalError(f"{path} does not hold a run configuration")
+    given = {
+        f.name: getattr(args, f.name)
+        for f in dataclasses.fields(RunConfig)
+        if hasattr(args, f.name)
+    }
+    if "learners" in given:
+        base.pop("labels", None)  # new learners: labels from them
+    return RunConfig.from_dict(base | given)
+
+
+def _one_line(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """Show a distval warning as one line ``distval: warning: ...`` (others as Python does)."""
+    if issubclass(category, DistvalWarning):
+        print(f"distval: warning: {message}", file=sys.stderr, flush=True)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+def default_output() -> Path:
+    """Where a run without ``--output`` writes, as an absolute path.
+
+    ``./distval-results/run-<time>``; inside a Ray job (whose working directory is a
+    temporary copy Ray deletes) ``~/distval-results/<job id>`` on the driver's node.
+    """
+    stamp = time.strftime("run-%Y%m%d-%H%M%S")
+    job = os.environ.get("RAY_JOB_CONFIG_JSON_ENV_VAR")
+    if job:
+        try:
+            name = json.loads(job)["metadata"]["job_submission_id"]
+        except (ValueError, KeyError, TypeError):
+            name = stamp
+        return Path.home() / "distval-results" / str(name or stamp)
+    return (Path("distval-results") / stamp).absolute()
 
 
 def main(args: argparse.Namespace) -> int:
     """Run ``distval run``; returns the exit status."""
-    config = RunConfig(
-        stream=args.stream,
-        target=args.target,
-        n_rows=args.n_rows,
-        learners=tuple(args.learners),
-        scheme=args.scheme,
-        n_folds=args.folds,
-        prequential=args.prequential,
-        fold_choice=args.fold_choice,
-        forgetting=args.forgetting,
-        window=args.window,
-        fading=args.fading,
-        delta=args.delta,
-        alpha=args.alpha,
-        measure=args.measure,
-        tests=args.tests,
-        sign_method=args.sign_method,
-        test_every=args.test_every,
-        seed=args.seed,
-        batch_size=args.batch_size,
-        mcnemar_alpha=args.mcnemar_alpha,
-        drift=args.drift,
-        ph_delta=args.ph_delta,
-        ph_lambda=args.ph_lambda,
-    )
-    output = args.output or Path("distval-results") / time.strftime("run-%Y%m%d-%H%M%S")
+    config = config_from_args(args)
+    output = Path(args.output).absolute() if args.output else default_output()
     options = {}
     if args.backend != "inprocess":
         options = {"address": args.address, "n_actors": args.actors}
@@ -240,7 +212,9 @@ def main(args: argparse.Namespace) -> int:
         raise DistvalError("--address and --actors need --backend ray")
     if args.actors is not None and args.actors < 1:
         raise DistvalError(f"--actors must be at least 1, got {args.actors}")
-    progress = progress_wanted(args)
+    progress: bool | str = progress_wanted(args)
+    if not progress and not args.no_progress:
+        progress = "lines"  # not a terminal: a plain-text line every 10 s
     common = {
         "output_dir": output,
         "overwrite": args.overwrite,
@@ -249,16 +223,23 @@ def main(args: argparse.Namespace) -> int:
         **options,
     }
     try:
-        if args.permute:
-            from distval.experiments.robustness import run_robustness
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", DistvalWarning)
+            warnings.showwarning = _one_line
+            result: Any
+            if args.permute:
+                from distval.experiments.robustness import run_robustness
 
-            result = run_robustness(config, permute=args.permute, repeats=args.repeats, **common)
-        else:
-            result = evaluate(config, **common)
+                common["progress"] = progress is True  # a bar of copies, on a terminal
+                result = run_robustness(
+                    config, permute=args.permute, repeats=args.repeats, **common
+                )
+            else:
+                result = evaluate(config, **common)
     except KeyboardInterrupt:
         print(f"\ndistval: interrupted; results so far are in {output}", file=sys.stderr)
         return 130
-    print(result.to_markdown())
+    print(result.to_text() if hasattr(result, "to_text") else result.to_markdown())
     if args.report:
         from distval.report import make_report
 

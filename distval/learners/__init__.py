@@ -9,6 +9,7 @@ from distval.learners.host import Batch, LearnerHost, to_dicts
 from distval.learners.registry import (
     BUILTIN,
     LearnerSpec,
+    learner_spec,
     make_replicas,
     parse_learner,
     replica_seed,
@@ -19,6 +20,7 @@ __all__ = [
     "Batch",
     "LearnerHost",
     "LearnerSpec",
+    "learner_spec",
     "make_replicas",
     "parse_learner",
     "replica_seed",

@@ -19,6 +19,7 @@ import numpy as np
 
 from distval.errors import DistvalError
 from distval.learners.labels import observes_labels
+from distval.learners.nominal import accepts_nominal, category_names
 from distval.learners.registry import LearnerSpec, make_replicas, replica_seed
 from distval.learners.schema import Schema
 from distval.learners.weights import learns_with_weight
@@ -43,13 +44,27 @@ class Batch:
         return len(self.y)
 
 
-def to_dicts(X: np.ndarray, names: list[str]) -> list[dict]:
-    """Rows as the dicts river expects, missing (NaN) features left out.
+def to_dicts(
+    X: np.ndarray, names: list[str], nominal: dict[int, list[str]] | None = None
+) -> list[dict]:
+    """Rows as the dicts river expects, missing (NaN) features left out; the columns in
+    ``nominal`` (index -> category names in code order) as their category names.
 
     >>> to_dicts(np.array([[1.0, np.nan], [3.0, 4.0]]), ["a", "b"])
     [{'a': 1.0}, {'a': 3.0, 'b': 4.0}]
+    >>> to_dicts(np.array([[1.0, 0.5], [np.nan, 2.0]]), ["c", "b"], {0: ["red", "blue"]})
+    [{'c': 'blue', 'b': 0.5}, {'b': 2.0}]
     """
     rows = X.tolist()
+    if nominal:
+        for j, cats in nominal.items():
+            top = np.fmax.reduce(X[:, j]) if len(X) else np.nan
+            if top == top and int(top) >= len(cats):
+                cats[:] = category_names(cats, int(top) + 1)
+            for r in rows:
+                v = r[j]
+                if v == v:
+                    r[j] = cats[int(v)]
     missing = np.isnan(X).any(axis=1)
     if not missing.any():
         return [dict(zip(names, r)) for r in rows]
@@ -94,6 +109,12 @@ class LearnerHost:
         self.models = [by_slot.get(s) for s in self.slots]
         self.labels = [spec.label for spec in learners]
         self._weighted = [m is not None and learns_with_weight(m) for m in self.models]
+        #: Replicas that get nominal features as category names (the others: codes).
+        self._categorical = [m is not None and accepts_nominal(m) for m in self.models]
+        known = schema.nominal if schema is not None else {}
+        self._nominal = {
+            j: list(known[f]) for j, f in enumerate(self.feature_names) if f in known
+        }
         self._observing = [m is not None and observes_labels(m) for m in self.models]
         self.moa = None
         self._moa_at: list[int] = []  # slot positions of the MOA replicas, in their order
@@ -125,6 +146,7 @@ class LearnerHost:
         new.slots = picked
         new.models = [self.models[where[s]] for s in picked]
         new._weighted = [self._weighted[where[s]] for s in picked]
+        new._categorical = [self._categorical[where[s]] for s in picked]
         new._observing = [self._observing[where[s]] for s in picked]
         if self.moa is not None:
             in_moa = {j: r for r, j in enumerate(self._moa_at)}
@@ -141,11 +163,21 @@ class LearnerHost:
             self._process_moa(batch, out)
             if len(self._moa_at) == len(self.slots):
                 return out  # no river replica: no dicts to build
-        xs = to_dicts(batch.X, self.feature_names)
+        nominal = getattr(self, "_nominal", None)  # hosts pickled before it existed: none
+        categorical = getattr(self, "_categorical", [False] * len(self.slots))
+        codes = named = None
         ys = batch.y.tolist()
         for j, (learner, fold) in enumerate(self.slots):
             if self.models[j] is None:
                 continue
+            if nominal and categorical[j]:
+                if named is None:
+                    named = to_dicts(batch.X, self.feature_names, nominal)
+                xs = named
+            else:
+                if codes is None:
+                    codes = to_dicts(batch.X, self.feature_names)
+                xs = codes
             try:
                 out[j] = self._replica(j, fold, batch, xs, ys)
             except Exception as exc:

@@ -1,9 +1,11 @@
 """Learners: built-in names, ``module:Class`` import paths, seeded replicas, weighted training.
 
-A learner is given as text, ``NAME`` or ``NAME(param=value, ...)``, where NAME is a built-in
-name (:data:`BUILTIN`) or an import path ``package.module:Class``; parameters are Python
-literals passed to the constructor. Each of the k fold replicas is a fresh ``clone()`` of the
-template; a template with a ``seed`` parameter gets a distinct seed per (learner, fold).
+A learner is a river estimator or pipeline object (:func:`learner_spec`), or text,
+``NAME`` or ``NAME(param=value, ...)``, where NAME is a built-in name (:data:`BUILTIN`) or an
+import path ``package.module:Class``; parameters are Python literals passed to the
+constructor. Each of the k fold replicas is a fresh ``clone()`` of the template (the object
+itself, or what the text builds); a template with a ``seed`` parameter gets a distinct seed
+per (learner, fold).
 
 How a replica learns a row of training weight w is :mod:`distval.learners.weights`; how
 ``persistent``, ``tc``, ``ta`` and any learner with an ``observe_label(y)`` method see the
@@ -17,13 +19,27 @@ from __future__ import annotations
 
 import ast
 import importlib
+import pickle
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from distval.errors import DistvalError
 
-__all__ = ["BUILTIN", "LearnerSpec", "make_replicas", "parse_learner", "replica_seed"]
+__all__ = [
+    "BUILTIN",
+    "OBJECT_PREFIX",
+    "LearnerSpec",
+    "learner_spec",
+    "make_replicas",
+    "parse_learner",
+    "replica_seed",
+]
+
+#: Text of a learner given as a Python object that no import path and literal parameters
+#: rebuild (a pipeline, a parameter that is itself an object): kept for the record only.
+OBJECT_PREFIX = "python:"
 
 
 def _ht(**kw):
@@ -139,6 +155,8 @@ class LearnerSpec:
     name: str
     params: dict = field(default_factory=dict)
     label: str = ""
+    #: The river object a spec was made from (:func:`learner_spec`); replicas clone it.
+    template: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.label:
@@ -146,6 +164,8 @@ class LearnerSpec:
 
     @property
     def text(self) -> str:
+        """The learner as text: ``parse_learner(spec.text)`` rebuilds it unless the text starts
+        with :data:`OBJECT_PREFIX` (a Python object no text describes)."""
         if not self.params:
             return self.name
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
@@ -172,6 +192,8 @@ class LearnerSpec:
 
     def build(self):
         """A fresh, untrained template of this learner."""
+        if self.template is not None:
+            return self.template.clone()
         factory = self.factory()
         try:
             return factory(**self.params)
@@ -190,7 +212,14 @@ def parse_learner(text: str) -> LearnerSpec:
     ...     print(str(e)[:40])
     unknown learner 'j48'; built-in names ar
     """
+    if not isinstance(text, str):
+        raise DistvalError(f"a learner spec must be text, got {text!r}")
     text = text.strip()
+    if text.startswith(OBJECT_PREFIX):
+        raise DistvalError(
+            f"learner {text!r} was a Python object in the saved run: no text rebuilds it; "
+            "run it from Python with the object"
+        )
     from distval.learners import moa
 
     if moa.is_moa(text):
@@ -223,6 +252,99 @@ def parse_learner(text: str) -> LearnerSpec:
     spec = LearnerSpec(name, params)
     spec.factory()  # fail now, with a clear message, if it does not import
     return spec
+
+
+def _is_literal(value: Any) -> bool:
+    try:
+        return bool(ast.literal_eval(repr(value)) == value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+
+
+def _public_path(cls: type) -> str:
+    """``package.module:Class`` through the shortest module that exports the class."""
+    parts = cls.__module__.split(".")
+    for i in range(1, len(parts) + 1):
+        module = ".".join(parts[:i])
+        try:
+            if getattr(importlib.import_module(module), cls.__name__, None) is cls:
+                return f"{module}:{cls.__name__}"
+        except ImportError:  # pragma: no cover - the class's own module imports
+            continue
+    return f"{cls.__module__}:{cls.__name__}"
+
+
+def _changed_params(obj: Any) -> dict | None:
+    """The constructor parameters that differ from a default instance's; None unless they
+    are Python literals that rebuild the same parameters (then no text rebuilds the object)."""
+    cls = type(obj)
+    try:
+        params = obj._get_params()
+        default = cls()._get_params()
+    except Exception:
+        return None
+    out = {k: v for k, v in params.items() if k not in default or repr(default[k]) != repr(v)}
+    if not all(_is_literal(v) for v in out.values()):
+        return None
+    try:
+        same = repr(cls(**out)._get_params()) == repr(params)
+    except Exception:
+        return None
+    return out if same else None
+
+
+def _short_name(obj: Any) -> str:
+    steps = getattr(obj, "steps", None)
+    if isinstance(steps, dict) and steps:  # a river pipeline
+        return " | ".join(_short_name(step) for step in steps.values())
+    return type(obj).__name__
+
+
+def learner_spec(learner: Any) -> LearnerSpec:
+    """A :class:`LearnerSpec` from text (:func:`parse_learner`) or from a river classifier or
+    pipeline object, which becomes the template its fold replicas clone.
+
+    An object whose parameters are Python literals gets the text of its import path, so
+    ``config.json`` can rebuild it; others (pipelines) get a ``python:`` text for the record.
+
+    >>> from river import naive_bayes, preprocessing, tree
+    >>> spec = learner_spec(tree.HoeffdingTreeClassifier(grace_period=50))
+    >>> spec.text
+    'river.tree:HoeffdingTreeClassifier(grace_period=50)'
+    >>> spec.label
+    'HoeffdingTreeClassifier(grace_period=50)'
+    >>> learner_spec(preprocessing.StandardScaler() | naive_bayes.GaussianNB()).text
+    'python:StandardScaler | GaussianNB'
+    >>> try:
+    ...     learner_spec(42)
+    ... except DistvalError as e:
+    ...     print(e)
+    learner 42 is not a river classifier: it needs clone(), predict_one and learn_one
+    """
+    if isinstance(learner, LearnerSpec):
+        return learner
+    if isinstance(learner, str):
+        return parse_learner(learner)
+    if not all(callable(getattr(learner, m, None)) for m in ("clone", "predict_one", "learn_one")):
+        raise DistvalError(
+            f"learner {learner!r} is not a river classifier: "
+            "it needs clone(), predict_one and learn_one"
+        )
+    try:
+        pickle.dumps(learner)
+    except Exception as exc:
+        raise DistvalError(
+            f"learner {_short_name(learner)} cannot be pickled ({type(exc).__name__}: {exc}); "
+            "fold replicas travel to other processes"
+        ) from None
+    params = _changed_params(learner)
+    if params is None or getattr(learner, "steps", None):
+        return LearnerSpec(
+            OBJECT_PREFIX + _short_name(learner), label=_short_name(learner), template=learner
+        )
+    args = ", ".join(f"{k}={v!r}" for k, v in params.items())
+    label = f"{type(learner).__name__}({args})" if args else type(learner).__name__
+    return LearnerSpec(_public_path(type(learner)), params, label=label, template=learner)
 
 
 def replica_seed(seed: int | None, learner: int, fold: int) -> int:

@@ -22,10 +22,13 @@ __all__ = [
     "baseline_labels",
     "plot_adwin_width",
     "plot_baselines",
+    "plot_critical_difference",
     "plot_forgetting_comparison",
     "plot_measure",
+    "plot_q",
     "plot_tests",
     "png_bytes",
+    "save_figure",
 ]
 
 STYLES = (
@@ -119,10 +122,17 @@ def plot_measure(res: SavedRun, measure: str = "accuracy"):
                 ax.plot(xc, 100 * np.nanmean(vc, axis=1), "k:", lw=1.4, label="mean, cumulative")
         if measure != "accuracy":
             ax.axhline(0, color="0.5", lw=0.8)
+        ev = res.events
+        if ev is not None and len(ev):
+            at = ev.loc[ev["learner"] == label, "position"].to_numpy()
+            if len(at):  # drift detections (events.parquet): ticks along the bottom
+                ax.plot(at, np.zeros(len(at)), "|", color="k", ms=9, mew=0.8,
+                        transform=ax.get_xaxis_transform(), label="drift detected")
         ax.set_title(label)
         ax.grid(alpha=0.3)
         ax.set_xlabel(_ROWS)
         ax.set_ylabel(name)
+        ax.tick_params(labelsize=8)
         if i == 0:
             ax.legend(fontsize=7, loc="best")
     for ax in axes[len(labels) :]:
@@ -137,11 +147,13 @@ def _test_keys(res: SavedRun) -> list[tuple[str, str]]:
 
 
 def plot_tests(res: SavedRun):
-    """Test statistics and p-values over time with alpha and the decision; None if no tests.
+    """p-values over time on one logarithmic axis, with alpha and the decision; None if no
+    tests. The tests' statistics (wins, rank sums, chi-square) are unlike quantities, so
+    only their p-values share an axis.
 
-    One row per learner pair (and one for Friedman): the statistic (symmetric-log axis), the
-    p-value (log axis, the dashed line is alpha; p-values below :data:`P_FLOOR` are drawn at
-    it) and the decision: a bar where H0 is rejected at that check.
+    One row per learner pair (and one for Friedman): the p-value of every test (the dashed
+    line is alpha; p-values below :data:`P_FLOOR` are drawn at it) and the decision: a bar
+    where H0 is rejected at that check, labelled with the learner the data favour.
     """
 
     if res.tests.empty:
@@ -150,17 +162,12 @@ def plot_tests(res: SavedRun):
     keys = _test_keys(res)
     tests = list(dict.fromkeys(res.tests["test"]))
     with_p = tests_with_pvalues(res.tests)
-    fig = _figure(14, 2.7 * len(keys) + 0.6)
-    axes = fig.subplots(len(keys), 3, squeeze=False, width_ratios=(1, 1, 0.8))
+    fig = _figure(12, 2.6 * len(keys) + 0.8)
+    axes = fig.subplots(len(keys), 2, squeeze=False, width_ratios=(1.3, 1))
     for row, (a, b) in enumerate(keys):
         sub = res.tests[(res.tests["learner_a"] == a) & (res.tests["learner_b"] == b)]
-        ax_s, ax_p, ax_d = axes[row]
-        present = [t for t in tests if t in set(sub["test"])]
-        for test in present:
-            s = sub[sub["test"] == test]
-            x = s["position"].to_numpy()
-            ax_s.plot(x, s["statistic"].to_numpy(), label=test, **_style(tests.index(test), len(x)))
-        names = [t for t in present if t in with_p]
+        ax_p, ax_d = axes[row]
+        names = [t for t in tests if t in set(sub["test"]) and t in with_p]
         for j, test in enumerate(names):
             s = sub[sub["test"] == test]
             x = s["position"].to_numpy()
@@ -177,28 +184,106 @@ def plot_tests(res: SavedRun):
                 color=st["color"],
                 lw=0,
             )
+            last = s.iloc[-1]
+            fav = last.get("favours") if "favours" in s else None
+            if bool(last["reject"]) and isinstance(fav, str):
+                ax_d.text(res.final_position, j, f" {fav}", va="center", fontsize=7)
         pair = "all learners (Friedman)" if a == "*" else f"{a} vs {b}"
-        ax_s.set_yscale("symlog", linthresh=1.0)
-        ax_s.set_title(f"{pair}: test statistic")
-        ax_s.set_ylabel("statistic (symlog scale)")
         ax_p.set_yscale("log")
         ax_p.set_ylim(P_FLOOR / 3, 1.5)
         ax_p.axhline(alpha, color="k", ls="--", lw=1.2, label=f"alpha = {alpha:g}")
         ax_p.axhspan(P_FLOOR / 3, alpha, color="0.92", lw=0, zorder=0)
-        ax_p.set_title(f"{pair}: p-value (shaded: below alpha)")
+        ax_p.set_title(f"{pair}: p-values (shaded: below alpha)")
         ax_p.set_ylabel("p-value (log scale)")
-        ax_d.set_yticks(range(len(names)), names)
+        ax_d.set_yticks(range(len(names)), names, fontsize=8)
         ax_d.set_ylim(-0.6, len(names) - 0.4)
-        ax_d.set_xlim(0, res.final_position)
+        ax_d.set_xlim(0, res.final_position * 1.12)
         ax_d.invert_yaxis()
-        ax_d.set_title("decision (bar: H0 rejected)")
-        for ax in (ax_s, ax_p, ax_d):
+        ax_d.set_title("decision (bar: H0 rejected; at the end: favoured)")
+        for ax in (ax_p, ax_d):
             ax.set_xlabel(_ROWS)
             ax.grid(alpha=0.3)
-        ax_p.legend(fontsize=7, loc="lower left")
-        if set(present) - set(names):
-            ax_s.legend(fontsize=7, loc="best")
-    fig.suptitle(f"Across-fold tests on {res.config.get('measure', 'accuracy')} over time")
+        ax_p.legend(fontsize=7, loc="lower left", ncol=2)
+    fig.suptitle(f"Tests over time ({res.config.get('measure', 'accuracy')} across folds; "
+                 "McNemar on errors)")
+    return fig
+
+
+def plot_q(res: SavedRun):
+    """The Q statistic of every pair over time, cumulative, over the window and faded
+    (gama2013 §4.1; below 0 favours A); None without Q rows."""
+    q = res.q
+    if q is None or not len(q):
+        return None
+    pairs = list(dict.fromkeys(zip(q["learner_a"], q["learner_b"])))
+    ncols = min(len(pairs), 3)
+    nrows = -(-len(pairs) // ncols)
+    fig = _figure(4.8 * ncols, 3.6 * nrows)
+    axes = fig.subplots(nrows, ncols, sharex=True, squeeze=False).ravel()
+    kinds = ["cumulative", "window", "fading"]
+    for ax, (a, b) in zip(axes, pairs):
+        sub = q[(q["learner_a"] == a) & (q["learner_b"] == b)]
+        for i, kind in enumerate(kinds):
+            s = sub[sub["forgetting"] == kind]
+            if len(s):
+                x = s["position"].to_numpy()
+                ax.plot(x, s["q"].to_numpy(dtype=float), label=kind, **_style(i, len(x)))
+        ax.axhline(0, color="0.4", lw=0.8)
+        ax.set_title(f"{a} vs {b}", fontsize=9)
+        ax.set_ylabel(f"Q (< 0 favours {a})", fontsize=8)
+        ax.set_xlabel(_ROWS)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=7, loc="best")
+    for ax in axes[len(pairs) :]:
+        ax.set_visible(False)
+    fig.suptitle("Q statistic log(errors A / errors B) over time")
+    return fig
+
+
+def plot_critical_difference(res: SavedRun):
+    """Nemenyi critical-difference diagram (Demšar 2006) of the last Friedman test: learners
+    at their average rank (1 = best) over the folds, learners whose ranks differ by less
+    than the critical difference joined by a bar; None without Friedman."""
+    friedman = (res.summary or {}).get("friedman")
+    if not friedman or not friedman.get("average_ranks"):
+        return None
+    ranks = np.asarray(friedman["average_ranks"], dtype=float)
+    labels = res.labels if len(res.labels) == len(ranks) else [str(i) for i in range(len(ranks))]
+    cd = float(friedman["critical_difference"])
+    k = len(ranks)
+    fig = _figure(8, max(3.4, 1.2 + 0.32 * k))
+    ax = fig.subplots()
+    lo, hi = 1, k
+    ax.set_xlim(lo - 0.3, hi + 0.3)
+    ax.set_ylim(-(k // 2 + 2), 1.6)
+    ax.hlines(0, lo, hi, color="k", lw=1)
+    for r in range(lo, hi + 1):
+        ax.vlines(r, 0, 0.12, color="k", lw=1)
+        ax.text(r, 0.22, str(r), ha="center", fontsize=8)
+    ax.hlines(1.15, lo, lo + cd, color="k", lw=2)
+    ax.text(lo + cd / 2, 1.3, f"CD = {cd:.2f}", ha="center", fontsize=8)
+    order = np.argsort(ranks)
+    for n, i in enumerate(order):
+        left = n < (k + 1) // 2
+        y = -(n if left else k - 1 - n) * 0.55 - 0.5
+        end = lo - 0.25 if left else hi + 0.25
+        ax.plot([ranks[i], ranks[i], end], [0, y, y], color="k", lw=0.8)
+        ax.text(end, y, f" {labels[i]} ({ranks[i]:.2f}) ", ha="right" if left else "left",
+                va="center", fontsize=8)
+    groups = []
+    for i in range(k):
+        members = [j for j in order if ranks[order[i]] <= ranks[j] < ranks[order[i]] + cd]
+        if len(members) > 1 and not any(set(members) <= set(g) for g in groups):
+            groups.append(members)
+    for g_i, g in enumerate(groups):
+        y = -0.18 - 0.14 * g_i
+        ax.hlines(y, ranks[g].min() - 0.03, ranks[g].max() + 0.03, color="k", lw=3)
+    ax.axis("off")
+    verdict = "rejects" if friedman.get("reject") else "does not reject"
+    ax.set_title(
+        f"Average ranks (1 = best); Friedman {verdict} at alpha = {friedman.get('alpha')}",
+        fontsize=9,
+    )
     return fig
 
 
@@ -305,6 +390,22 @@ def plot_forgetting_comparison(curves: dict, *, title: str = "", measure: str = 
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     return fig
+
+
+#: Figure formats ``distval report --format`` writes.
+FORMATS = ("png", "pdf", "svg")
+
+
+def save_figure(fig, path, fmt: str, dpi: int = 150) -> None:
+    """Write ``fig`` as ``fmt`` (png, pdf or svg) at ``dpi`` (raster parts of vector files).
+
+    >>> import tempfile, pathlib
+    >>> fig = plot_forgetting_comparison({"a": ([0, 1], [0.5, 0.6])})
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "f.pdf"
+    >>> save_figure(fig, p, "pdf", dpi=300); p.read_bytes()[:4]
+    b'%PDF'
+    """
+    fig.savefig(path, format=fmt, dpi=dpi)
 
 
 def png_bytes(fig) -> bytes:

@@ -40,11 +40,15 @@ from pathlib import Path
 from distval.errors import DistvalError
 from distval.report import tables
 from distval.report.figures import (
+    FORMATS,
     plot_adwin_width,
     plot_baselines,
+    plot_critical_difference,
     plot_measure,
+    plot_q,
     plot_tests,
     png_bytes,
+    save_figure,
 )
 from distval.results import SavedRun, load_results, markdown_table
 
@@ -65,6 +69,7 @@ def _sections(res: SavedRun) -> list[dict]:
                     "title": title,
                     "caption": caption,
                     "png": png_bytes(fig),
+                    "figure": fig,
                 }
             )
 
@@ -108,14 +113,36 @@ def _sections(res: SavedRun) -> list[dict]:
         figure(
             "tests",
             "Across-fold tests over time",
-            f"Statistic, p-value against alpha = {alpha} and decision at every check.",
+            f"p-values against alpha = {alpha} (one log scale) and the decision at every "
+            "check, with the learner the data favour.",
             plot_tests(res),
+        )
+        figure(
+            "critical_difference",
+            "Critical-difference diagram",
+            "Nemenyi test after Friedman: learners at their average rank over the folds; a bar "
+            "joins learners whose ranks differ by less than the critical difference.",
+            plot_critical_difference(res),
+        )
+        figure(
+            "q",
+            "Q statistic over time",
+            "log(errors A / errors B), cumulative, over the window and faded; below 0 favours "
+            "A. Drift detections (with --drift) are the ticks on the measure figures.",
+            plot_q(res),
         )
         table(
             "tests",
             "Final test decisions",
             f"At row {int(res.tests['position'].max())}.",
             tables.final_tests_table(res),
+        )
+        table(
+            "q",
+            "Q statistic",
+            "log(errors A / errors B) over the (row, fold) pairs both learners tested "
+            "(gama2013): negative favours A.",
+            tables.final_q_table(res),
         )
         table(
             "decisions",
@@ -201,7 +228,7 @@ def _html(res: SavedRun, sections: list[dict]) -> str:
     )
 
 
-def make_report(results_dir, out_dir=None) -> Path:
+def make_report(results_dir, out_dir=None, *, formats=("png",), dpi: int | None = None) -> Path:
     """Write the figures, ``report.html`` and ``report.md`` of a results directory.
 
     Parameters
@@ -211,12 +238,26 @@ def make_report(results_dir, out_dir=None) -> Path:
         (for a robustness run: its ``original`` sub-directory).
     out_dir
         Where to write (created if needed); default: the results directory itself.
+    formats
+        Figure files to write besides the page's: any of ``png``, ``pdf``, ``svg``.
+    dpi
+        Resolution of the figure files; default: PNG files are the page's own compact
+        images (90 dpi, 64 colours) and PDF / SVG are written at 150 dpi.
 
     Returns
     -------
     pathlib.Path
         The path of ``report.html``.
     """
+    formats = tuple(formats)
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise DistvalError(
+            f"unknown figure format {bad[0] if bad else ''!r}; choose among {', '.join(FORMATS)}"
+        )
+    if dpi is not None and (isinstance(dpi, bool) or not isinstance(dpi, int)
+                            or not 10 <= dpi <= 2400):
+        raise DistvalError(f"dpi must be a whole number from 10 to 2400, got {dpi!r}")
     res = load_results(results_dir)
     out = Path(out_dir) if out_dir is not None else res.directory
 
@@ -226,7 +267,12 @@ def make_report(results_dir, out_dir=None) -> Path:
     sections = _sections(res)
     for s in sections:
         if s["kind"] == "figure":
-            (out / s["file"]).write_bytes(s["png"])
+            for fmt in formats:
+                path = out / Path(s["file"]).with_suffix(f".{fmt}")
+                if fmt == "png" and dpi is None:
+                    path.write_bytes(s["png"])
+                else:
+                    save_figure(s["figure"], path, fmt, dpi or 150)
     (out / "report.md").write_text(_markdown(res, sections))
     path = out / "report.html"
     path.write_text(_html(res, sections), encoding="utf-8")

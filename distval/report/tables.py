@@ -60,20 +60,53 @@ def measures_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
     return cols, rows
 
 
+def _num(v, spec: str = ".4g") -> str:
+    return "–" if v is None or v != v else format(v, spec)
+
+
 def final_tests_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
+    """The tests at the last check: what each compared (measure, forgetting; A's and B's
+    values), the outcome and the learner the data favour."""
     t = res.tests
     last = t[t["position"] == t["position"].max()]
-    cols = ["A", "B", "test", "mean A", "mean B", "statistic", "p-value", "reject H0"]
+    cols = ["A", "B", "test", "compares", "value A", "value B", "statistic", "p-value",
+            "reject H0", "favours"]
+    rows = []
+    for r in last.itertuples():
+        digits = ".6g" if r.measure == "errors" else ".4f"
+        rows.append(
+            [
+                r.learner_a,
+                r.learner_b,
+                r.test,
+                f"{r.measure}, {r.forgetting}",
+                _num(r.value_a, digits),
+                _num(r.value_b, digits),
+                _num(r.statistic),
+                _num(r.pvalue),
+                "–" if r.pvalue != r.pvalue else ("yes" if r.reject else "no"),
+                r.favours if isinstance(r.favours, str) else "–",
+            ]
+        )
+    return cols, rows
+
+
+def final_q_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
+    """The Q statistic of every pair at the last check (cumulative, window, fading)."""
+    q = res.q
+    if q is None or not len(q):
+        return [], []
+    last = q[q["position"] == q["position"].max()]
+    cols = ["A", "B", "forgetting", "Q", "errors A", "errors B", "favours"]
     rows = [
         [
             r.learner_a,
             r.learner_b,
-            r.test,
-            "–" if r.mean_a != r.mean_a else f"{r.mean_a:.4f}",
-            "–" if r.mean_b != r.mean_b else f"{r.mean_b:.4f}",
-            "–" if r.statistic != r.statistic else f"{r.statistic:.4g}",
-            "–" if r.pvalue != r.pvalue else f"{r.pvalue:.4g}",
-            "–" if r.pvalue != r.pvalue else ("yes" if r.reject else "no"),
+            r.forgetting,
+            _num(r.q, "+.4f"),
+            _num(r.errors_a, ".6g"),
+            _num(r.errors_b, ".6g"),
+            r.favours if isinstance(r.favours, str) else "–",
         ]
         for r in last.itertuples()
     ]

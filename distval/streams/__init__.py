@@ -11,6 +11,7 @@ from __future__ import annotations
 from distval.streams.arff import ArffStream, parse_arff_header
 from distval.streams.base import Chunk, Stream
 from distval.streams.delimited import CsvStream
+from distval.streams.iterable import IterableStream
 from distval.streams.open import FILE_EXTENSIONS, bundled_path, open_stream
 from distval.streams.parquet import ParquetStream
 from distval.streams.synth import GENERATORS, GeneratorStream
@@ -22,6 +23,7 @@ __all__ = [
     "Chunk",
     "CsvStream",
     "GeneratorStream",
+    "IterableStream",
     "ParquetStream",
     "Stream",
     "bundled_path",

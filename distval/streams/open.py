@@ -12,6 +12,7 @@ from distval.streams.arff import ArffStream
 from distval.streams.base import Stream
 from distval.streams.delimited import CsvStream
 from distval.streams.files import check_file
+from distval.streams.iterable import IterableStream
 from distval.streams.parquet import ParquetStream
 from distval.streams.synth import DEFAULT_N, GeneratorStream
 
@@ -60,7 +61,7 @@ def _extension(spec: str) -> str | None:
 
 
 def open_stream(
-    spec: str | os.PathLike | None = None,
+    spec: str | os.PathLike | Stream | object | None = None,
     *,
     target: str | None = None,
     n_rows: int | None = None,
@@ -74,7 +75,9 @@ def open_stream(
         ``None``, ``"electricity"`` or ``"elec2"`` for the bundled Electricity data; a path
         ending in ``.parquet``, ``.csv``, ``.csv.gz``, ``.data``, ``.data.gz``, ``.arff`` or
         ``.arff.gz``; or a generator spec such as ``"sea"``, ``"SEA(50)"``, ``"HYP(10, 0.001)"``
-        or ``"sea(variant=2, noise=0.1)"`` (see :mod:`distval.streams.synth`).
+        or ``"sea(variant=2, noise=0.1)"`` (see :mod:`distval.streams.synth`); a
+        :class:`Stream` (returned as it is); or a river dataset or generator or any other
+        iterable of ``(x: dict, y)`` pairs (:class:`~distval.streams.iterable.IterableStream`).
     target
         Label column of a file (default: the last column).
     n_rows
@@ -93,10 +96,14 @@ def open_stream(
     """
     if spec is None:
         spec = "elec2"
+    if isinstance(spec, Stream):
+        return spec
     if isinstance(spec, os.PathLike):
         spec = os.fspath(spec)
     if not isinstance(spec, str):
-        raise DistvalError(f"a stream spec must be a string or a path, got {spec!r}")
+        if target is not None:
+            raise DistvalError(f"target={target!r} applies to file streams only")
+        return IterableStream(spec, n_rows=n_rows)
     text = spec.strip()
     if not text:
         raise DistvalError("the stream spec is empty")

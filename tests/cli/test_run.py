@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+import distval
 from distval.cli import main
 
 
@@ -43,7 +45,13 @@ def test_run_writes_results_and_prints_a_summary(tmp_path, capsys):
         "300",
     )
     assert code == 0, err
-    assert "| ht |" in out and "| majority |" in out and "wilcoxon" in out
+    lines = out.splitlines()
+    # an aligned terminal table: every row of a table as wide as its rule, no Markdown pipes
+    assert "|" not in out and "wilcoxon" in out
+    head = next(i for i, line in enumerate(lines) if line.startswith("learner"))
+    assert lines[head + 2].startswith("ht ") and lines[head + 3].startswith("majority ")
+    assert len(lines[head + 1]) >= max(len(x) for x in lines[head + 2 : head + 4])
+    assert "| ht |" in (out_dir / "summary.md").read_text()  # summary.md stays Markdown
     cfg = json.loads((out_dir / "config.json").read_text())
     assert cfg["scheme"] == "cv" and cfg["prequential"] is False and cfg["window"] == 300
     folds = pq.read_table(out_dir / "folds.parquet").to_pandas()
@@ -94,6 +102,10 @@ CASES = [
     (["--output", "{d}/full"], "not empty"),
     (["--tests", "t-test"], "unknown test 't-test'"),
     (["--actors", "0"], "--actors"),
+    (["--folds", "x"], "argument --folds: invalid int value: 'x'"),
+    (["--scheme", "holdout"], "argument --scheme: invalid choice: 'holdout'"),
+    (["--config", "{d}/nosuch.json"], "cannot read"),
+    (["--config", "{d}/ragged.csv"], "is not valid JSON"),
     (["--learners", "ht", "river.preprocessing:StandardScaler"], "is not a classifier"),
     (
         ["--learners", "ht", "failing_learner:BreaksAt(after=50)"],
@@ -111,10 +123,14 @@ def test_bad_input_gets_one_clear_message(files, tmp_path, capsys, args, message
         argv += ["--output", str(tmp_path / "out")]
     if "--actors" not in argv:
         argv += ["--backend", "inprocess"]
-    code, _, err = run_cli(capsys, *argv)
+    try:
+        code, _, err = run_cli(capsys, *argv)
+    except SystemExit as exc:  # argparse's own errors
+        code, err = exc.code, capsys.readouterr().err
     assert code == 2
     assert "Traceback" not in err
-    lines = err.strip().splitlines()
+    # 2 folds: the low-power warning of the start may come first; the error is one line
+    lines = [x for x in err.strip().splitlines() if not x.startswith("distval: warning: with 2")]
     assert len(lines) == 1 and lines[0].startswith("distval: error: "), err
     assert message in lines[0]
 
@@ -173,3 +189,114 @@ def test_drift_and_mcnemar_options_reach_the_config(tmp_path, capsys):
         0.05,
         0.01,
     )
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    from importlib.metadata import version
+
+    assert capsys.readouterr().out.strip() == f"distval {version('distval')}"
+    assert version("distval") == distval.__version__
+
+
+def test_config_json_reruns_a_saved_run_exactly(tmp_path, capsys):
+    first = tmp_path / "first"
+    argv = ["run", "--backend", "inprocess", "--no-progress", "--stream", "sea(noise=0.1)"]
+    argv += ["--n-rows", "1500", "--folds", "3", "--learners", "ht(grace_period=50)", "nb"]
+    argv += ["--scheme", "cv", "--forgetting", "fading", "--fading", "0.99", "--seed", "7"]
+    code, _, err = run_cli(capsys, *argv, "--test-every", "500", "--output", str(first))
+    assert code == 0, err
+    again = tmp_path / "again"
+    code, _, err = run_cli(
+        capsys, "run", "--backend", "inprocess", "--no-progress",
+        "--config", str(first / "config.json"), "--output", str(again),
+    )
+    assert code == 0, err
+    a, b = (json.loads((d / "config.json").read_text()) for d in (first, again))
+    assert a == b
+    for name in ("folds.parquet", "tests.parquet", "q.parquet"):
+        assert pq.read_table(first / name).equals(pq.read_table(again / name)), name
+    # an option given next to --config overrides the saved value
+    code, _, err = run_cli(
+        capsys, "run", "--backend", "inprocess", "--no-progress", "--config", str(first),
+        "--folds", "4", "--output", str(tmp_path / "four"),
+    )
+    assert code == 0, err
+    four = json.loads((tmp_path / "four" / "config.json").read_text())
+    assert four["n_folds"] == 4 and four["seed"] == 7 and four["fading"] == 0.99
+
+
+def test_options_and_their_defaults_come_from_the_config_fields():
+    import dataclasses
+
+    from distval.cli import build_parser
+    from distval.config import RunConfig
+
+    parser = build_parser()
+    run = parser._subparsers._group_actions[0].choices["run"]
+    by_dest = {a.dest: a for a in run._actions}
+    for f in dataclasses.fields(RunConfig):
+        if "help" not in f.metadata:
+            continue
+        action = by_dest[f.name]
+        shown = f.default if not isinstance(f.default, tuple) else " ".join(f.default)
+        if f.default is not None:
+            if isinstance(f.default, bool):
+                shown = "yes" if f.default else "no"
+            assert f"(default: {shown})" in action.help, f.name
+    assert by_dest["n_folds"].option_strings == ["--folds"]
+
+
+def test_a_configuration_that_cannot_reject_is_said_once(tmp_path, capsys):
+    from scipy import stats
+
+    code, _, err = run_cli(
+        capsys, "run", "--backend", "inprocess", "--no-progress", "--stream", "sea",
+        "--n-rows", "600", "--folds", "5", "--learners", "nb", "majority",
+        "--test-every", "300", "--output", str(tmp_path / "w"),
+    )
+    assert code == 0, err
+    warned = [line for line in err.splitlines() if line.startswith("distval: warning:")]
+    assert len(warned) == 1
+    floor = stats.binomtest(5, 5).pvalue  # 0.0625, scipy's exact sign test, all folds won
+    assert f"smallest p-value is {floor:.4g}" in warned[0]
+    need = next(k for k in range(2, 20) if stats.wilcoxon(range(1, k + 1)).pvalue <= 0.05)
+    assert f"{need} folds or more" in warned[0]
+    assert "Warning" not in err  # no Python warning on top of the line
+
+
+def test_without_a_terminal_progress_comes_as_lines_and_the_path_is_absolute(
+    tmp_path, capsys, monkeypatch
+):
+    from distval import engine
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(engine.Run.__init__, "__kwdefaults__",
+                        engine.Run.__init__.__kwdefaults__ | {"line_seconds": 0.0})
+    code, out, err = run_cli(
+        capsys, "run", "--backend", "inprocess", "--stream", "sea", "--n-rows", "900",
+        "--folds", "2", "--learners", "nb", "majority", "--test-every", "300",
+        "--batch-size", "300",
+    )
+    assert code == 0, err
+    progress = [line for line in err.splitlines() if " rows (" in line]
+    assert len(progress) == 3 and progress[-1].startswith("distval: 900/900 rows (100 %)")
+    where = out.strip().splitlines()[-1].removeprefix("results: ")
+    assert where.startswith(str(tmp_path)) and (Path(where) / "summary.json").exists()
+
+
+def test_in_a_ray_job_results_default_to_a_findable_absolute_path(monkeypatch, tmp_path):
+    from distval.cli.run import default_output
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv(
+        "RAY_JOB_CONFIG_JSON_ENV_VAR",
+        json.dumps({"runtime_env": {}, "metadata": {"job_submission_id": "raysubmit_42"}}),
+    )
+    assert default_output() == tmp_path / "distval-results" / "raysubmit_42"
+    monkeypatch.delenv("RAY_JOB_CONFIG_JSON_ENV_VAR")
+    monkeypatch.chdir(tmp_path)
+    assert default_output().is_absolute()
+    assert default_output().parent == tmp_path / "distval-results"

@@ -135,10 +135,13 @@ PROMISED3 = {
     "fig-accuracy",
     "fig-kappa_m",
     "fig-tests",
+    "fig-critical_difference",
+    "fig-q",
     "fig-adwin_width",
     "fig-baselines",
     "tab-measures",
     "tab-tests",
+    "tab-q",
     "tab-decisions",
     "tab-config",
 }
@@ -164,7 +167,9 @@ def test_pngs_decode_to_large_nonblank_images_equal_to_files(run3):
     for fid, src in page.figures.items():
         data = _png_of(src)
         assert data[:8] == b"\x89PNG\r\n\x1a\n"
-        assert 5_000 < len(data) < 400_000, (fid, len(data))
+        # (a line diagram such as the critical-difference one compresses to a few KB;
+        # the pixel checks below say it is not blank)
+        assert 2_000 < len(data) < 400_000, (fid, len(data))
         on_disk = html.parent / f"{fid.removeprefix('fig-')}.png"
         assert on_disk.read_bytes() == data
         img = mpimg.imread(io.BytesIO(data), format="png")
@@ -212,14 +217,15 @@ def test_final_tests_table_equals_last_rows_of_tests_parquet(run3):
         t = last[(last["learner_a"] == r[0]) & (last["learner_b"] == r[1]) & (last["test"] == r[2])]
         assert len(t) == 1
         p = t["pvalue"].iloc[0]
-        if np.isnan(p):
-            assert r[6] == r[7] == "–"
-            continue
-        assert float(r[6]) == pytest.approx(p, rel=1e-3, abs=1e-300)
-        assert r[7] == ("yes" if t["reject"].iloc[0] else "no")
+        assert float(r[7]) == pytest.approx(p, rel=1e-3, abs=1e-300)
+        assert r[8] == ("yes" if t["reject"].iloc[0] else "no")
+        assert r[3] == f"{t['measure'].iloc[0]}, {t['forgetting'].iloc[0]}"
+        assert r[9] == (t["favours"].iloc[0] or "–")
         if r[2] in ("sign", "wilcoxon", "friedman"):
             # the decision is p < alpha (bifet2015 §4): checked independently of the column
-            assert (r[7] == "yes") == bool(p < 0.05)
+            assert (r[8] == "yes") == bool(p < 0.05)
+        if r[2].startswith("mcnemar"):  # McNemar's values are the errors in its own scope
+            assert r[3].startswith("errors, ")
 
 
 def test_decision_table_against_direct_computation(run3):
@@ -296,7 +302,7 @@ def test_tests_figure_shows_alpha_clipped_pvalues_and_decisions(run3):
     fig = plot_tests(res)
     tests = pd.read_parquet(d / "tests.parquet")
     pair = tests[(tests["learner_a"] == "ht") & (tests["learner_b"] == "majority")]
-    _, ax_p, ax_d = fig.axes[:3]
+    ax_p, ax_d = fig.axes[:2]  # p-values (one log axis) and decisions; no statistics axis
     alpha_lines = [ln for ln in ax_p.get_lines() if ln.get_label().startswith("alpha")]
     assert len(alpha_lines) == 1 and set(alpha_lines[0].get_ydata()) == {0.05}
     for ln in _named_lines(ax_p):
@@ -369,3 +375,103 @@ def test_robustness_directory_reports_its_original_run(run1, tmp_path):
     (tmp_path / "accuracy.png").write_bytes(b"robustness figure")
     assert make_report(tmp_path) == original / "report.html"
     assert (tmp_path / "accuracy.png").read_bytes() == b"robustness figure"  # left alone
+
+
+def test_a_results_directory_of_the_old_format_is_still_reported(tmp_path):
+    """Before q.parquet, tests.parquet held the Q statistic as ``q*`` rows, the fold means
+    as ``mean_a``/``mean_b`` on every row and ``n``: such a directory still reports."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from distval.report import make_report
+    from distval.results import load_results
+
+    d = tmp_path / "old"
+    res = distval.evaluate(
+        stream="sea", n_rows=600, learners=("nb", "majority"), n_folds=2, test_every=300,
+        output_dir=d,
+    )
+    (d / "q.parquet").unlink()
+    old = [
+        {"position": t["position"], "test": t["test"], "learner_a": t["learner_a"],
+         "learner_b": t["learner_b"], "mean_a": 0.5, "mean_b": 0.4, "statistic": t["statistic"],
+         "pvalue": t["pvalue"], "reject": t["reject"],
+         "n": t["folds_used"] or t["discordant_pairs"] or 0}
+        for t in res.test_rows
+    ] + [
+        {"position": q["position"], "test": "q" + {"cumulative": "", "window": "_window",
+                                                    "fading": "_fading"}[q["forgetting"]],
+         "learner_a": q["learner_a"], "learner_b": q["learner_b"], "mean_a": 0.5,
+         "mean_b": 0.4, "statistic": q["q"], "pvalue": float("nan"), "reject": False, "n": 1}
+        for q in res.q_rows
+    ]
+    pq.write_table(pa.Table.from_pylist(old), d / "tests.parquet")
+    saved = load_results(d)
+    assert not saved.tests["test"].str.startswith("q").any()
+    assert len(saved.q) == len(res.q_rows)
+    assert saved.q["q"].tolist() == pytest.approx([q["q"] for q in res.q_rows])
+    mc = saved.tests[saved.tests["test"] == "mcnemar"]
+    assert mc["measure"].eq("errors").all() and mc["value_a"].isna().all()  # not fold means
+    assert make_report(d).exists()
+    assert json.loads((d / "config.json").read_text())["learners"] == ["nb", "majority"]
+
+
+def test_figures_as_pdf_and_svg_at_a_dpi_and_one_log_pvalue_axis(tmp_path):
+    import json
+
+    from distval.report import make_report
+    from distval.report.figures import plot_critical_difference, plot_measure, plot_q, plot_tests
+    from distval.results import load_results
+
+    d = tmp_path / "r"
+    distval.evaluate(
+        stream="SEA(50)", n_rows=4000, learners=("nb", "majority", "persistent", "ht"),
+        n_folds=6, test_every=500, drift=True, ph_lambda=5.0, output_dir=d,
+    )
+    out = tmp_path / "rep"
+    code = cli.main(["report", str(d), "--output", str(out), "--format", "png,pdf,svg",
+                     "--dpi", "200"])
+    assert code == 0
+    for fmt in ("png", "pdf", "svg"):
+        assert (out / f"tests.{fmt}").stat().st_size > 0 and (out / f"q.{fmt}").exists()
+    assert (out / "tests.pdf").read_bytes()[:4] == b"%PDF"
+    assert b"<svg" in (out / "accuracy.svg").read_bytes()[:400]
+    make_report(d, tmp_path / "compact")  # default: the page's own 90-dpi PNGs
+    wide = mpimg.imread(out / "accuracy.png").shape[1]
+    compact = mpimg.imread(tmp_path / "compact" / "accuracy.png").shape[1]
+    assert wide == pytest.approx(200 / 90 * compact, rel=0.02)
+    res = load_results(d)
+    # tests figure: every p-value axis is logarithmic, no axis of statistics is left
+    fig = plot_tests(res)
+    p_axes = [ax for ax in fig.axes if ax.get_yscale() == "log"]
+    assert p_axes and all("p-value" in ax.get_ylabel() for ax in p_axes)
+    assert not [ax for ax in fig.axes if "statistic" in ax.get_ylabel()]
+    # Q figure: the lines are q.parquet's values
+    q = pd.read_parquet(d / "q.parquet")
+    fig = plot_q(res)
+    line = next(ln for ln in fig.axes[0].get_lines() if ln.get_label() == "cumulative")
+    first = q[(q.learner_a == "nb") & (q.learner_b == "majority") & (q.forgetting == "cumulative")]
+    np.testing.assert_allclose(line.get_ydata(), first["q"].to_numpy())
+    # drift detections are drawn on the measure figures, at events.parquet's positions
+    ev = pd.read_parquet(d / "events.parquet")
+    assert len(ev)
+    ticks = [ln for ax in plot_measure(res).axes for ln in ax.get_lines()
+             if ln.get_label() == "drift detected"]
+    assert sorted(np.concatenate([t.get_xdata() for t in ticks])) == sorted(ev["position"])
+    # critical-difference diagram: learners at the Friedman average ranks of summary.json
+    summary = json.loads((d / "summary.json").read_text())
+    ranks = summary["friedman"]["average_ranks"]
+    fig = plot_critical_difference(res)
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
+    for label, r in zip(res.labels, ranks):
+        assert f"{label} ({r:.2f})" in texts
+    assert f"CD = {summary['friedman']['critical_difference']:.2f}" in texts
+
+
+def test_report_rejects_an_unknown_format_in_one_line(run1, capsys):
+    d, _ = run1
+    assert cli.main(["report", str(d), "--format", "gif"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("distval: error: unknown figure format 'gif'") and err.count("\n") == 1
