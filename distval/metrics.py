@@ -244,7 +244,7 @@ class Cumulative(Tracker):
         )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _count_batch(y, pred, per_ok, C, P):  # pragma: no cover - numba
     """Add every tested (slot, row) to its confusion cell and persistent-correct count."""
     n_slots, n = pred.shape
@@ -422,7 +422,7 @@ class ExponentialEstimators(Tracker):
 _LEVELS = 64  # ADWIN bucket levels: level i holds buckets of 2**i rows
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _push(s, code, ring, head, size, C, P):
     cap = ring.shape[1]
     ring[s, (head[s] + size[s]) % cap] = code
@@ -431,7 +431,7 @@ def _push(s, code, ring, head, size, C, P):
     P[s] += code & 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _trim(s, keep, ring, head, size, C, P):
     cap = ring.shape[1]
     while size[s] > keep:
@@ -442,7 +442,7 @@ def _trim(s, keep, ring, head, size, C, P):
         size[s] -= 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _sliding_batch(y, pred, per_ok, keep, ring, head, size, C, P):  # pragma: no cover - numba
     n_slots, n = pred.shape
     for s in range(n_slots):
@@ -461,7 +461,7 @@ def _sliding_batch(y, pred, per_ok, keep, ring, head, size, C, P):  # pragma: no
 # at level i, ``bt`` / ``bv`` their totals and variances, oldest first.
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _adwin_insert(s, value, stat, levels, cnt, bt, bv, max_buckets):
     bt[s, 0, cnt[s, 0]] = value
     bv[s, 0, cnt[s, 0]] = 0.0
@@ -496,7 +496,7 @@ def _adwin_insert(s, value, stat, levels, cnt, bt, bv, max_buckets):
         i += 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _adwin_drop_oldest(s, stat, levels, cnt, bt, bv):
     last = levels[s] - 1
     n = float(np.int64(1) << last)
@@ -516,7 +516,7 @@ def _adwin_drop_oldest(s, stat, levels, cnt, bt, bv):
         levels[s] -= 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _adwin_cut(n0, n1, delta_mean, delta_prime, variance_share, min_len):
     # delta_prime = ln(2 ln(width) / delta) and variance_share = variance / width are constant
     # during a scan of the window, so the caller computes them once per scan (same values).
@@ -527,7 +527,7 @@ def _adwin_cut(n0, n1, delta_mean, delta_prime, variance_share, min_len):
     return abs(delta_mean) > epsilon
 
 
-@numba.njit(cache=True, error_model="numpy")
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work):
     """ADWIN's check of every cut of slot s's window, dropping the oldest bucket while one
     cut's means differ; whether any did (river's ``detect_change`` on a clock tick).
@@ -579,7 +579,7 @@ def _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work):
             return detected
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _adwin_batch(
     y, pred, per_ok, ring, head, size, C, P, stat, ticks, levels, cnt, bt, bv, params, trace
 ):  # pragma: no cover - numba
@@ -739,6 +739,7 @@ class ADWINWindow(_Windowed):
     def n_detections(self) -> np.ndarray:
         """Changes ADWIN has detected in each slot."""
         return self._ticks[:, 1].copy()
+
 
 def make_tracker(
     kind: str,
