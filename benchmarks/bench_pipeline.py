@@ -141,6 +141,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--sets", default="trivial,moa")
     ap.add_argument("--backends", default="inprocess,ray,auto")
+    ap.add_argument("--name", default="pipeline", help="results file name")
     ap.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
@@ -195,7 +196,7 @@ def main() -> None:
             table(walls),
         ]
     )
-    save("pipeline", text, {"stages": rows, "backends": walls, "args": vars(a)})
+    save(a.name, text, {"stages": rows, "backends": walls, "args": vars(a)})
 
 
 if __name__ == "__main__":
