@@ -20,7 +20,6 @@ from distval.config import RunConfig
 
 from common import save, table, timed
 
-
 #: The commit before issue 14's aggregator work: its metrics module is loaded from git for the
 #: ratio in the same run (river's ADWIN called once per tested row from Python).
 BEFORE = "a404bc0"
