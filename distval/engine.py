@@ -119,8 +119,8 @@ class LocalEvaluation:
             for batch in batches:
                 yield Step(len(batch), self.step(batch))
             return
-        agg_in: queue.Queue = queue.Queue(maxsize=4)
-        agg_out: queue.Queue = queue.Queue()
+        agg_in: queue.Queue[tuple[Batch, np.ndarray] | None] = queue.Queue(maxsize=4)
+        agg_out: queue.Queue[Step | BaseException] = queue.Queue()
         stop = threading.Event()
 
         def aggregate() -> None:
@@ -175,7 +175,7 @@ def prefetch(items: Iterable[Batch], depth: int, stop: threading.Event) -> Itera
     >>> list(prefetch(iter([1, 2, 3]), depth=1, stop=threading.Event()))
     [1, 2, 3]
     """
-    q: queue.Queue = queue.Queue(maxsize=depth)
+    q: queue.Queue[object] = queue.Queue(maxsize=depth)
     end = object()
 
     def produce() -> None:
@@ -200,7 +200,7 @@ def prefetch(items: Iterable[Batch], depth: int, stop: threading.Event) -> Itera
             return
         if isinstance(item, BaseException):
             raise item
-        yield item
+        yield item  # type: ignore[misc]
 
 
 def iter_inprocess(config: RunConfig, stream: Stream) -> Iterator[Step]:

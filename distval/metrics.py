@@ -245,7 +245,9 @@ class Cumulative(Tracker):
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_batch(y, pred, per_ok, C, P):  # pragma: no cover - numba
+def _count_batch(
+    y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray, C: np.ndarray, P: np.ndarray
+) -> None:  # pragma: no cover
     """Add every tested (slot, row) to its confusion cell and persistent-correct count."""
     n_slots, n = pred.shape
     for s in range(n_slots):
@@ -423,7 +425,15 @@ _LEVELS = 64  # ADWIN bucket levels: level i holds buckets of 2**i rows
 
 
 @numba.njit(cache=True, nogil=True)
-def _push(s, code, ring, head, size, C, P):
+def _push(
+    s: int,
+    code: int,
+    ring: np.ndarray,
+    head: np.ndarray,
+    size: np.ndarray,
+    C: np.ndarray,
+    P: np.ndarray,
+) -> None:
     cap = ring.shape[1]
     ring[s, (head[s] + size[s]) % cap] = code
     size[s] += 1
@@ -432,7 +442,15 @@ def _push(s, code, ring, head, size, C, P):
 
 
 @numba.njit(cache=True, nogil=True)
-def _trim(s, keep, ring, head, size, C, P):
+def _trim(
+    s: int,
+    keep: int,
+    ring: np.ndarray,
+    head: np.ndarray,
+    size: np.ndarray,
+    C: np.ndarray,
+    P: np.ndarray,
+) -> None:
     cap = ring.shape[1]
     while size[s] > keep:
         code = ring[s, head[s]]
@@ -462,7 +480,16 @@ def _sliding_batch(y, pred, per_ok, keep, ring, head, size, C, P):  # pragma: no
 
 
 @numba.njit(cache=True, nogil=True)
-def _adwin_insert(s, value, stat, levels, cnt, bt, bv, max_buckets):
+def _adwin_insert(
+    s: int,
+    value: float,
+    stat: np.ndarray,
+    levels: np.ndarray,
+    cnt: np.ndarray,
+    bt: np.ndarray,
+    bv: np.ndarray,
+    max_buckets: int,
+) -> None:
     bt[s, 0, cnt[s, 0]] = value
     bv[s, 0, cnt[s, 0]] = 0.0
     cnt[s, 0] += 1
@@ -497,7 +524,9 @@ def _adwin_insert(s, value, stat, levels, cnt, bt, bv, max_buckets):
 
 
 @numba.njit(cache=True, nogil=True)
-def _adwin_drop_oldest(s, stat, levels, cnt, bt, bv):
+def _adwin_drop_oldest(
+    s: int, stat: np.ndarray, levels: np.ndarray, cnt: np.ndarray, bt: np.ndarray, bv: np.ndarray
+) -> None:
     last = levels[s] - 1
     n = float(np.int64(1) << last)
     u, v = bt[s, last, 0], bv[s, last, 0]
@@ -517,7 +546,14 @@ def _adwin_drop_oldest(s, stat, levels, cnt, bt, bv):
 
 
 @numba.njit(cache=True, nogil=True)
-def _adwin_cut(n0, n1, delta_mean, delta_prime, variance_share, min_len):
+def _adwin_cut(
+    n0: float,
+    n1: float,
+    delta_mean: float,
+    delta_prime: float,
+    variance_share: float,
+    min_len: float,
+) -> bool:
     # delta_prime = ln(2 ln(width) / delta) and variance_share = variance / width are constant
     # during a scan of the window, so the caller computes them once per scan (same values).
     m_recip = 1.0 / (n0 - min_len + 1.0) + 1.0 / (n1 - min_len + 1.0)
@@ -528,7 +564,17 @@ def _adwin_cut(n0, n1, delta_mean, delta_prime, variance_share, min_len):
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
-def _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work):
+def _adwin_scan(
+    s: int,
+    stat: np.ndarray,
+    levels: np.ndarray,
+    cnt: np.ndarray,
+    bt: np.ndarray,
+    bv: np.ndarray,
+    delta: float,
+    min_len: float,
+    work: np.ndarray,
+) -> bool:
     """ADWIN's check of every cut of slot s's window, dropping the oldest bucket while one
     cut's means differ; whether any did (river's ``detect_change`` on a clock tick).
 
