@@ -84,8 +84,9 @@ def distval_seconds(learner: str, arff: Path, backend: str) -> tuple[float, floa
     return seconds, acc
 
 
-def bare_seconds(learner: str, arff: Path) -> tuple[float, float]:
-    """The Java host over the same batches, all in memory beforehand: no evaluator."""
+def bare_seconds(learner: str, arff: Path, threads: int = 1) -> tuple[float, float]:
+    """The Java host over the same batches, all in memory beforehand: no evaluator; its
+    replicas on ``threads`` Java threads."""
     cfg = RunConfig(stream=str(arff), learners=(f"moa:{learner}",), n_folds=10)
     stream = open_config_stream(cfg)
     batches = list(iter_batches(stream, cfg))
@@ -94,6 +95,7 @@ def bare_seconds(learner: str, arff: Path) -> tuple[float, float]:
         [replica_seed(1, 0, f) for f in range(10)],
         Schema.of(stream),
     )
+    reps.threads = threads
     t0 = time.perf_counter()
     correct = 0
     for b in batches:
@@ -115,8 +117,8 @@ def fresh(kind: str, learner: str, arff: Path) -> float:
 
 
 def one(kind: str, learner: str, arff: Path) -> None:
-    if kind == "bare":
-        print(json.dumps(bare_seconds(learner, arff)))
+    if kind.startswith("bare"):
+        print(json.dumps(bare_seconds(learner, arff, int(kind[4:] or 1))))
     else:
         print(json.dumps(distval_seconds(learner, arff, kind)))
 
@@ -146,7 +148,8 @@ def main() -> None:
         for name, n in grid:
             learner, arff = LEARNERS[name], files[n]
             moa_s, moa_acc = moa_cli_seconds(learner, arff, n)
-            bare, _ = fresh("bare", learner, arff)
+            bare, _ = fresh("bare1", learner, arff)
+            bare_all, _ = fresh(f"bare{os.cpu_count()}", learner, arff)
             ours, our_acc = fresh("inprocess", learner, arff)
             ray_s, _ = fresh("ray", learner, arff)
             row = {
@@ -156,9 +159,12 @@ def main() -> None:
                 "distval s": ours,
                 "distval ray s": ray_s,
                 "bare host s": bare,
+                "bare host all cores s": bare_all,
                 "distval / moa": ours / moa_s,
                 "ray / moa": ray_s / moa_s,
-                "overhead vs bare": ours / bare - 1,
+                "ray / distval": ray_s / ours,
+                "distval / bare all cores": ours / bare_all,
+                "distval / bare": ours / bare,
                 "moa acc": moa_acc,
                 "distval acc": our_acc,
             }
@@ -175,7 +181,8 @@ def main() -> None:
             " distval: distval.evaluate in-process (JVM start included), defaults"
             " (ADWIN windows, a snapshot with all measures every 1000 rows);"
             " ray: the same on Ray with all cores, Ray start included;"
-            " bare host: the Java batch host alone over in-memory batches (loop timed only).",
+            " bare host: the Java batch host alone over in-memory batches (loop timed only), its"
+            " replicas on one Java thread, and on every core (distval's in-process default).",
             "- every distval and bare-host measurement runs in a fresh process (cold JVM and JIT).",
             "- accuracies: MOA's is its window evaluator's last 1000 rows (mean of folds),"
             " distval's is cumulative (mean of folds); they are shown as a sanity check only.",

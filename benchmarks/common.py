@@ -38,6 +38,7 @@ def machine() -> dict:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "date": time.strftime("%Y-%m-%d %H:%M"),
+        "load average (1, 5, 15 min) at the end": list(os.getloadavg()),
     }
 
 

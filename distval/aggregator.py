@@ -135,6 +135,7 @@ class Aggregator:
         self.position = 0
         self._last_label = 0  # the Persistent classifier's guess for row 0 is class 0 (MOA)
         self.last: Snapshot | None = None
+        self._got: dict[int, dict[str, np.ndarray]] = {}  # measures per tracker, this position
 
     @property
     def primary(self):
@@ -154,6 +155,7 @@ class Aggregator:
         per_ok = y == prev
         for tracker in self.trackers:
             tracker.update(y, pred, per_ok)
+        self._got = {}
         if self.pairs:
             by_learner = pred.reshape(len(self.labels), self.n_folds, n)
             a, b = (np.array(side) for side in zip(*self.pairs))
@@ -189,25 +191,33 @@ class Aggregator:
 
     def fold_values(self, measure: str | None = None) -> np.ndarray:
         """(learners, folds) values of a measure under the chosen forgetting mechanism."""
-        m = self.primary.get()[measure or self.config.measure]
+        m = self._measures(self.primary)[measure or self.config.measure]
         return m.reshape(len(self.labels), self.n_folds)
+
+    def _measures(self, tracker) -> dict[str, np.ndarray]:
+        """``tracker.get()``, computed once per stream position."""
+        got = self._got.get(id(tracker))
+        if got is None:
+            got = self._got[id(tracker)] = tracker.get()
+        return got
 
     def snapshot(self) -> Snapshot:
         cfg, k = self.config, self.n_folds
         folds = []
         for tracker in self.trackers:
-            m = tracker.get()
-            widths = tracker.widths
+            m = self._measures(tracker)
+            widths = tracker.widths.tolist()
+            cols = {name: m[name].tolist() for name in (*MEASURES, "n")}
             for s in range(self.n_slots):
                 row = {
                     "position": self.position,
                     "learner": self.labels[s // k],
                     "fold": s % k,
                     "forgetting": tracker.name,
-                    "n": float(m["n"][s]),
+                    "n": float(cols["n"][s]),
                     "width": float(widths[s]),
                 }
-                row.update({name: float(m[name][s]) for name in MEASURES})
+                row.update({name: float(cols[name][s]) for name in MEASURES})
                 row["recall_by_class"] = [float(r) for r in m["recall"][s]]
                 folds.append(row)
         tests, q_rows = self._test_rows()

@@ -16,8 +16,10 @@ appends it to disk and shows progress.
 
 from __future__ import annotations
 
+import queue
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -100,10 +102,107 @@ class LocalEvaluation:
         preds = self.host.process(batch)
         return self.aggregator.update(batch.start, batch.y, [(self._ids, preds)])
 
+    @property
+    def overlaps(self) -> bool:
+        """Whether :meth:`steps` overlaps reading, hosting and aggregating in threads: when
+        the host runs MOA replicas, whose batch call leaves Python's GIL free (river replicas
+        hold it, so threads would gain nothing there)."""
+        return self.host.moa is not None
+
     def steps(self, batches: Iterable[Batch]) -> Iterator[Step]:
-        """A :class:`Step` per batch."""
-        for batch in batches:
-            yield Step(len(batch), self.step(batch))
+        """A :class:`Step` per batch, in stream order.
+
+        With :attr:`overlaps`, a reader thread reads and routes the next batches and an
+        aggregator thread takes each batch's predictions, while this thread runs the host:
+        every stage sees the same batches in the same order, so the numbers are those of
+        the plain loop.
+        """
+        if not self.overlaps:
+            for batch in batches:
+                yield Step(len(batch), self.step(batch))
+            return
+        agg_in: queue.Queue[tuple[Batch, np.ndarray] | None] = queue.Queue(maxsize=4)
+        agg_out: queue.Queue[Step | BaseException] = queue.Queue()
+        stop = threading.Event()
+
+        def aggregate() -> None:
+            while True:
+                item = agg_in.get()
+                if item is None:
+                    return
+                batch, preds = item
+                try:
+                    snap = self.aggregator.update(batch.start, batch.y, [(self._ids, preds)])
+                except BaseException as exc:  # handed to the main thread
+                    agg_out.put(exc)
+                    return
+                agg_out.put(Step(len(batch), snap))
+
+        worker = threading.Thread(target=aggregate, name="distval-aggregator", daemon=True)
+        worker.start()
+        sent = got = 0
+        try:
+            for batch in prefetch(batches, depth=4, stop=stop):
+                preds = self.host.process(batch)
+                agg_in.put((batch, preds))
+                sent += 1
+                while True:
+                    try:
+                        item = agg_out.get_nowait()
+                    except queue.Empty:
+                        break
+                    got += 1
+                    yield _checked(item)
+            agg_in.put(None)
+            while got < sent:
+                got += 1
+                yield _checked(agg_out.get())
+        finally:
+            stop.set()
+            if worker.is_alive() and got < sent:
+                agg_in.put(None)  # ends the worker after the batches already queued
+            worker.join()
+
+
+def _checked(item: Step | BaseException) -> Step:
+    if isinstance(item, BaseException):
+        raise item
+    return item
+
+
+def prefetch(items: Iterable[Batch], depth: int, stop: threading.Event) -> Iterator[Batch]:
+    """``items`` produced by a background thread, at most ``depth`` ahead; its exception is
+    raised here, in order. ``stop`` ends the thread early.
+
+    >>> list(prefetch(iter([1, 2, 3]), depth=1, stop=threading.Event()))
+    [1, 2, 3]
+    """
+    q: queue.Queue[object] = queue.Queue(maxsize=depth)
+    end = object()
+
+    def produce() -> None:
+        try:
+            for item in items:
+                while not stop.is_set():
+                    try:
+                        q.put(item, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            q.put(end)
+        except BaseException as exc:  # handed to the consumer
+            q.put(exc)
+
+    threading.Thread(target=produce, name="distval-reader", daemon=True).start()
+    while True:
+        item = q.get()
+        if item is end:
+            return
+        if isinstance(item, BaseException):
+            raise item
+        yield item  # type: ignore[misc]
 
 
 def iter_inprocess(config: RunConfig, stream: Stream) -> Iterator[Step]:

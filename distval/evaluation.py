@@ -20,8 +20,8 @@ from distval.streams import Stream
 __all__ = ["AUTO_RAY_WORK", "BACKENDS", "check_backend", "evaluate", "low_power"]
 
 BACKENDS = ("inprocess", "ray", "auto")
-#: With ``backend="auto"``, jobs of fewer (rows x learners x folds) than this run in-process:
-#: Ray's start-up (a few seconds) would cost more than the second core gives back.
+#: Kept for callers of older versions: ``backend="auto"`` no longer decides from a row count
+#: but from the run's measured speed (:mod:`distval.ray_backend.auto`).
 AUTO_RAY_WORK = 200_000
 
 
@@ -82,6 +82,10 @@ def _steps(
         from distval.ray_backend.engine import iter_ray
 
         return iter_ray(config, stream, address=address, n_actors=n_actors)
+    if backend == "auto":
+        from distval.ray_backend.auto import iter_auto
+
+        return iter_auto(config, stream)
     return iter_inprocess(config, stream)
 
 
@@ -104,8 +108,9 @@ def evaluate(
     learners in Ray actors (``n_actors``, default one per CPU) on a local Ray or, with
     ``address``, on a cluster; both backends give identical numbers. ``source`` evaluates
     a :class:`~distval.streams.Stream` object (e.g. a permuted copy) instead of opening
-    ``config.stream``. ``backend="auto"`` picks
-    Ray unless the job is small (fewer than :data:`AUTO_RAY_WORK` rows x learners x folds).
+    ``config.stream``. ``backend="auto"`` starts in-process at once and moves the run to a
+    local Ray, at a batch boundary, only if its measured speed projects more than 30 s still
+    to go (:mod:`distval.ray_backend.auto`); with ``address`` or ``n_actors`` it is ``"ray"``.
 
     >>> res = evaluate(stream="sea", n_rows=2000, learners=("nb", "majority"), n_folds=3,
     ...                test_every=1000)
@@ -125,9 +130,8 @@ def evaluate(
         warnings.warn(warning, LowPowerWarning, stacklevel=2)
     if config.stream_text != config.stream:  # a Python object: opened, kept as its name
         config = dataclasses.replace(config, stream=config.stream_text)
-    if backend == "auto":
-        work = (stream.n_rows or AUTO_RAY_WORK) * len(config.learners) * config.n_folds
-        backend = "ray" if address or n_actors or work >= AUTO_RAY_WORK else "inprocess"
+    if backend == "auto" and (address or n_actors):
+        backend = "ray"
     run = Run(
         config,
         stream,

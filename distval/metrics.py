@@ -13,8 +13,9 @@ describe the same rows. What the state covers depends on the forgetting mechanis
   Algorithm 1 (decay ``alpha = 1 - factor``), including their start values;
 - :class:`ADWINWindow`: the rows inside an ADWIN window run on the slot's 0/1 loss.
 
-Trackers are updated a batch at a time with vectorised numpy; only ADWIN sees one call per
-tested row (river's compiled ADWIN).
+Trackers are updated a batch at a time: vectorised numpy, and for the windows (sliding and
+ADWIN) one compiled (numba) pass over the batch for all slots; ADWIN is compiled here too, with
+the arithmetic of river's ``AdaptiveWindowing``, so its windows are river's to the row.
 
 ADWIN after a change: this package keeps the recent sub-window ADWIN retains after a cut, as
 MOA's ``AdwinClassificationPerformanceEvaluator`` does, rather than restarting from an empty
@@ -26,10 +27,8 @@ all the measures.
 
 from __future__ import annotations
 
-from collections import deque
-
+import numba
 import numpy as np
-from river._river_rust.drift import AdaptiveWindowing
 
 from distval.errors import DistvalError, check_open_unit, check_positive_int
 
@@ -183,37 +182,6 @@ def _counts(codes: np.ndarray, n_classes: int, weights: np.ndarray | None = None
     return cm.reshape(n_classes, n_classes), per
 
 
-class _Queue:
-    """A growable FIFO of int64 codes held in one numpy buffer."""
-
-    __slots__ = ("buf", "hi", "lo")
-
-    def __init__(self) -> None:
-        self.buf = np.empty(1024, dtype=np.int64)
-        self.lo = self.hi = 0
-
-    def __len__(self) -> int:
-        return self.hi - self.lo
-
-    def push(self, codes: np.ndarray) -> None:
-        m = len(codes)
-        if self.hi + m > len(self.buf):
-            live = self.buf[self.lo : self.hi]
-            cap = max(len(self.buf), 2 * (len(live) + m))
-            buf = np.empty(cap, dtype=np.int64) if cap > len(self.buf) else self.buf
-            buf[: len(live)] = live
-            self.buf, self.lo, self.hi = buf, 0, len(live)
-        self.buf[self.hi : self.hi + m] = codes
-        self.hi += m
-
-    def keep_last(self, size: int) -> np.ndarray:
-        """Drop all but the newest ``size`` codes; return a copy of the dropped ones."""
-        cut = max(self.hi - size, self.lo)
-        dropped = self.buf[self.lo : cut].copy()
-        self.lo = cut
-        return dropped
-
-
 class Tracker:
     """Confusion state of every slot under one forgetting mechanism.
 
@@ -267,11 +235,27 @@ class Cumulative(Tracker):
 
     def update(self, y, pred, per_ok) -> None:
         self._check(y, pred)
-        c = self.n_classes
-        slot, row = np.nonzero(pred >= 0)
-        idx = (slot * c + y[row]) * c + pred[slot, row]
-        self.C += np.bincount(idx, minlength=self.n_slots * c * c).reshape(self.C.shape)
-        self.P += np.bincount(slot, weights=per_ok[row], minlength=self.n_slots)
+        _count_batch(
+            np.ascontiguousarray(y, dtype=np.int64),
+            np.ascontiguousarray(pred, dtype=np.int64),
+            np.ascontiguousarray(per_ok, dtype=np.int64),
+            self.C,
+            self.P,
+        )
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_batch(
+    y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray, C: np.ndarray, P: np.ndarray
+) -> None:  # pragma: no cover
+    """Add every tested (slot, row) to its confusion cell and persistent-correct count."""
+    n_slots, n = pred.shape
+    for s in range(n_slots):
+        for i in range(n):
+            p = pred[s, i]
+            if p >= 0:
+                C[s, y[i], p] += 1.0
+                P[s] += per_ok[i]
 
 
 class Fading(Tracker):
@@ -429,34 +413,281 @@ class ExponentialEstimators(Tracker):
         return out
 
 
+# -- windows: the latest tested rows of every slot, in one compiled pass per batch --------------
+#
+# Every slot keeps its tested rows as packed codes (:func:`pack`) in a ring buffer, one row of
+# ``ring`` per slot, the oldest at ``head[s]``, ``size[s]`` of them. A batch is pushed row by
+# row into the ring and into the slot's confusion counts, then the oldest codes beyond the
+# window's length leave both. The loops are compiled with numba, so a batch costs one Python
+# call for all slots whatever the forgetting mechanism.
+
+_LEVELS = 64  # ADWIN bucket levels: level i holds buckets of 2**i rows
+
+
+@numba.njit(cache=True, nogil=True)
+def _push(
+    s: int,
+    code: int,
+    ring: np.ndarray,
+    head: np.ndarray,
+    size: np.ndarray,
+    C: np.ndarray,
+    P: np.ndarray,
+) -> None:
+    cap = ring.shape[1]
+    ring[s, (head[s] + size[s]) % cap] = code
+    size[s] += 1
+    C[s, (code >> _Y_SHIFT) & _CLASS_MASK, (code >> _PRED_SHIFT) & _CLASS_MASK] += 1.0
+    P[s] += code & 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _trim(
+    s: int,
+    keep: int,
+    ring: np.ndarray,
+    head: np.ndarray,
+    size: np.ndarray,
+    C: np.ndarray,
+    P: np.ndarray,
+) -> None:
+    cap = ring.shape[1]
+    while size[s] > keep:
+        code = ring[s, head[s]]
+        C[s, (code >> _Y_SHIFT) & _CLASS_MASK, (code >> _PRED_SHIFT) & _CLASS_MASK] -= 1.0
+        P[s] -= code & 1
+        head[s] = (head[s] + 1) % cap
+        size[s] -= 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _sliding_batch(y, pred, per_ok, keep, ring, head, size, C, P):  # pragma: no cover - numba
+    n_slots, n = pred.shape
+    for s in range(n_slots):
+        for i in range(n):
+            p = pred[s, i]
+            if p >= 0:
+                code = (np.int64(y[i]) << _Y_SHIFT) | (np.int64(p) << _PRED_SHIFT) | per_ok[i]
+                _push(s, code, ring, head, size, C, P)
+        _trim(s, keep, ring, head, size, C, P)
+
+
+# ADWIN (Bifet & Gavalda 2007) with the arithmetic of river's compiled ``AdaptiveWindowing``,
+# operation for operation, so the windows are river's exactly (tests/test_metrics.py checks
+# width and detection row by row). State of slot s: ``stat[s]`` = (total, variance, width),
+# ``ticks[s]`` = (tick, detections), ``levels[s]`` bucket levels in use, ``cnt[s, i]`` buckets
+# at level i, ``bt`` / ``bv`` their totals and variances, oldest first.
+
+
+@numba.njit(cache=True, nogil=True)
+def _adwin_insert(
+    s: int,
+    value: float,
+    stat: np.ndarray,
+    levels: np.ndarray,
+    cnt: np.ndarray,
+    bt: np.ndarray,
+    bv: np.ndarray,
+    max_buckets: int,
+) -> None:
+    bt[s, 0, cnt[s, 0]] = value
+    bv[s, 0, cnt[s, 0]] = 0.0
+    cnt[s, 0] += 1
+    width = stat[s, 2] + 1.0
+    inc = 0.0
+    if width > 1.0:
+        dv = value - stat[s, 0] / (width - 1.0)
+        inc = (width - 1.0) * dv * dv / width
+    stat[s, 1] += inc
+    stat[s, 0] += value
+    stat[s, 2] = width
+    i = 0
+    while cnt[s, i] == max_buckets + 1:
+        n1 = float(np.int64(1) << i)
+        t0, t1 = bt[s, i, 0], bt[s, i, 1]
+        mu1, mu2 = t0 / n1, t1 / n1
+        v12 = bv[s, i, 0] + bv[s, i, 1] + n1 * 0.5 * (mu1 - mu2) * (mu1 - mu2)
+        if i + 1 >= levels[s]:
+            levels[s] += 1
+            cnt[s, i + 1] = 0
+        bt[s, i + 1, cnt[s, i + 1]] = t0 + t1
+        bv[s, i + 1, cnt[s, i + 1]] = v12
+        cnt[s, i + 1] += 1
+        left = cnt[s, i] - 2
+        for k in range(left):
+            bt[s, i, k] = bt[s, i, k + 2]
+            bv[s, i, k] = bv[s, i, k + 2]
+        cnt[s, i] = left
+        if cnt[s, i + 1] <= max_buckets:
+            break
+        i += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _adwin_drop_oldest(
+    s: int, stat: np.ndarray, levels: np.ndarray, cnt: np.ndarray, bt: np.ndarray, bv: np.ndarray
+) -> None:
+    last = levels[s] - 1
+    n = float(np.int64(1) << last)
+    u, v = bt[s, last, 0], bv[s, last, 0]
+    mu = u / n
+    stat[s, 2] -= n
+    stat[s, 0] -= u
+    width = stat[s, 2]
+    mu_window = stat[s, 0] / width
+    stat[s, 1] -= v + n * width * (mu - mu_window) * (mu - mu_window) / (n + width)
+    left = cnt[s, last] - 1
+    for k in range(left):
+        bt[s, last, k] = bt[s, last, k + 1]
+        bv[s, last, k] = bv[s, last, k + 1]
+    cnt[s, last] = left
+    if left == 0:
+        levels[s] -= 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _adwin_cut(
+    n0: float,
+    n1: float,
+    delta_mean: float,
+    delta_prime: float,
+    variance_share: float,
+    min_len: float,
+) -> bool:
+    # delta_prime = ln(2 ln(width) / delta) and variance_share = variance / width are constant
+    # during a scan of the window, so the caller computes them once per scan (same values).
+    m_recip = 1.0 / (n0 - min_len + 1.0) + 1.0 / (n1 - min_len + 1.0)
+    epsilon = (
+        np.sqrt(2.0 * m_recip * variance_share * delta_prime) + 2.0 / 3.0 * delta_prime * m_recip
+    )
+    return abs(delta_mean) > epsilon
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _adwin_scan(
+    s: int,
+    stat: np.ndarray,
+    levels: np.ndarray,
+    cnt: np.ndarray,
+    bt: np.ndarray,
+    bv: np.ndarray,
+    delta: float,
+    min_len: float,
+    work: np.ndarray,
+) -> bool:
+    """ADWIN's check of every cut of slot s's window, dropping the oldest bucket while one
+    cut's means differ; whether any did (river's ``detect_change`` on a clock tick).
+
+    The cuts are checked oldest first; the first that holds drops a bucket and the scan starts
+    again. The running sums are taken in river's order, then every cut's test is computed in a
+    separate (vectorisable) loop: the same operations on the same values, so the same answers.
+    """
+    n0s, n1s, u0s, u1s = work[0], work[1], work[2], work[3]
+    detected = False
+    while True:
+        n0, n1 = 0.0, stat[s, 2]
+        u0, u1 = 0.0, stat[s, 0]
+        m = 0
+        for i in range(levels[s] - 1, -1, -1):
+            size = float(np.int64(1) << i)
+            for k in range(cnt[s, i]):
+                n0 += size
+                n1 -= size
+                u0 += bt[s, i, k]
+                u1 -= bt[s, i, k]
+                n0s[m], n1s[m], u0s[m], u1s[m] = n0, n1, u0, u1
+                m += 1
+        m -= 1  # the newest bucket is never a cut point
+        width = stat[s, 2]
+        delta_prime = np.log(2.0 * np.log(width) / delta)
+        variance_share = stat[s, 1] / width
+        hits = work[4]
+        for j in range(m):  # no early exit: a loop the compiler vectorises
+            a0, a1 = n0s[j], n1s[j]
+            delta_mean = (u0s[j] / a0) - (u1s[j] / a1)
+            m_recip = 1.0 / (a0 - min_len + 1.0) + 1.0 / (a1 - min_len + 1.0)
+            epsilon = (
+                np.sqrt(2.0 * m_recip * variance_share * delta_prime)
+                + 2.0 / 3.0 * delta_prime * m_recip
+            )
+            hits[j] = (a1 >= min_len) & (a0 >= min_len) & (abs(delta_mean) > epsilon)
+        cut = -1
+        for j in range(m):
+            if hits[j] != 0.0:
+                cut = j
+                break
+        if cut < 0:
+            return detected
+        detected = True
+        if width > 0.0:
+            _adwin_drop_oldest(s, stat, levels, cnt, bt, bv)
+        else:  # pragma: no cover - river scans on without dropping; the window is empty
+            return detected
+
+
+@numba.njit(cache=True, nogil=True)
+def _adwin_batch(
+    y, pred, per_ok, ring, head, size, C, P, stat, ticks, levels, cnt, bt, bv, params, trace
+):  # pragma: no cover - numba
+    delta, clock, max_buckets, min_len, grace = (
+        params[0],
+        np.int64(params[1]),
+        np.int64(params[2]),
+        params[3],
+        params[4],
+    )
+    tracing = trace.shape[1] > 0
+    work = np.empty((5, bt.shape[1] * bt.shape[2]))
+    n_slots, n = pred.shape
+    for s in range(n_slots):
+        for i in range(n):
+            p = pred[s, i]
+            if p < 0:
+                continue
+            _adwin_insert(s, 1.0 if y[i] != p else 0.0, stat, levels, cnt, bt, bv, max_buckets)
+            ticks[s, 0] += 1
+            hit = False
+            if ticks[s, 0] % clock == 0 and stat[s, 2] > grace:
+                hit = _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work)
+                if hit:
+                    ticks[s, 1] += 1
+            code = (np.int64(y[i]) << _Y_SHIFT) | (np.int64(p) << _PRED_SHIFT) | per_ok[i]
+            _push(s, code, ring, head, size, C, P)
+            if tracing:
+                trace[s, i] = -stat[s, 2] if hit else stat[s, 2]
+        _trim(s, np.int64(stat[s, 2]), ring, head, size, C, P)
+
+
 class _Windowed(Tracker):
     """Base of the trackers whose state is the latest rows of each slot's sequence."""
 
     def __init__(self, n_slots: int, n_classes: int = 2) -> None:
         super().__init__(n_slots, n_classes)
-        self._queues = [_Queue() for _ in range(n_slots)]
+        self._ring = np.zeros((n_slots, 1024), dtype=np.int64)
+        self._head = np.zeros(n_slots, dtype=np.int64)
+        self._size = np.zeros(n_slots, dtype=np.int64)
 
-    def _size(self, slot: int, y: np.ndarray, pred: np.ndarray) -> int:
-        raise NotImplementedError
-
-    def update(self, y, pred, per_ok) -> None:
+    def _prepare(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray):
+        """Classes, ring room and dtypes for a batch of ``n`` rows."""
         self._check(y, pred)
-        for s, queue in enumerate(self._queues):
-            tested = pred[s] >= 0
-            if not tested.any():
-                continue
-            ys, ps = y[tested], pred[s][tested]
-            new = pack(ys, ps, per_ok[tested])
-            queue.push(new)
-            size = self._size(s, ys, ps)
-            cm, per = _counts(new, self.n_classes)
-            self.C[s] += cm
-            self.P[s] += per
-            dropped = queue.keep_last(size)
-            if len(dropped):
-                cm, per = _counts(dropped, self.n_classes)
-                self.C[s] -= cm
-                self.P[s] -= per
+        need = int(self._size.max(initial=0)) + len(y)
+        cap = self._ring.shape[1]
+        if need > cap:
+            # Grow (rarely: doubling), unrolling every slot's ring to start at 0.
+            cap = max(2 * cap, need)
+            order = (self._head[:, None] + np.arange(self._ring.shape[1])) % self._ring.shape[1]
+            ring = np.zeros((self.n_slots, cap), dtype=np.int64)
+            ring[:, : order.shape[1]] = np.take_along_axis(self._ring, order, axis=1)
+            self._ring, self._head = ring, np.zeros(self.n_slots, dtype=np.int64)
+        return (
+            np.ascontiguousarray(y, dtype=np.int64),
+            np.ascontiguousarray(pred, dtype=np.int64),
+            np.ascontiguousarray(per_ok, dtype=np.int64),
+        )
+
+    @property
+    def widths(self) -> np.ndarray:
+        return self._size.astype(np.float64)
 
 
 class SlidingWindow(_Windowed):
@@ -475,16 +706,21 @@ class SlidingWindow(_Windowed):
         super().__init__(n_slots, n_classes)
         self.size = int(size)
 
-    def _size(self, slot, y, pred) -> int:
-        return self.size
+    def update(self, y, pred, per_ok) -> None:
+        y, pred, per_ok = self._prepare(y, pred, per_ok)
+        _sliding_batch(
+            y, pred, per_ok, self.size, self._ring, self._head, self._size, self.C, self.P
+        )
 
 
 class ADWINWindow(_Windowed):
     """The rows inside an ADWIN window (bifet2015 §6) run on each slot's 0/1 loss.
 
     ``delta`` is ADWIN's confidence; ``clock``, ``max_buckets``, ``min_window_length`` and
-    ``grace_period`` keep river's defaults. After a detected change the window keeps the
-    recent part ADWIN retains (MOA's behaviour), it does not restart empty.
+    ``grace_period`` keep river's defaults (32, 5, 5, 10). ADWIN itself is compiled here
+    (numba) for all slots at once, with river's ``AdaptiveWindowing`` arithmetic, so the
+    windows are river's to the row. After a detected change the window keeps the recent part
+    ADWIN retains (MOA's behaviour), it does not restart empty.
 
     >>> rng = np.random.default_rng(0)
     >>> y = np.zeros(4000, dtype=np.int64)
@@ -503,22 +739,52 @@ class ADWINWindow(_Windowed):
         check_open_unit(delta, "ADWIN's delta")
         super().__init__(n_slots, n_classes)
         self.delta = delta
-        self._adwins = [
-            AdaptiveWindowing(
-                delta=delta, clock=32, max_buckets=5, min_window_length=5, grace_period=10
-            )
-            for _ in range(n_slots)
-        ]
+        max_buckets = 5
+        self._params = np.array([delta, 32, max_buckets, 5, 10], dtype=np.float64)
+        self._stat = np.zeros((n_slots, 3))
+        self._ticks = np.zeros((n_slots, 2), dtype=np.int64)
+        self._levels = np.ones(n_slots, dtype=np.int64)
+        self._cnt = np.zeros((n_slots, _LEVELS), dtype=np.int64)
+        self._bt = np.zeros((n_slots, _LEVELS, max_buckets + 1))
+        self._bv = np.zeros((n_slots, _LEVELS, max_buckets + 1))
 
-    def _size(self, slot, y, pred) -> int:
-        adwin = self._adwins[slot]
-        deque(map(adwin.update, (y != pred).astype(np.float64).tolist()), maxlen=0)
-        return int(adwin.get_width())
+    def update(self, y, pred, per_ok) -> None:
+        self.update_traced(y, pred, per_ok, trace=False)
+
+    def update_traced(self, y, pred, per_ok, trace: bool = True) -> np.ndarray:
+        """``update``, returning each tested row's ADWIN width after it (slots, rows):
+        negative where ADWIN detected a change on that row, 0 where the slot did not test it.
+
+        >>> t = ADWINWindow(n_slots=1)
+        >>> t.update_traced(np.array([0, 1, 0]), np.array([[0, 0, -1]]), np.ones(3, bool))
+        array([[1., 2., 0.]])
+        """
+        y, pred, per_ok = self._prepare(y, pred, per_ok)
+        out = np.zeros(pred.shape if trace else (pred.shape[0], 0))
+        _adwin_batch(
+            y,
+            pred,
+            per_ok,
+            self._ring,
+            self._head,
+            self._size,
+            self.C,
+            self.P,
+            self._stat,
+            self._ticks,
+            self._levels,
+            self._cnt,
+            self._bt,
+            self._bv,
+            self._params,
+            out,
+        )
+        return out
 
     @property
     def n_detections(self) -> np.ndarray:
         """Changes ADWIN has detected in each slot."""
-        return np.array([a.get_n_detections() for a in self._adwins])
+        return self._ticks[:, 1].copy()
 
 
 def make_tracker(

@@ -34,6 +34,7 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
+from scipy import special as _special
 from scipy import stats as _st
 
 from distval.errors import DistvalError, check_open_unit
@@ -400,6 +401,22 @@ def _wilcoxon_signed_ranks(signed_ranks: tuple[float, ...]) -> tuple[float, floa
     return float(res.statistic), float(res.pvalue)
 
 
+def _midranks(v: np.ndarray) -> np.ndarray:
+    """Ranks from 1 with ties given their mean rank: ``scipy.stats.rankdata(v)`` (same
+    values), without its overhead on the few values of a fold comparison.
+
+    >>> _midranks(np.array([3.0, 1.0, 3.0])).tolist()
+    [2.5, 1.0, 2.5]
+    """
+    order = np.argsort(v, kind="mergesort")
+    s = v[order]
+    starts = np.r_[0, np.flatnonzero(s[1:] != s[:-1]) + 1]
+    ends = np.r_[starts[1:], len(v)]
+    ranks = np.empty(len(v))
+    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)
+    return ranks
+
+
 def wilcoxon(a: Any, b: Any, *, alpha: float = 0.05) -> PairedTestResult:
     """Wilcoxon signed-rank test on the paired differences ``a - b`` (bifet2015 §4, Table 1).
 
@@ -426,7 +443,7 @@ def wilcoxon(a: Any, b: Any, *, alpha: float = 0.05) -> PairedTestResult:
     Notes
     -----
     The test depends on the differences only through their signed mid-ranks, so scipy is
-    called on those (computed with ``scipy.stats.rankdata``), sorted; the result is memoised
+    called on those (the mid-ranks of ``scipy.stats.rankdata``), sorted; the result is memoised
     on them. This gives the same statistic and p-value as calling scipy on the differences
     with the zeros removed, and makes repeated calls cheap, which matters because the
     permutation distribution used when there are ties is costly to compute.
@@ -448,7 +465,7 @@ def wilcoxon(a: Any, b: Any, *, alpha: float = 0.05) -> PairedTestResult:
     n = int(d.size)
     if n == 0:
         return _null("wilcoxon", alpha)
-    signed_ranks = np.sign(d) * _st.rankdata(np.abs(d))
+    signed_ranks = np.sign(d) * _midranks(np.abs(d))
     signed_ranks.sort()
     statistic, pvalue = _wilcoxon_signed_ranks(tuple(signed_ranks.tolist()))
     if not math.isfinite(pvalue):  # defensive: never report nan as a decision
@@ -481,8 +498,9 @@ def mcnemar(
     Returns
     -------
     PairedTestResult
-        ``test="mcnemar"``, ``statistic`` = the chi-square statistic (1 d.f.), p-value from
-        ``scipy.stats.chi2.sf``, ``n`` = ``n01 + n10`` rounded to the nearest integer.
+        ``test="mcnemar"``, ``statistic`` = the chi-square statistic (1 d.f.), p-value
+        ``scipy.stats.chi2.sf(statistic, 1)`` (computed as ``scipy.special.chdtrc``),
+        ``n`` = ``n01 + n10`` rounded to the nearest integer.
         With ``n01 + n10 == 0``: statistic 0, p-value 1, no rejection.
 
     Notes
@@ -513,7 +531,7 @@ def mcnemar(
     if correction:
         diff = max(diff - 1.0, 0.0)
     statistic = diff * diff / total
-    pvalue = float(_st.chi2.sf(statistic, 1))
+    pvalue = float(_special.chdtrc(1.0, statistic))  # chi2.sf(statistic, 1), without overhead
     return PairedTestResult("mcnemar", statistic, pvalue, alpha, pvalue <= alpha, round(total))
 
 

@@ -166,4 +166,6 @@ def test_drift_events_and_q_statistic_reach_the_files(tmp_path):
 
 def test_auto_backend_keeps_small_jobs_in_process(tmp_path):
     distval.evaluate(**SMALL, backend="auto", output_dir=tmp_path / "a")
-    assert json.loads((tmp_path / "a" / "config.json").read_text())["backend"] == "inprocess"
+    assert json.loads((tmp_path / "a" / "config.json").read_text())["backend"] == "auto"
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary["evaluated_by"] == {"driver": SMALL["n_rows"]}

@@ -6,6 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
+from river._river_rust.drift import AdaptiveWindowing
 from river.drift import ADWIN
 from sklearn import metrics as skm
 
@@ -190,6 +191,73 @@ def test_adwin_window_follows_adwin_and_keeps_the_recent_part_after_a_change():
     river_adwin.update(float(wrong[nxt]))
     assert river_adwin.width == 1
     assert t.widths[0] == w + 1
+
+
+def river_adwin_trace(losses: np.ndarray) -> np.ndarray:
+    """River's compiled ADWIN, one call per row: the width after each row, negated on the
+    rows where it detected a change (the encoding of ``ADWINWindow.update_traced``)."""
+    a = AdaptiveWindowing(
+        delta=0.002, clock=32, max_buckets=5, min_window_length=5, grace_period=10
+    )
+    out = np.empty(len(losses))
+    for i, v in enumerate(losses.tolist()):
+        hit = a.update(v)
+        out[i] = -a.get_width() if hit else a.get_width()
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_compiled_adwin_gives_rivers_windows_row_by_row(seed):
+    # Long 0/1 loss streams with abrupt and gradual changes of the error rate, three classes,
+    # slots that skip rows, batches of random size: every tested row's width and detection
+    # must be river's AdaptiveWindowing's, and at every batch end the state must be the
+    # measures of exactly the last `width` rows the slot tested.
+    rng = np.random.default_rng(seed)
+    n, slots = 40_000, 4
+    rate = np.r_[
+        np.full(8000, 0.05),
+        np.full(8000, 0.5),
+        np.linspace(0.5, 0.1, 12_000),
+        np.full(6000, 0.3),
+        np.full(6000, 0.02),
+    ]
+    y = rng.integers(0, 3, n)
+    wrong = rng.random((slots, n)) < rate
+    pred = np.where(wrong, (y + rng.integers(1, 3, (slots, n))) % 3, y)
+    pred[1:] = np.where(rng.random((slots - 1, n)) < 0.4, -1, pred[1:])  # slot 0 tests all
+    per_ok = rng.random(n) < 0.5
+    t = ADWINWindow(slots, n_classes=3)
+    traces, lo, ends = [], 0, []
+    while lo < n:
+        hi = min(n, lo + int(rng.integers(1, 2500)))
+        traces.append(t.update_traced(y[lo:hi], pred[:, lo:hi], per_ok[lo:hi]))
+        lo = hi
+        ends.append((hi, t.get(), t.widths.copy()))
+    trace = np.hstack(traces)
+    for s in range(slots):
+        tested = np.flatnonzero(pred[s] >= 0)
+        expect = river_adwin_trace((y[tested] != pred[s, tested]).astype(np.float64))
+        assert np.array_equal(trace[s, tested], expect)
+        assert int(t.n_detections[s]) == int((expect < 0).sum()) > 3
+        for hi, got, widths in ends[:: max(1, len(ends) // 10)]:
+            rows = tested[tested < hi]
+            w = int(abs(expect[len(rows) - 1])) if len(rows) else 0
+            assert widths[s] == w
+            rows = rows[len(rows) - w :]
+            check(got, s, reference(y[rows], pred[s, rows], per_ok[rows], 3))
+
+
+def test_adwin_window_pickles_mid_stream():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 3000)
+    pred = np.where(rng.random((2, 3000)) < 0.8, y, 1 - y)
+    per_ok = np.ones(3000, bool)
+    a = ADWINWindow(2)
+    a.update(y[:1500], pred[:, :1500], per_ok[:1500])
+    b = pickle.loads(pickle.dumps(a))
+    for t in (a, b):
+        t.update(y[1500:], pred[:, 1500:], per_ok[1500:])
+    assert np.array_equal(a.C, b.C) and np.array_equal(a.widths, b.widths)
 
 
 def test_class_first_seen_mid_stream_grows_the_matrix():

@@ -43,6 +43,8 @@ class LearnerActor:
     def load(self, host: LearnerHost) -> None:
         # Arrays deserialised from the object store are read-only: keep a private copy.
         self.host = copy.deepcopy(host)
+        if self.host.moa is not None:
+            self.host.moa.threads = 1  # one actor per core: its MOA replicas on one thread
 
     def process(self, batch: Batch) -> np.ndarray:
         assert self.host is not None, "load() comes first"

@@ -173,6 +173,13 @@ class RayRun:
             yield Step(0, local.aggregator.finish(), "driver")
             self.actors.kill()
             return
+        yield from self.take_over(local, rest, batches)
+
+    def take_over(
+        self, local: LocalEvaluation, rest: Batch, batches: Iterator[Batch]
+    ) -> Iterator[Step]:
+        """Hand the state of ``local`` (every batch before ``rest`` evaluated) to the actors
+        and evaluate ``rest`` and the remaining ``batches`` there, then the final snapshot."""
         parts = [local.host.part(g) for g in self.groups]
         handed = [ray.put(p) for p in parts] + [ray.put(local.aggregator)]
         del local, parts

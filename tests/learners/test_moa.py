@@ -342,3 +342,25 @@ def test_without_javac_the_per_row_loop_gives_the_same_predictions(tmp_path):
     assert "per-row loop" in done.stderr
     ours, _ = host_accuracy("moa:trees.HoeffdingTree -g 50", arff)
     assert float(done.stdout.strip()) == ours
+
+
+def test_threads_and_overlapped_stages_give_the_same_numbers(monkeypatch, assert_same_rows):
+    # Default in-process run: MOA replicas on every core (Java threads), reading and the
+    # aggregator in Python threads. Against one Java thread and the plain sequential loop.
+    from distval.engine import LocalEvaluation
+
+    opts = {
+        "stream": "sea(noise=0.1)",
+        "n_rows": 3000,
+        "learners": ("moa:trees.HoeffdingTree", "moa:bayes.NaiveBayes", "nb"),
+        "n_folds": 3,
+        "test_every": 500,
+        "batch_size": 250,
+    }
+    monkeypatch.setenv("DISTVAL_MOA_THREADS", "2")
+    fast = distval.evaluate(**opts)
+    monkeypatch.setenv("DISTVAL_MOA_THREADS", "1")
+    monkeypatch.setattr(LocalEvaluation, "overlaps", property(lambda self: False))
+    plain = distval.evaluate(**opts)
+    assert_same_rows(plain.fold_rows, fast.fold_rows)
+    assert_same_rows(plain.test_rows, fast.test_rows)

@@ -13,6 +13,12 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import moa.classifiers.Classifier;
 import moa.core.Utils;
 import moa.options.ClassOption;
@@ -78,46 +84,116 @@ public final class BatchHost {
         return new BatchHost(header, picked);
     }
 
+    /** Worker threads shared by every host of this JVM (daemons: they never keep it alive). */
+    private static ExecutorService pool;
+    private static int poolSize;
+
+    private static synchronized ExecutorService pool(int threads) {
+        if (pool == null || poolSize < threads) {
+            if (pool != null) {
+                pool.shutdown();
+            }
+            pool = Executors.newFixedThreadPool(threads, r -> {
+                Thread t = new Thread(r, "distval-moa");
+                t.setDaemon(true);
+                return t;
+            });
+            poolSize = threads;
+        }
+        return pool;
+    }
+
+    /** {@link #process(double[], int, int[], double[], byte[], int)} on one thread. */
+    public int[] process(double[] x, int d, int[] y, double[] weights, byte[] tested) {
+        return process(x, d, y, weights, tested, 1);
+    }
+
     /**
      * Predict-then-train a batch.
+     *
+     * <p>Replicas are independent, so with {@code threads > 1} they run in parallel, each
+     * replica going through every row in order on one thread: every replica sees exactly the
+     * calls it would see alone, so the results do not depend on the thread count. The rows'
+     * instances are built once and only read by predictions; training gets a weighted copy.
      *
      * @param x row-major features, rows x d, NaN = missing
      * @param d number of features
      * @param y class index of each row
      * @param weights row-major rows x m training weights (m = replicas)
      * @param tested row-major rows x m, nonzero where the replica tests the row
+     * @param threads worker threads (1 = this thread only)
      * @return replica-major m x rows predictions, -1 where not tested
      */
-    public int[] process(double[] x, int d, int[] y, double[] weights, byte[] tested) {
+    public int[] process(double[] x, int d, int[] y, double[] weights, byte[] tested, int threads) {
         final int rows = y.length;
         final int m = learners.length;
         final int[] out = new int[m * rows];
         java.util.Arrays.fill(out, -1);
+        final Instance[] insts = new Instance[rows];
         for (int i = 0; i < rows; i++) {
             double[] values = new double[d + 1];
             System.arraycopy(x, i * d, values, 0, d);
             values[d] = y[i];
             Instance inst = new DenseInstance(1.0, values);
             inst.setDataset(header);
+            insts[i] = inst;
+        }
+        if (threads <= 1 || m < 2) {
             for (int j = 0; j < m; j++) {
-                Classifier c = learners[j];
-                try {
-                    if (tested[i * m + j] != 0) {
-                        double[] votes = c.getVotesForInstance(inst);
-                        out[j * rows + i] = votes == null || votes.length == 0 ? 0 : Utils.maxIndex(votes);
-                    }
-                    double w = weights[i * m + j];
-                    if (w > 0) {
-                        Instance t = inst.copy();
-                        t.setWeight(w);
-                        c.trainOnInstance(t);
-                    }
-                } catch (RuntimeException | StackOverflowError e) {
-                    throw new ReplicaException(j, e);
+                replica(j, insts, weights, tested, out);
+            }
+            return out;
+        }
+        ExecutorService workers = pool(Math.min(threads, m));
+        List<Future<?>> done = new ArrayList<>(m);
+        for (int j = 0; j < m; j++) {
+            final int r = j;
+            done.add(workers.submit(() -> replica(r, insts, weights, tested, out)));
+        }
+        ReplicaException first = null;
+        for (Future<?> f : done) {
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (first == null) {
+                    first = cause instanceof ReplicaException
+                            ? (ReplicaException) cause
+                            : new ReplicaException(done.indexOf(f), cause);
                 }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new RuntimeException(e);
             }
         }
+        if (first != null) {
+            throw first;
+        }
         return out;
+    }
+
+    /** Replica {@code j} through every row of the batch: predict if tested, then train. */
+    private void replica(int j, Instance[] insts, double[] weights, byte[] tested, int[] out) {
+        final int rows = insts.length;
+        final int m = learners.length;
+        final Classifier c = learners[j];
+        try {
+            for (int i = 0; i < rows; i++) {
+                Instance inst = insts[i];
+                if (tested[i * m + j] != 0) {
+                    double[] votes = c.getVotesForInstance(inst);
+                    out[j * rows + i] = votes == null || votes.length == 0 ? 0 : Utils.maxIndex(votes);
+                }
+                double w = weights[i * m + j];
+                if (w > 0) {
+                    Instance t = inst.copy();
+                    t.setWeight(w);
+                    c.trainOnInstance(t);
+                }
+            }
+        } catch (RuntimeException | StackOverflowError e) {
+            throw new ReplicaException(j, e);
+        }
     }
 
     /** Java serialization of one object (a replica) to bytes. */

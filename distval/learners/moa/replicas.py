@@ -19,7 +19,7 @@ import numpy as np
 from distval.learners.moa import jvm
 from distval.learners.schema import Schema
 
-__all__ = ["MoaReplicaError", "MoaReplicas"]
+__all__ = ["MoaReplicaError", "MoaReplicas", "default_threads"]
 
 _SLOW_NOTICE = (
     "distval: no javac found: MOA learners run through a per-row loop, roughly 10x slower; "
@@ -45,6 +45,16 @@ def _java():
     return host, jpype
 
 
+def default_threads() -> int:
+    """Java threads a host's MOA replicas use: ``DISTVAL_MOA_THREADS``, else every core.
+
+    The replicas of a batch are independent, so they run in parallel without changing any
+    result (``BatchHost.process``); a Ray learner actor uses one (one actor per core).
+    """
+    value = os.environ.get("DISTVAL_MOA_THREADS", "")
+    return max(1, int(value)) if value.strip().isdigit() else max(1, os.cpu_count() or 1)
+
+
 def _grown(known: int, needed: int) -> int:
     return max(needed, 2 * known)
 
@@ -53,8 +63,11 @@ class MoaReplicas:
     """Untrained MOA replicas, one per ``(cli, seed)``; ``process`` runs a batch.
 
     ``cli`` is MOA's own syntax (``"trees.HoeffdingTree -g 50"``); ``labels`` name the replicas
-    in error messages.
+    in error messages. ``threads`` is the number of Java threads a batch may use (None:
+    :func:`default_threads`); it never changes the results.
     """
+
+    threads: int | None = None
 
     def __init__(self, cli: list[str], seeds: list[int], schema: Schema) -> None:
         self.cli = list(cli)
@@ -157,7 +170,8 @@ class MoaReplicas:
         w = jpype.JArray(jpype.JDouble)(np.ascontiguousarray(weights, dtype=np.float64).reshape(-1))
         t = jpype.JArray(jpype.JByte)(np.ascontiguousarray(tested, dtype=np.int8).reshape(-1))
         try:
-            out = self._host.process(x, d, yy, w, t)
+            threads = self.threads or default_threads()
+            out = self._host.process(x, d, yy, w, t, jpype.JInt(threads))
         except jpype.JException as exc:
             if hasattr(exc, "getReplica"):
                 raise MoaReplicaError(int(exc.getReplica()), str(exc.getMessage())) from None

@@ -1,0 +1,57 @@
+"""``backend="auto"``: in-process at once, Ray only for a job its own speed shows to be long."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import distval
+from distval.config import RunConfig
+from distval.engine import Run, open_config_stream
+from distval.ray_backend.auto import iter_auto, projected_seconds
+
+OPTS = {
+    "stream": "sea(noise=0.1)",
+    "n_rows": 3600,
+    "learners": ("ht", "nb"),
+    "n_folds": 4,
+    "test_every": 600,
+    "batch_size": 300,
+}
+
+
+def auto_run(opts: dict, **kw):
+    cfg = RunConfig(**opts)
+    stream = open_config_stream(cfg)
+    run = Run(cfg, stream, backend="auto")
+    for step in iter_auto(cfg, stream, **kw):
+        run.feed(step)
+    return run.close()
+
+
+def test_projection_uses_the_measured_speed():
+    assert projected_seconds(3.0, 1000, 4000) == pytest.approx(9.0)
+    assert projected_seconds(3.0, 4000, 4000) == 0.0
+    assert math.isinf(projected_seconds(0.1, 10, None))
+
+
+def test_a_fast_job_stays_in_process_and_never_starts_ray():
+    ray = pytest.importorskip("ray")
+    was_up = ray.is_initialized()
+    res = auto_run(OPTS)
+    assert res.evaluated_by == {"driver": 3600}
+    assert ray.is_initialized() == was_up
+
+
+@pytest.mark.ray
+def test_a_long_job_moves_to_ray_with_the_same_numbers(ray_local, assert_same_rows):
+    # threshold 0: the first projection asks for Ray; the hand-over comes at the next batch
+    # boundary (waiting there for the actors, so the test does not depend on their speed).
+    local = distval.evaluate(**OPTS)
+    moved = auto_run(OPTS, threshold=0.0, probe_seconds=0.0, wait_for_ray=True)
+    assert moved.evaluated_by["driver"] == 300
+    assert moved.evaluated_by.get("actors", 0) > 0
+    assert sum(moved.evaluated_by.values()) == 3600
+    assert_same_rows(local.fold_rows, moved.fold_rows)
+    assert_same_rows(local.test_rows, moved.test_rows)
