@@ -16,9 +16,10 @@ Example
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
-from distval.cli.argtypes import positive_integer, progress_wanted
+from distval.cli.argtypes import positive_integer
 
 __all__ = ["add_arguments", "main"]
 
@@ -49,10 +50,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     te.add_argument(
         "--profile",
-        choices=("quick", "paper"),
+        choices=("quick", "standard", "paper"),
         default="quick",
-        help="quick: 5 runs, 3000 rows, bagged Hoeffding trees; paper: 50 runs, whole "
-        "streams (1,000,000 generated rows), ARF (default: quick)",
+        help="quick: 5 runs, 3000 rows, river bagging of 2 Hoeffding trees (~20 min on 2 "
+        "cores); standard: 15 runs, 50,000 rows, MOA OzaBag of 10 Hoeffding trees (~90 min "
+        "on 2 idle cores); paper: 50 runs, whole streams (1,000,000 generated rows), the "
+        "same MOA ensemble (~170 core-hours; use a cluster, --address) (default: quick)",
     )
     te.add_argument("--runs", type=positive_integer, default=None, help="runs per stream")
     te.add_argument(
@@ -102,7 +105,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="results directory (default: distval-results/type-errors-<profile>)",
     )
     te.add_argument("--overwrite", action="store_true", help="discard the cells stored in --output")
-    te.add_argument("--no-progress", action="store_true", help="no progress bar")
+    te.add_argument("--no-progress", action="store_true", help="no progress line")
+    te.add_argument(
+        "--plan",
+        action="store_true",
+        help="print the grid's projected CPU cost (per cell, core-hours, cores to finish "
+        "overnight) from measured per-row costs and the cells already in --output; run nothing",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -140,7 +149,24 @@ def main(args: argparse.Namespace) -> int:
     if missing:
         print(f"note: skipping {', '.join(missing)}", file=sys.stderr)
     output = Path(args.output or Path("distval-results") / f"type-errors-{args.profile}")
-    progress = progress_wanted(args)
+    from distval.experiments.type_errors import project, read_cells
+
+    cells = read_cells(output) if (output / "grid.json").is_file() else []
+    if cells:
+        stored = json.loads((output / "grid.json").read_text())
+        if stored.get("learner") != config.learner:
+            cells = []  # another learner's costs do not project this one
+    try:
+        projection = project(config, cells)
+    except DistvalError as exc:
+        if args.plan:
+            raise
+        print(f"note: no projection: {exc}", file=sys.stderr)
+    else:
+        print(projection.to_text(), file=sys.stdout if args.plan else sys.stderr, flush=True)
+    if args.plan:
+        return 0
+    progress = not args.no_progress
     try:
         result = run_grid(
             config,

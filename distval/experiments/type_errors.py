@@ -33,9 +33,11 @@ Example
 from __future__ import annotations
 
 import json
+import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
@@ -46,16 +48,21 @@ from distval.experiments import bifet2015 as paper
 from distval.results import claim_output
 
 __all__ = [
+    "ENSEMBLE",
     "PROFILES",
     "SYNTHETIC",
     "TESTS",
     "GridConfig",
     "GridResult",
+    "Progress",
+    "Projection",
     "bagged_ht",
     "cell_key",
     "make_grid",
     "noise_filter",
     "open_real_stream",
+    "project",
+    "read_cells",
     "run_cell",
     "run_grid",
 ]
@@ -69,16 +76,53 @@ REAL = {
 }
 TESTS = paper.TESTS
 
+#: Size of the ``standard`` profile: 11 streams x 15 runs x 3 schemes = 495 cells of 50,000
+#: rows, about 10,000 CPU-seconds by the cost table below (90 minutes on two idle cores).
+STANDARD_RUNS = 15
+STANDARD_ROWS = 50_000
+
+#: Measured CPU-seconds per 1,000 rows of one cell (one pass, both learners, 10 folds, cv)
+#: of :data:`ENSEMBLE` on this project's 2-core machine, used by :func:`project` when no
+#: finished cell of the grid is at hand. Streams not measured borrow a sibling's cost
+#: (noted in ``COST_SOURCE``); CovType and Poker borrow the dearest measured stream's.
+REFERENCE_COST = {
+    "Electricity": 0.52,
+    "LED(50000)": 1.53,
+    "SEA(50)": 0.11,
+    "HYP(10,0.001)": 0.33,
+    "RBF(50,0.001)": 0.33,
+}
+COST_SOURCE = {
+    "SEA(50000)": "SEA(50)",
+    "HYP(10,0.0001)": "HYP(10,0.001)",
+    "RBF(0,0)": "RBF(50,0.001)",
+    "RBF(10,0.001)": "RBF(50,0.001)",
+    "RBF(50,0.0001)": "RBF(50,0.001)",
+    "RBF(10,0.0001)": "RBF(50,0.001)",
+    "CovType": "LED(50000)",
+    "Poker": "LED(50000)",
+}
+#: Rows of the real streams when read whole (UCI / MOA files).
+REAL_ROWS = {"Electricity": 45_312, "CovType": 581_012, "Poker": 829_201}
+
+#: The randomised tree ensemble of the ``standard`` and ``paper`` profiles: MOA's online
+#: bagging of ten Hoeffding trees. Two seeds of it differ the way two random forests do
+#: (each tree sees Poisson(1) copies of every row); at 20,000 rows it cost 2.5-4.3x less CPU
+#: than MOA's AdaptiveRandomForest with ten trees (benchmarks/results/type-errors-standard).
+ENSEMBLE = "moa:meta.OzaBag -l trees.HoeffdingTree -s 10"
+
 #: Profiles: runs per stream, rows per stream (None = whole stream) and learner.
-#: ``paper`` follows bifet2015 §4.1 (50 runs, 10 folds, a random-forest-like ensemble); the
-#: paper does not state the synthetic stream length, 1,000,000 rows is assumed.
-PROFILES = {
+#: ``standard`` is sized to about 90 minutes on two idle cores (measured CPU seconds per
+#: cell); ``paper`` follows bifet2015 §4.1 (50 runs, 10 folds, a randomised tree ensemble);
+#: the paper does not state the synthetic stream length, 1,000,000 rows is assumed.
+PROFILES: dict[str, dict[str, Any]] = {
     "quick": {
         "runs": 5,
         "n_rows": 3000,
         "learner": "distval.experiments.type_errors:bagged_ht(n_models=2, grace_period=100)",
     },
-    "paper": {"runs": 50, "n_rows": None, "synthetic_rows": 1_000_000, "learner": "arf"},
+    "standard": {"runs": STANDARD_RUNS, "n_rows": STANDARD_ROWS, "learner": ENSEMBLE},
+    "paper": {"runs": 50, "n_rows": None, "synthetic_rows": 1_000_000, "learner": ENSEMBLE},
 }
 
 
@@ -125,6 +169,9 @@ class GridConfig:
     sign_method: str = "exact"
     seed: int = 1
     batch_size: int = 500
+    #: Which learner the noise filter wraps: ``"other"`` compares A with noise(A') (the
+    #: change then holds the seed-to-seed difference too), ``"same"`` A with noise(A).
+    noise_on: str = "other"
 
     def __post_init__(self) -> None:
         from distval.learners import parse_learner
@@ -145,6 +192,8 @@ class GridConfig:
             raise DistvalError(f"pnoise values must be in (0, 1), got {self.pnoise}")
         if self.n_folds < 2:
             raise DistvalError(f"at least 2 folds are needed, got {self.n_folds}")
+        if self.noise_on not in ("other", "same"):
+            raise DistvalError(f"noise_on must be 'other' or 'same', got {self.noise_on!r}")
         try:
             parse_learner(self.learner).build()
         except DistvalError:
@@ -152,12 +201,31 @@ class GridConfig:
         except Exception as exc:
             raise DistvalError(f"learner {self.learner!r}: {exc}") from None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["streams"] = [list(s) for s in self.streams]
         d["schemes"] = list(self.schemes)
         d["pnoise"] = list(self.pnoise)
         return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GridConfig:
+        """The inverse of :meth:`to_dict` (e.g. a ``grid.json``); missing keys take defaults.
+
+        >>> g = make_grid("quick", streams=["SEA(50)"])
+        >>> GridConfig.from_dict(json.loads(json.dumps(g.to_dict()))) == g
+        True
+        """
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise DistvalError(f"unknown grid setting(s) {unknown}")
+        kw = dict(d)
+        kw["streams"] = tuple((str(a), str(b)) for a, b in d["streams"])
+        for key in ("schemes", "pnoise"):
+            if key in kw:
+                kw[key] = tuple(kw[key])
+        return cls(**kw)
 
     def rows_of(self, spec: str) -> int | None:
         """Row cap of a stream: ``n_rows``, or ``synthetic_rows`` for an uncapped generator."""
@@ -327,7 +395,8 @@ def run_cell(config: GridConfig, label: str, spec: str, run: int, scheme: str) -
         pred = host.process(batch)  # (2k, rows)
         n_classes = max(len(stream.classes), 2)
         pa, pb = pred[:k], pred[k:]
-        bs = np.stack([pb] + [noise_filter(pb, p, n_classes, rng) for p in config.pnoise])
+        base = pa if config.noise_on == "same" else pb
+        bs = np.stack([pb] + [noise_filter(base, p, n_classes, rng) for p in config.pnoise])
         y = chunk.y[None, :]
         ca = pa == y  # (k, rows)
         cb = bs == y[None]  # (n_b, k, rows)
@@ -350,11 +419,14 @@ def run_cell(config: GridConfig, label: str, spec: str, run: int, scheme: str) -
         for j, change in enumerate(changes):
             va, vb = acc_a[v], acc_b[v, j]
             ok = np.isfinite(va) & np.isfinite(vb)
+            diff = (va - vb)[ok]
             common = {
                 "prequential": prequential,
                 "pnoise": change,
                 "mean_a": float(va[ok].mean()) if ok.any() else float("nan"),
                 "mean_b": float(vb[ok].mean()) if ok.any() else float("nan"),
+                # spread of the fold differences, against which the change must show
+                "sd_diff": float(diff.std(ddof=1)) if len(diff) > 1 else float("nan"),
             }
             outcomes = {
                 "mcnemar": stats.mcnemar(n01[v, j], n10[v, j], alpha=config.alpha),
@@ -442,7 +514,8 @@ def _prepare_dir(config: GridConfig, output_dir: Path, overwrite: bool) -> Path:
     cfg_path, cells_path = output_dir / "grid.json", output_dir / "cells.jsonl"
     wanted = config.to_dict()
     if cfg_path.exists() and not overwrite:
-        stored = json.loads(cfg_path.read_text())
+        defaults = {f.name: f.default for f in fields(GridConfig) if f.name == "noise_on"}
+        stored = defaults | json.loads(cfg_path.read_text())
         same = {k: v for k, v in stored.items() if k != "streams"} == {
             k: v for k, v in wanted.items() if k != "streams"
         }
@@ -464,6 +537,7 @@ def run_grid(
     address: str | None = None,
     progress: bool = True,
     max_cells: int | None = None,
+    progress_stream: IO[str] | None = None,
 ) -> GridResult:
     """Run (or resume) the grid; every finished cell is appended to ``cells.jsonl`` at once.
 
@@ -478,7 +552,10 @@ def run_grid(
     backend : {"inprocess", "ray"}
         ``ray``: each cell is a Ray task with one CPU (local Ray, or ``address``).
     progress : bool
-        A tqdm bar over cells with an ETA.
+        A :class:`Progress` line: cells done, cells/hour, CPU-seconds per cell and the
+        projected finish (rewritten in place on a terminal, one line per update otherwise).
+    progress_stream : text stream, optional
+        Where progress goes (default ``sys.stderr``).
     max_cells : int, optional
         Stop after this many new cells (a partial grid, resumable later).
     """
@@ -503,11 +580,7 @@ def run_grid(
     if max_cells is not None:
         todo = todo[:max_cells]
 
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(keys), initial=len(done), unit="cell", desc="type-errors grid")
+    bar = Progress(len(keys), len(done), stream=progress_stream) if progress else None
 
     def store(cell: dict) -> None:
         done[cell["key"]] = cell
@@ -515,7 +588,7 @@ def run_grid(
             with cells_path.open("a") as fh:
                 fh.write(json.dumps(cell) + "\n")
         if bar is not None:
-            bar.update(1)
+            bar.update(cell)
 
     try:
         if backend == "ray" and todo:
@@ -530,6 +603,77 @@ def run_grid(
     if output_dir is not None and len(result.cells):
         _write(result)
     return result
+
+
+class Progress:
+    """Progress of a grid: cells done, cells/hour, CPU-seconds per cell, projected finish.
+
+    On a terminal the line is rewritten in place; otherwise (a log file, ``nohup``, a
+    cluster job) a plain line is printed every ``every`` seconds and at the end, so logs
+    stay readable. The rate counts only cells finished in this session (resumed cells are
+    not timed again).
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> p = Progress(4, 1, stream=out, every=0)
+    >>> p.update({"cpu_seconds": 2.0}); p.close()
+    >>> out.getvalue().splitlines()[0].split(",")[0]
+    'type-errors grid: 2/4 cells (50.0%)'
+    """
+
+    def __init__(
+        self, total: int, done: int = 0, *, stream: IO[str] | None = None, every: float = 60.0
+    ) -> None:
+        self.total, self.done, self.start_done = total, done, done
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.every = every
+        self.t0 = time.time()
+        self.last = -float("inf")
+        self.cpu = 0.0
+
+    def line(self) -> str:
+        new = self.done - self.start_done
+        elapsed = time.time() - self.t0
+        share = 100 * self.done / max(self.total, 1)
+        text = f"type-errors grid: {self.done}/{self.total} cells ({share:.1f}%)"
+        if new > 0 and elapsed > 0:
+            rate = new / elapsed * 3600
+            left = (self.total - self.done) / rate * 3600
+            finish = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() + left))
+            text += (
+                f", {rate:.1f} cells/h, {self.cpu / new:.1f} CPU-s/cell, "
+                f"projected finish {finish} (in {_duration(left)})"
+            )
+        return text
+
+    def update(self, cell: dict[str, Any] | None = None) -> None:
+        self.done += 1
+        if cell is not None:
+            self.cpu += float(cell.get("cpu_seconds") or 0.0)
+        now = time.time()
+        if self.tty:
+            self.stream.write("\r" + self.line() + " " * 4)
+            self.stream.flush()
+        elif now - self.last >= self.every or self.done == self.total:
+            self.last = now
+            print(self.line(), file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+        elif self.done > self.start_done and self.done < self.total:
+            print(self.line(), file=self.stream, flush=True)
+        self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds // 3600:.0f} h {seconds % 3600 // 60:02.0f} min"
+    return f"{seconds / 86400:.1f} days"
 
 
 def _cell(config: GridConfig, cell: tuple) -> dict:
@@ -565,6 +709,159 @@ def _collect(config: GridConfig, cells: list[dict], output_dir: Path | None) -> 
             streams=[label for label, _ in config.streams],
         )
     return result
+
+
+# --------------------------------------------------------------------------------------------
+# Projection of a grid's cost
+
+
+@dataclass
+class Projection:
+    """Projected CPU cost of a grid, from measured CPU-seconds per row of each stream.
+
+    ``streams`` has one dict per stream: ``stream``, ``rows`` (per cell), ``cpu_per_krow``
+    (CPU-s per 1,000 rows), ``cpu_per_cell``, ``cells``, ``cells_done``, ``core_hours``
+    (of the cells not done yet) and ``source`` (where the cost comes from).
+    """
+
+    config: GridConfig
+    streams: list[dict[str, Any]]
+
+    @property
+    def cells(self) -> int:
+        return sum(int(s["cells"]) for s in self.streams)
+
+    @property
+    def cells_done(self) -> int:
+        return sum(int(s["cells_done"]) for s in self.streams)
+
+    @property
+    def core_hours(self) -> float:
+        """Core-hours of the cells not yet done (one cell = one core)."""
+        return float(sum(s["core_hours"] for s in self.streams))
+
+    def hours_on(self, cores: int) -> float:
+        """Wall hours on ``cores`` cores if the cells kept every core busy."""
+        return self.core_hours / cores
+
+    def cores_for(self, hours: float) -> int:
+        """Cores needed to finish within ``hours`` (at most one cell per core at a time)."""
+        need = int(np.ceil(self.core_hours / hours)) if self.core_hours > 0 else 1
+        return max(1, min(need, self.cells - self.cells_done))
+
+    def to_text(self) -> str:
+        cfg = self.config
+        lines = [
+            f"Projected cost: {len(cfg.streams)} streams x {cfg.runs} runs x "
+            f"{len(cfg.schemes)} schemes = {self.cells} cells ({self.cells_done} done), "
+            f"learner {cfg.learner}",
+            "",
+            f"{'stream':16s} {'rows/cell':>10s} {'CPU-s/1k rows':>13s} {'CPU-s/cell':>11s} "
+            f"{'cells left':>10s} {'core-h':>8s}  cost from",
+        ]
+        for r in self.streams:
+            lines.append(
+                f"{r['stream']:16s} {r['rows']:>10,d} {r['cpu_per_krow']:>13.3f} "
+                f"{r['cpu_per_cell']:>11.1f} {r['cells'] - r['cells_done']:>10d} "
+                f"{r['core_hours']:>8.2f}  {r['source']}"
+            )
+        per_cell = self.core_hours * 3600 / max(1, self.cells - self.cells_done)
+        overnight = self.cores_for(12.0)
+        lines += [
+            "",
+            f"mean CPU-s per cell left: {per_cell:.1f}; total: {self.core_hours:.1f} core-hours "
+            f"({self.hours_on(2):.1f} h on 2 cores, {self.hours_on(32):.2f} h on 32 cores); "
+            f"{overnight} cores finish it in 12 h (overnight).",
+            "CPU time is linear in rows here (measured per-row cost x rows); cells are one "
+            "core each, so more cores than cells left do not help.",
+        ]
+        return "\n".join(lines)
+
+
+def stream_rows(config: GridConfig, label: str, spec: str) -> int:
+    """Rows one cell of this stream reads (whole real files: their published size)."""
+    cap = config.rows_of(spec)
+    whole = REAL_ROWS.get(label)
+    if cap is None:
+        if whole is None:
+            raise DistvalError(f"size of {label} unknown; give --n-rows")
+        return whole
+    return cap if whole is None else min(cap, whole)
+
+
+def measured_costs(cells: list[dict[str, Any]]) -> dict[str, float]:
+    """CPU-seconds per 1,000 rows of each stream, averaged over finished cells."""
+    per: dict[str, list[float]] = {}
+    for c in cells:
+        cpu, n = c.get("cpu_seconds"), c.get("n_rows")
+        if cpu and n:
+            per.setdefault(c["stream"], []).append(1000.0 * float(cpu) / float(n))
+    return {k: float(np.mean(v)) for k, v in per.items()}
+
+
+def project(
+    config: GridConfig,
+    cells: list[dict[str, Any]] | None = None,
+    *,
+    costs: dict[str, float] | None = None,
+) -> Projection:
+    """Project the CPU cost of a grid without running it.
+
+    Per-row costs come, per stream, from ``cells`` (finished cells of this grid or of
+    another grid with the same learner: CPU-seconds / rows), else ``costs``, else
+    :data:`REFERENCE_COST` when the learner is :data:`ENSEMBLE`; a stream without a
+    measurement borrows a sibling's (:data:`COST_SOURCE`). Cells are assumed to cost the
+    same whatever the scheme.
+
+    >>> p = project(make_grid("paper"))
+    >>> p.cells, round(p.core_hours)
+    (1650, 1078)
+    """
+    done_keys = {c["key"] for c in cells or []}
+    measured = measured_costs(cells or [])
+    table: dict[str, tuple[float, str]] = {}
+    if config.learner == ENSEMBLE:
+        table |= {k: (v, "reference table") for k, v in REFERENCE_COST.items()}
+    table |= {k: (v, "given") for k, v in (costs or {}).items()}
+    table |= {
+        k: (v, f"{n} cells measured")
+        for k, v in measured.items()
+        for n in [sum(1 for c in cells or [] if c.get("stream") == k)]
+    }
+    rows = []
+    for label, spec in config.streams:
+        if label in table:
+            cost, source = table[label]
+        elif COST_SOURCE.get(label) in table:
+            cost = table[COST_SOURCE[label]][0]
+            source = f"as {COST_SOURCE[label]} ({table[COST_SOURCE[label]][1]})"
+        else:
+            raise DistvalError(
+                f"no measured cost for {label} with learner {config.learner!r}: run a few "
+                "cells first (--max-cells) and project from their output directory"
+            )
+        n = stream_rows(config, label, spec)
+        keys = [cell_key(label, r, s) for r in range(config.runs) for s in config.schemes]
+        n_done = sum(k in done_keys for k in keys)
+        per_cell = cost * n / 1000.0
+        rows.append(
+            {
+                "stream": label,
+                "rows": n,
+                "cpu_per_krow": cost,
+                "cpu_per_cell": per_cell,
+                "cells": len(keys),
+                "cells_done": n_done,
+                "core_hours": per_cell * (len(keys) - n_done) / 3600.0,
+                "source": source,
+            }
+        )
+    return Projection(config, rows)
+
+
+def read_cells(output_dir: str | Path) -> list[dict[str, Any]]:
+    """The finished cells stored in a grid's output directory (none if there is none)."""
+    return _read_cells(Path(output_dir) / "cells.jsonl")
 
 
 # --------------------------------------------------------------------------------------------
