@@ -352,64 +352,17 @@ def _seeds(seed: int, run: int, scheme_index: int) -> tuple[int, int, int, int]:
     return stream_seed, learner_seed, fold_seed, noise_seed
 
 
-def run_cell(config: GridConfig, label: str, spec: str, run: int, scheme: str) -> dict:
-    """One pass over a stream: the decisions of every (variant, change, test) of a cell.
-
-    Returns a JSON-ready dict with ``key``, ``stream``, ``run``, ``scheme``, ``seconds``
-    (wall time of the pass), ``cpu_seconds`` (CPU time of the pass), ``n_rows``,
-    ``n_classes`` and ``results``: one dict per (prequential, pnoise, test) with ``reject``,
-    ``pvalue``, ``statistic``, ``n``,
-    ``mean_a`` and ``mean_b`` (mean fold accuracies).
-    """
+def _decide(
+    config: GridConfig,
+    tested: np.ndarray,
+    hits_a: np.ndarray,
+    hits_b: np.ndarray,
+    n01: np.ndarray,
+    n10: np.ndarray,
+) -> list[dict[str, Any]]:
+    """The decisions of every (variant, change, test) from a cell's accumulated counts."""
     from distval import stats
-    from distval.learners import parse_learner
-    from distval.learners.host import Batch, LearnerHost
-    from distval.streams import open_stream
-    from distval.validation import FoldAssigner, Validation
 
-    t0, c0 = time.perf_counter(), time.process_time()
-    k = config.n_folds
-    stream_seed, learner_seed, fold_seed, noise_seed = _seeds(
-        config.seed, run, config.schemes.index(scheme) if scheme in config.schemes else 0
-    )
-    if label in REAL:
-        stream = open_real_stream(label, spec, n_rows=config.rows_of(spec))
-    else:
-        stream = open_stream(spec, n_rows=config.rows_of(spec), seed=stream_seed)
-    learner = parse_learner(config.learner)
-    slots = [(i, f) for i in range(2) for f in range(k)]
-    host = LearnerHost([learner, learner], slots, stream.feature_names, seed=learner_seed)
-    assigner = FoldAssigner(Validation(scheme, n_folds=k, prequential=True), seed=fold_seed)
-    rng = np.random.default_rng(noise_seed)
-    n_b = 1 + len(config.pnoise)
-    # Accumulators, axis 0 = variant (0 non-prequential, 1 prequential), axis 1 = B variant.
-    tested = np.zeros((2, k))
-    hits_a = np.zeros((2, k))
-    hits_b = np.zeros((2, n_b, k))
-    n01 = np.zeros((2, n_b))
-    n10 = np.zeros((2, n_b))
-    n = 0
-    for chunk in stream.chunks(config.batch_size):
-        a = assigner.assign(len(chunk.y))
-        batch = Batch(chunk.start, chunk.X, chunk.y, a.weights, np.ones_like(a.held_out))
-        pred = host.process(batch)  # (2k, rows)
-        n_classes = max(len(stream.classes), 2)
-        pa, pb = pred[:k], pred[k:]
-        base = pa if config.noise_on == "same" else pb
-        bs = np.stack([pb] + [noise_filter(base, p, n_classes, rng) for p in config.pnoise])
-        y = chunk.y[None, :]
-        ca = pa == y  # (k, rows)
-        cb = bs == y[None]  # (n_b, k, rows)
-        masks = np.stack([a.held_out.T, np.ones_like(a.held_out.T)])  # (2, k, rows)
-        tested += masks.sum(axis=2)
-        hits_a += (ca[None] & masks).sum(axis=2)
-        m = masks[:, None]  # (2, 1, k, rows)
-        hits_b += (cb[None] & m).sum(axis=3)
-        n01 += (~ca[None, None] & cb[None] & m).sum(axis=(2, 3))
-        n10 += (ca[None, None] & ~cb[None] & m).sum(axis=(2, 3))
-        n += len(chunk.y)
-    if n == 0:
-        raise DistvalError(f"stream {label} has no rows")
     with np.errstate(invalid="ignore", divide="ignore"):
         acc_a = hits_a / tested
         acc_b = hits_b / tested[:, None]
@@ -451,7 +404,81 @@ def run_cell(config: GridConfig, label: str, spec: str, run: int, scheme: str) -
                         "n": int(r.n),
                     }
                 results.append(row)
-    return {
+    return results
+
+
+def run_cell(
+    config: GridConfig,
+    label: str,
+    spec: str,
+    run: int,
+    scheme: str,
+    checkpoints: tuple[int, ...] = (),
+) -> dict[str, Any]:
+    """One pass over a stream: the decisions of every (variant, change, test) of a cell.
+
+    Returns a JSON-ready dict with ``key``, ``stream``, ``run``, ``scheme``, ``seconds``
+    (wall time of the pass), ``cpu_seconds`` (CPU time of the pass), ``n_rows``,
+    ``n_classes`` and ``results``: one dict per (prequential, pnoise, test) with ``reject``,
+    ``pvalue``, ``statistic``, ``n``, ``mean_a`` and ``mean_b`` (mean fold accuracies) and
+    ``sd_diff`` (standard deviation of the fold accuracy differences A - B). With
+    ``checkpoints`` (row counts that are multiples of ``config.batch_size``), ``at`` maps
+    each one reached to the decisions a stream cut there would give: one pass serves
+    several stream lengths.
+    """
+    from distval.learners import parse_learner
+    from distval.learners.host import Batch, LearnerHost
+    from distval.streams import open_stream
+    from distval.validation import FoldAssigner, Validation
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    k = config.n_folds
+    stream_seed, learner_seed, fold_seed, noise_seed = _seeds(
+        config.seed, run, config.schemes.index(scheme) if scheme in config.schemes else 0
+    )
+    if label in REAL:
+        stream = open_real_stream(label, spec, n_rows=config.rows_of(spec))
+    else:
+        stream = open_stream(spec, n_rows=config.rows_of(spec), seed=stream_seed)
+    learner = parse_learner(config.learner)
+    slots = [(i, f) for i in range(2) for f in range(k)]
+    host = LearnerHost([learner, learner], slots, stream.feature_names, seed=learner_seed)
+    assigner = FoldAssigner(Validation(scheme, n_folds=k, prequential=True), seed=fold_seed)
+    rng = np.random.default_rng(noise_seed)
+    n_b = 1 + len(config.pnoise)
+    # Accumulators, axis 0 = variant (0 non-prequential, 1 prequential), axis 1 = B variant.
+    tested = np.zeros((2, k))
+    hits_a = np.zeros((2, k))
+    hits_b = np.zeros((2, n_b, k))
+    n01 = np.zeros((2, n_b))
+    n10 = np.zeros((2, n_b))
+    n = 0
+    at: dict[str, list[dict[str, Any]]] = {}
+    for chunk in stream.chunks(config.batch_size):
+        a = assigner.assign(len(chunk.y))
+        batch = Batch(chunk.start, chunk.X, chunk.y, a.weights, np.ones_like(a.held_out))
+        pred = host.process(batch)  # (2k, rows)
+        n_classes = max(len(stream.classes), 2)
+        pa, pb = pred[:k], pred[k:]
+        base = pa if config.noise_on == "same" else pb
+        bs = np.stack([pb] + [noise_filter(base, p, n_classes, rng) for p in config.pnoise])
+        y = chunk.y[None, :]
+        ca = pa == y  # (k, rows)
+        cb = bs == y[None]  # (n_b, k, rows)
+        masks = np.stack([a.held_out.T, np.ones_like(a.held_out.T)])  # (2, k, rows)
+        tested += masks.sum(axis=2)
+        hits_a += (ca[None] & masks).sum(axis=2)
+        m = masks[:, None]  # (2, 1, k, rows)
+        hits_b += (cb[None] & m).sum(axis=3)
+        n01 += (~ca[None, None] & cb[None] & m).sum(axis=(2, 3))
+        n10 += (ca[None, None] & ~cb[None] & m).sum(axis=(2, 3))
+        n += len(chunk.y)
+        if n in checkpoints:
+            at[str(n)] = _decide(config, tested, hits_a, hits_b, n01, n10)
+    if n == 0:
+        raise DistvalError(f"stream {label} has no rows")
+    results = _decide(config, tested, hits_a, hits_b, n01, n10)
+    out: dict[str, Any] = {
         "key": cell_key(label, run, scheme),
         "stream": label,
         "run": run,
@@ -462,6 +489,9 @@ def run_cell(config: GridConfig, label: str, spec: str, run: int, scheme: str) -
         "cpu_seconds": time.process_time() - c0,
         "results": results,
     }
+    if checkpoints:
+        out["at"] = at
+    return out
 
 
 # --------------------------------------------------------------------------------------------
