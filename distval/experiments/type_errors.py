@@ -542,8 +542,15 @@ GRID_FILES = (
 )
 
 
+#: Notes that may sit beside a grid's files (a committed result's README) without making
+#: the directory "another run's"; never deleted, even by ``overwrite``.
+GRID_NOTES = ("README.md",)
+
+
 def _prepare_dir(config: GridConfig, output_dir: Path, overwrite: bool) -> Path:
-    claim_output(output_dir, GRID_FILES, overwrite=overwrite, resumable=True)
+    # with overwrite, foreign files are allowed anyway and only GRID_FILES are deleted
+    owned = GRID_FILES if overwrite else GRID_FILES + GRID_NOTES
+    claim_output(output_dir, owned, overwrite=overwrite, resumable=True)
     cfg_path, cells_path = output_dir / "grid.json", output_dir / "cells.jsonl"
     wanted = config.to_dict()
     if cfg_path.exists() and not overwrite:
@@ -723,7 +730,12 @@ def _run_ray(
 
     with ray_session(address):
         for _, cell in map_tasks(
-            _cell, todo, shared=(config,), max_retries=0, name=lambda c: f"grid cell {c[:3]}"
+            # a cell is deterministic: Ray may rerun it if its node or worker is lost
+            _cell,
+            todo,
+            shared=(config,),
+            max_retries=2,
+            name=lambda c: f"grid cell {c[:3]}",
         ):
             store(cell)
 

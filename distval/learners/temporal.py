@@ -17,6 +17,7 @@ from distval.learners.weights import learn_weighted
 
 __all__ = ["TemporalCorrection", "TemporallyAugmented"]
 
+
 class _Wrapper(base.Wrapper, base.Classifier):
     """Common parts of the temporal wrappers: base model, seed, label history."""
 

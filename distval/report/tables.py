@@ -22,7 +22,6 @@ __all__ = [
 ]
 
 
-
 def _fmt(mean: float, sd: float) -> str:
 
     if not math.isfinite(mean):

@@ -305,6 +305,10 @@ def test_standard_profile_two_cells_finish_and_resume(tmp_path):
     row = next(r for r in cells[0]["results"] if r["pnoise"] == 0 and r["test"] == "mcnemar")
     assert row["n"] > 0
     assert GridConfig.from_dict(json.loads((tmp_path / "grid.json").read_text())) == cfg
+    # a committed result's README beside the cells does not stop the grid from resuming
+    (tmp_path / "README.md").write_text("notes")
+    assert len(run_grid(cfg, output_dir=tmp_path, progress=False).cells) == 2
+    assert (tmp_path / "README.md").read_text() == "notes"
 
 
 def test_moa_learners_of_a_cell_differ_only_by_seed():
