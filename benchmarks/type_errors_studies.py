@@ -167,6 +167,14 @@ def report(out: Path) -> str:
         disc = t1[(t1.test == "mcnemar") & (~t1.prequential)]
         d = disc.groupby(["stream", "rows"])["n"].mean().reset_index(drop=True)
         wide.insert(3, "McNemar n01+n10 (mean)", d.to_numpy())
+        # under H0 (equal accuracy) McNemar's statistic is ~chi2(1) whatever n: mean ~1. A
+        # mean growing with n means A and A' differ in accuracy by a fixed amount per run
+        # that more rows make detectable.
+        chi = disc.groupby(["stream", "rows"])["statistic"].mean().reset_index(drop=True)
+        wide.insert(4, "McNemar chi2 (mean)", chi.to_numpy())
+        gap = disc.assign(gap=(disc.mean_a - disc.mean_b).abs())
+        g = gap.groupby(["stream", "rows"])["gap"].mean().reset_index(drop=True)
+        wide.insert(5, "|acc A - acc A'| (mean)", g.to_numpy())
         ref = {
             s: (paper.TABLE3[s][(0.0, "cv")], paper.TABLE4[s][(0.0, "cv")])
             for s in set(wide.stream)
