@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("quick", "standard", "paper"),
         default="quick",
         help="quick: 5 runs, 3000 rows, river bagging of 2 Hoeffding trees (~20 min on 2 "
-        "cores); standard: 15 runs, 50,000 rows, MOA OzaBag of 10 Hoeffding trees (~90 min "
+        "cores); standard: 10 runs, 50,000 rows, MOA OzaBag of 10 Hoeffding trees (~90 min "
         "on 2 idle cores); paper: 50 runs, whole streams (1,000,000 generated rows), the "
         "same MOA ensemble (~170 core-hours; use a cluster, --address) (default: quick)",
     )

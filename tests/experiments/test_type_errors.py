@@ -172,6 +172,13 @@ def test_resume_after_interruption_gives_the_same_tables(tmp_path):
         pd.testing.assert_frame_equal(full.tables[name], resumed.tables[name])
 
 
+def test_a_grid_resumes_with_more_runs(tmp_path):
+    one = run_grid(tiny(runs=1, schemes=("split",)), output_dir=tmp_path, progress=False)
+    two = run_grid(tiny(runs=2, schemes=("split",)), output_dir=tmp_path, progress=False)
+    assert len(one.cells) == 2 and len(two.cells) == 4
+    assert len((tmp_path / "cells.jsonl").read_text().splitlines()) == 4
+
+
 def test_other_settings_in_the_same_directory_are_refused(tmp_path):
     run_grid(tiny(runs=1, schemes=("split",)), output_dir=tmp_path, progress=False)
     with pytest.raises(DistvalError, match="other settings"):
