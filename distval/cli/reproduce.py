@@ -37,6 +37,11 @@ def _streams(text: str) -> list[str]:
     return [s for s in out if s]
 
 
+def _count(text: str) -> int:
+    """An int >= 0 (``--max-cells 0``: tables of the stored cells, no new cell)."""
+    return 0 if text.strip() == "0" else positive_integer(text)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register ``type-errors`` under ``distval reproduce``."""
     sub = parser.add_subparsers(dest="experiment", metavar="EXPERIMENT")
@@ -93,10 +98,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     te.add_argument("--address", default=None, help="join a Ray cluster ('auto', ray://...)")
     te.add_argument(
         "--max-cells",
-        type=positive_integer,
+        type=_count,
         default=None,
         metavar="N",
-        help="stop after N new cells (rerun to resume)",
+        help="stop after N new cells (rerun to resume); 0 only rewrites the tables of the "
+        "stored cells",
     )
     te.add_argument(
         "--output",
