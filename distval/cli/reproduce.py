@@ -113,6 +113,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     te.add_argument("--overwrite", action="store_true", help="discard the cells stored in --output")
     te.add_argument("--no-progress", action="store_true", help="no progress line")
     te.add_argument(
+        "--cost-from",
+        default=None,
+        metavar="DIR",
+        help="project with the per-row CPU costs measured by the cells of another grid's "
+        "output directory (same learner), e.g. a standard run before a paper run",
+    )
+    te.add_argument(
         "--plan",
         action="store_true",
         help="print the grid's projected CPU cost (per cell, core-hours, cores to finish "
@@ -162,8 +169,20 @@ def main(args: argparse.Namespace) -> int:
         stored = json.loads((output / "grid.json").read_text())
         if stored.get("learner") != config.learner:
             cells = []  # another learner's costs do not project this one
+    costs = None
+    if args.cost_from is not None:
+        from distval.experiments.type_errors import measured_costs
+
+        source = Path(args.cost_from)
+        stored = json.loads((source / "grid.json").read_text())
+        if stored.get("learner") != config.learner:
+            raise DistvalError(
+                f"--cost-from {source}: its learner {stored.get('learner')!r} is not "
+                f"{config.learner!r}"
+            )
+        costs = measured_costs(read_cells(source))
     try:
-        projection = project(config, cells)
+        projection = project(config, cells, costs=costs)
     except DistvalError as exc:
         if args.plan:
             raise

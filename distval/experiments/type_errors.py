@@ -60,6 +60,7 @@ __all__ = [
     "bagged_ht",
     "cell_key",
     "make_grid",
+    "measured_costs",
     "noise_filter",
     "open_real_stream",
     "project",
@@ -877,7 +878,7 @@ def project(
     table: dict[str, tuple[float, str]] = {}
     if config.learner == ENSEMBLE:
         table |= {k: (v, "reference table") for k, v in REFERENCE_COST.items()}
-    table |= {k: (v, "given") for k, v in (costs or {}).items()}
+    table |= {k: (v, "measured elsewhere") for k, v in (costs or {}).items()}
     table |= {
         k: (v, f"{n} cells measured")
         for k, v in measured.items()

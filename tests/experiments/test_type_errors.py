@@ -373,3 +373,25 @@ def test_projection_uses_finished_cells():
     assert p.core_hours == pytest.approx(6.0 / 3600)
     with pytest.raises(DistvalError, match="no measured cost"):
         project(cfg)  # a river learner with no finished cell: nothing to project from
+
+
+def test_plan_with_costs_measured_by_another_grid(tmp_path, capsys):
+    from distval.experiments.type_errors import ENSEMBLE
+
+    # a standard grid's directory: per-row costs come from its cells, none counts as done
+    std = tmp_path / "std"
+    std.mkdir()
+    (std / "grid.json").write_text(json.dumps(make_grid("standard").to_dict()))
+    cell = {"key": "LED(50000)|0|cv", "stream": "LED(50000)", "cpu_seconds": 200.0}
+    (std / "cells.jsonl").write_text(json.dumps(cell | {"n_rows": 50_000}) + "\n")
+    argv = ["reproduce", "type-errors", "--profile", "paper", "--plan"]
+    argv += ["--cost-from", str(std), "--output", str(tmp_path / "paper")]
+    assert cli_main(argv) == 0
+    text = capsys.readouterr().out
+    led = next(x for x in text.splitlines() if x.startswith("LED(50000)"))
+    assert "4.000" in led and "4000.0" in led and "measured elsewhere" in led  # 4 CPU-s/1k rows
+    assert "(0 done)" in text
+    # another learner's costs are refused
+    (std / "grid.json").write_text(json.dumps(make_grid("quick").to_dict()))
+    assert cli_main(argv) == 2
+    assert ENSEMBLE in capsys.readouterr().err
