@@ -171,10 +171,13 @@ def report(out: Path) -> str:
         # mean growing with n means A and A' differ in accuracy by a fixed amount per run
         # that more rows make detectable.
         chi = disc.groupby(["stream", "rows"])["statistic"].mean().reset_index(drop=True)
-        wide.insert(4, "McNemar chi2 (mean)", chi.to_numpy())
+        wide.insert(4, "chi2 non-preq (mean)", chi.to_numpy())
+        pre = t1[(t1.test == "mcnemar") & t1.prequential]
+        chi_p = pre.groupby(["stream", "rows"])["statistic"].mean().reset_index(drop=True)
+        wide.insert(5, "chi2 preq (mean)", chi_p.to_numpy())
         gap = disc.assign(gap=(disc.mean_a - disc.mean_b).abs())
         g = gap.groupby(["stream", "rows"])["gap"].mean().reset_index(drop=True)
-        wide.insert(5, "|acc A - acc A'| (mean)", g.to_numpy())
+        wide.insert(6, "|acc A - acc A'| (mean)", [f"{v:.4f}" for v in g.to_numpy()])
         ref = {
             s: (paper.TABLE3[s][(0.0, "cv")], paper.TABLE4[s][(0.0, "cv")])
             for s in set(wide.stream)
