@@ -155,7 +155,9 @@ class EvaluationResult:
         """
         writer = ResultWriter(directory, overwrite=True)
         writer.write_config(self.config, extra)
-        writer.append(Snapshot(self.n_rows, self.fold_rows, self.test_rows, events=self.event_rows))
+        writer.append(
+            Snapshot(self.n_rows, self.fold_rows, self.test_rows, events=self.event_rows)
+        )
         writer.close(self)
 
     def folds(self):
@@ -299,7 +301,8 @@ def claim_output(directory, owned, *, overwrite: bool = False, resumable: bool =
     if present and not overwrite:
         if not resumable:
             raise DistvalError(
-                f"output directory {d} exists and is not empty (choose another or pass --overwrite)"
+                f"output directory {d} exists and is not empty "
+                "(choose another or pass --overwrite)"
             )
         if foreign:
             raise DistvalError(

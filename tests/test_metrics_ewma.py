@@ -167,16 +167,8 @@ def test_led_stream_in_a_run_matches_algorithm_1_for_every_batch_size():
     runs = []
     for size in (1, 7, 1000):
         cfg = RunConfig(
-            stream="LED(50)",
-            n_rows=n,
-            learners=("majority",),
-            n_folds=2,
-            scheme="cv",
-            forgetting="ewma",
-            fading=0.999,
-            test_every=every,
-            batch_size=size,
-            tests=(),
+            stream="LED(50)", n_rows=n, learners=("majority",), n_folds=2, scheme="cv",
+            forgetting="ewma", fading=0.999, test_every=every, batch_size=size, tests=(),
         )
         folds = evaluate(cfg).folds()
         runs.append(folds[folds["forgetting"] == "ewma"].reset_index(drop=True))

@@ -20,10 +20,8 @@ __all__ = ["build_parser", "main"]
 
 #: Commands: module under ``distval.cli`` and help text.
 COMMANDS = {
-    "run": (
-        "run",
-        "evaluate learners on a stream (default: ht vs nb, 10-fold bootstrap, Electricity)",
-    ),
+    "run": ("run", "evaluate learners on a stream (default: ht vs nb, 10-fold bootstrap, "
+            "Electricity)"),
     "learners": ("learners", "list the built-in learners"),
     "describe": ("describe", "stream diagnostics: classes, P(M), P(T), baselines"),
     "report": ("report", "figures, HTML and Markdown report of a results directory"),

@@ -22,7 +22,6 @@ DESCRIPTION = (
     "validation, with per-fold measures and across-fold tests while the stream flows."
 )
 
-
 def _tests(text: str) -> tuple[str, ...]:
     if text.lower() in ("", "none"):
         return ()

@@ -213,10 +213,8 @@ class RobustnessResult:
         rows = [
             [
                 lab,
-                *(
-                    f"{_f(s['learners'][lab][m]['mean'])} ± {_f(s['learners'][lab][m]['std'])}"
-                    for m in shown
-                ),
+                *(f"{_f(s['learners'][lab][m]['mean'])} ± {_f(s['learners'][lab][m]['std'])}"
+                  for m in shown),
             ]
             for lab in labels
         ]

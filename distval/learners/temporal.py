@@ -17,7 +17,6 @@ from distval.learners.weights import learn_weighted
 
 __all__ = ["TemporalCorrection", "TemporallyAugmented"]
 
-
 class _Wrapper(base.Wrapper, base.Classifier):
     """Common parts of the temporal wrappers: base model, seed, label history."""
 

@@ -78,6 +78,7 @@ def baseline_labels(config: dict, labels: list[str]) -> list[str]:
 
 def _figure(width: float, height: float):
 
+
     return Figure(figsize=(width, height), layout="constrained")
 
 
@@ -312,6 +313,7 @@ def png_bytes(fig) -> bytes:
     >>> png_bytes(plot_forgetting_comparison({"a": ([0, 1], [0.5, 0.6])}))[:4]
     b'\x89PNG'
     """
+
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)

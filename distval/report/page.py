@@ -30,6 +30,7 @@ and marker as well as colour, so that they remain distinguishable in grey-scale 
 'report.html'
 """
 
+
 from __future__ import annotations
 
 import base64

@@ -22,6 +22,7 @@ __all__ = [
 ]
 
 
+
 def _fmt(mean: float, sd: float) -> str:
 
     if not math.isfinite(mean):

@@ -40,15 +40,8 @@ def elec_labels() -> list:
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_persistent_has_kappa_per_zero_and_accuracy_p_t_under_every_scheme(scheme, elec_labels):
     cfg = RunConfig(
-        stream=str(ELEC),
-        n_rows=N,
-        learners=("persistent",),
-        scheme=scheme,
-        n_folds=5,
-        forgetting="cumulative",
-        test_every=1000,
-        batch_size=333,
-        tests=(),
+        stream=str(ELEC), n_rows=N, learners=("persistent",), scheme=scheme, n_folds=5,
+        forgetting="cumulative", test_every=1000, batch_size=333, tests=(),
     )
     folds = evaluate(cfg).final_folds()
     p_t = persistence_hits(elec_labels).mean()
@@ -60,15 +53,8 @@ def test_persistent_has_kappa_per_zero_and_accuracy_p_t_under_every_scheme(schem
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_persistent_matches_the_stream_baseline_without_prequential(scheme):
     cfg = RunConfig(
-        stream=str(ELEC),
-        n_rows=N,
-        learners=("persistent",),
-        scheme=scheme,
-        n_folds=4,
-        prequential=False,
-        forgetting="cumulative",
-        test_every=1000,
-        tests=(),
+        stream=str(ELEC), n_rows=N, learners=("persistent",), scheme=scheme, n_folds=4,
+        prequential=False, forgetting="cumulative", test_every=1000, tests=(),
     )
     folds = evaluate(cfg).final_folds()
     assert (folds["kappa_per"] == 0.0).all()
@@ -96,20 +82,15 @@ def test_a_user_learner_observes_every_label_and_trains_with_the_scheme_weights(
 ):
     y = markov(500, seed=1)
     batch = routed(y, scheme, prequential)
-    host = LearnerHost(
-        [parse_learner("label_recorder:Recorder")], [(0, f) for f in range(3)], ["i"], seed=1
-    )
+    host = LearnerHost([parse_learner("label_recorder:Recorder")], [(0, f) for f in range(3)],
+                       ["i"], seed=1)
     half = 217  # two batches: the label sequence carries across batch boundaries
-    preds = np.hstack(
-        [
-            host.process(
-                Batch(0, batch.X[:half], y[:half], batch.weights[:half], batch.tested[:half])
-            ),
-            host.process(
-                Batch(half, batch.X[half:], y[half:], batch.weights[half:], batch.tested[half:])
-            ),
-        ]
-    )
+    preds = np.hstack([
+        host.process(Batch(0, batch.X[:half], y[:half], batch.weights[:half],
+                           batch.tested[:half])),
+        host.process(Batch(half, batch.X[half:], y[half:], batch.weights[half:],
+                           batch.tested[half:])),
+    ])
     prev = np.r_[0, y[:-1]]
     for f, model in enumerate(host.models):
         assert model.observed == y.tolist()

@@ -58,12 +58,8 @@ def liac_rows(path) -> list[list]:
         data = liac.load(f)
     out = []
     for r in data["data"]:
-        out.append(
-            [
-                math.nan if v is None and t in ("NUMERIC", "REAL") else v
-                for v, (_, t) in zip(r, data["attributes"])
-            ]
-        )
+        out.append([math.nan if v is None and t in ("NUMERIC", "REAL") else v
+                    for v, (_, t) in zip(r, data["attributes"])])
     return out
 
 
@@ -108,7 +104,8 @@ def write_arff(rows, trailing_comments: bool, upper: bool) -> str:
         "% generated",
         f"{kw('@relation')} 'gen rel'",
         f"{kw('@attribute')} x {kw('numeric')}",
-        f'{kw("@attribute")} "nom attr" {{{decl}}}' + (" % nominal" if trailing_comments else ""),
+        f"{kw('@attribute')} \"nom attr\" {{{decl}}}"
+        + (" % nominal" if trailing_comments else ""),
         f"{kw('@attribute')} txt {kw('string')}",
         f"{kw('@attribute')} class {{{', '.join(quote(v, 'double') for v in LABELS)}}}",
         "",
@@ -138,18 +135,14 @@ def write_arff(rows, trailing_comments: bool, upper: bool) -> str:
 
 def expected(rows) -> list[list]:
     return [
-        [math.nan if x is None else float(x), nom, txt, label] for x, nom, txt, label, *_ in rows
+        [math.nan if x is None else float(x), nom, txt, label]
+        for x, nom, txt, label, *_ in rows
     ]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    rows=rows_strategy,
-    trailing=st.booleans(),
-    upper=st.booleans(),
-    gz=st.booleans(),
-    block=st.sampled_from([16, 64, 1 << 20]),
-)
+@given(rows=rows_strategy, trailing=st.booleans(), upper=st.booleans(), gz=st.booleans(),
+       block=st.sampled_from([16, 64, 1 << 20]))
 def test_generated_files_read_as_written_and_as_liac_arff_reads_them(
     rows, trailing, upper, gz, block
 ):
@@ -179,7 +172,8 @@ def test_plain_numeric_blocks_take_the_arrow_path_and_agree_with_liac(tmp_path):
     path.write_text(head + "@attribute cls {p,q}\n@DATA\n" + body + "\n\n")
     got = stream_rows(path, block_size=1000)
     assert same(got, liac_rows(path)) or X[:, 1].round().tolist() != X[:, 1].tolist()
-    assert same([r[:1] + r[2:] for r in got], [[r[0], r[2], r[3]] for r in liac_rows(path)])
+    assert same([r[:1] + r[2:] for r in got],
+                [[r[0], r[2], r[3]] for r in liac_rows(path)])
 
 
 def test_sparse_defaults_and_clear_errors(tmp_path):
@@ -207,14 +201,12 @@ def test_sparse_defaults_and_clear_errors(tmp_path):
 
 @pytest.mark.parametrize(
     ("decl", "message"),
-    [
-        ("d DATE 'yyyy'", "date, which is not supported"),
-        ("r relational", "relational, which is not supported"),
-        ("x numeric extra", "unknown type"),
-        ("x {a, b", "closing"),
-        ("x % only a comment", "no type"),
-        ("{a}", "no name"),
-    ],
+    [("d DATE 'yyyy'", "date, which is not supported"),
+     ("r relational", "relational, which is not supported"),
+     ("x numeric extra", "unknown type"),
+     ("x {a, b", "closing"),
+     ("x % only a comment", "no type"),
+     ("{a}", "no name")],
 )
 def test_header_errors(tmp_path, decl, message):
     path = tmp_path / "h.arff"
@@ -240,13 +232,13 @@ def mutated(draw, base: str) -> str:
         if op == "insert":
             text = text[:i] + draw(st.sampled_from(SPICE)) + text[i:]
         elif op == "delete":
-            text = text[:i] + text[i + 1 + draw(st.integers(0, 3)) :]
+            text = text[:i] + text[i + 1 + draw(st.integers(0, 3)):]
         elif op == "replace":
-            text = text[:i] + draw(st.sampled_from(SPICE)) + text[i + 1 :]
+            text = text[:i] + draw(st.sampled_from(SPICE)) + text[i + 1:]
         else:
             lines = text.split("\n")
             j = draw(st.integers(0, len(lines) - 1))
-            text = "\n".join([*lines[: j + 1], lines[j], *lines[j + 1 :]])
+            text = "\n".join([*lines[: j + 1], lines[j], *lines[j + 1:]])
     return text
 
 
