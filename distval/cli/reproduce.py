@@ -16,9 +16,10 @@ Example
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
-from distval.cli.argtypes import positive_integer, progress_wanted
+from distval.cli.argtypes import positive_integer
 
 __all__ = ["add_arguments", "main"]
 
@@ -36,6 +37,11 @@ def _streams(text: str) -> list[str]:
     return [s for s in out if s]
 
 
+def _count(text: str) -> int:
+    """An int >= 0 (``--max-cells 0``: tables of the stored cells, no new cell)."""
+    return 0 if text.strip() == "0" else positive_integer(text)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register ``type-errors`` under ``distval reproduce``."""
     sub = parser.add_subparsers(dest="experiment", metavar="EXPERIMENT")
@@ -49,10 +55,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     te.add_argument(
         "--profile",
-        choices=("quick", "paper"),
+        choices=("quick", "standard", "paper"),
         default="quick",
-        help="quick: 5 runs, 3000 rows, bagged Hoeffding trees; paper: 50 runs, whole "
-        "streams (1,000,000 generated rows), ARF (default: quick)",
+        help="quick: 5 runs, 3000 rows, river bagging of 2 Hoeffding trees (~20 min on 2 "
+        "cores); standard: 10 runs, 50,000 rows, MOA OzaBag of 10 Hoeffding trees (~90 min "
+        "on 2 idle cores); paper: 50 runs, whole streams (1,000,000 generated rows), the "
+        "same MOA ensemble (~170 core-hours; use a cluster, --address) (default: quick)",
     )
     te.add_argument("--runs", type=positive_integer, default=None, help="runs per stream")
     te.add_argument(
@@ -90,10 +98,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     te.add_argument("--address", default=None, help="join a Ray cluster ('auto', ray://...)")
     te.add_argument(
         "--max-cells",
-        type=positive_integer,
+        type=_count,
         default=None,
         metavar="N",
-        help="stop after N new cells (rerun to resume)",
+        help="stop after N new cells (rerun to resume); 0 only rewrites the tables of the "
+        "stored cells",
     )
     te.add_argument(
         "--output",
@@ -102,7 +111,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="results directory (default: distval-results/type-errors-<profile>)",
     )
     te.add_argument("--overwrite", action="store_true", help="discard the cells stored in --output")
-    te.add_argument("--no-progress", action="store_true", help="no progress bar")
+    te.add_argument("--no-progress", action="store_true", help="no progress line")
+    te.add_argument(
+        "--cost-from",
+        default=None,
+        metavar="DIR",
+        help="project with the per-row CPU costs measured by the cells of another grid's "
+        "output directory (same learner), e.g. a standard run before a paper run",
+    )
+    te.add_argument(
+        "--plan",
+        action="store_true",
+        help="print the grid's projected CPU cost (per cell, core-hours, cores to finish "
+        "overnight) from measured per-row costs and the cells already in --output; run nothing",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -140,7 +162,36 @@ def main(args: argparse.Namespace) -> int:
     if missing:
         print(f"note: skipping {', '.join(missing)}", file=sys.stderr)
     output = Path(args.output or Path("distval-results") / f"type-errors-{args.profile}")
-    progress = progress_wanted(args)
+    from distval.experiments.type_errors import project, read_cells
+
+    cells = read_cells(output) if (output / "grid.json").is_file() else []
+    if cells:
+        stored = json.loads((output / "grid.json").read_text())
+        if stored.get("learner") != config.learner:
+            cells = []  # another learner's costs do not project this one
+    costs = None
+    if args.cost_from is not None:
+        from distval.experiments.type_errors import measured_costs
+
+        source = Path(args.cost_from)
+        stored = json.loads((source / "grid.json").read_text())
+        if stored.get("learner") != config.learner:
+            raise DistvalError(
+                f"--cost-from {source}: its learner {stored.get('learner')!r} is not "
+                f"{config.learner!r}"
+            )
+        costs = measured_costs(read_cells(source))
+    try:
+        projection = project(config, cells, costs=costs)
+    except DistvalError as exc:
+        if args.plan:
+            raise
+        print(f"note: no projection: {exc}", file=sys.stderr)
+    else:
+        print(projection.to_text(), file=sys.stdout if args.plan else sys.stderr, flush=True)
+    if args.plan:
+        return 0
+    progress = not args.no_progress
     try:
         result = run_grid(
             config,

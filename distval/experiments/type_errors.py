@@ -33,9 +33,12 @@ Example
 from __future__ import annotations
 
 import json
+import sys
 import time
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
@@ -46,16 +49,22 @@ from distval.experiments import bifet2015 as paper
 from distval.results import claim_output
 
 __all__ = [
+    "ENSEMBLE",
     "PROFILES",
     "SYNTHETIC",
     "TESTS",
     "GridConfig",
     "GridResult",
+    "Progress",
+    "Projection",
     "bagged_ht",
     "cell_key",
     "make_grid",
+    "measured_costs",
     "noise_filter",
     "open_real_stream",
+    "project",
+    "read_cells",
     "run_cell",
     "run_grid",
 ]
@@ -69,20 +78,58 @@ REAL = {
 }
 TESTS = paper.TESTS
 
+#: Size of the ``standard`` profile: 11 streams x 10 runs x 3 schemes = 330 cells of 50,000
+#: rows, about 90 minutes on two idle cores by the measured costs below.
+STANDARD_RUNS = 10
+STANDARD_ROWS = 50_000
+
+#: Measured CPU-seconds per 1,000 rows of one cell (one pass, both learners, 10 folds, mean
+#: over bootstrap, cv and split) of :data:`ENSEMBLE` at 50,000 rows: the first 36 cells of
+#: benchmarks/results/type-errors-standard, on this project's 2-core machine under a load
+#: average of 5-27 (so possibly above an idle machine's). :func:`project` uses it when no
+#: finished cell of the grid is at hand; CovType and Poker, never measured, borrow the
+#: dearest stream's cost (``COST_SOURCE``).
+REFERENCE_COST = {
+    "Electricity": 0.40,
+    "LED(50000)": 2.58,
+    "SEA(50)": 0.26,
+    "SEA(50000)": 0.27,
+    "HYP(10,0.001)": 0.67,
+    "HYP(10,0.0001)": 0.54,
+    "RBF(0,0)": 0.72,
+    "RBF(50,0.001)": 0.72,
+    "RBF(10,0.001)": 0.63,
+    "RBF(50,0.0001)": 0.65,
+    "RBF(10,0.0001)": 0.66,
+}
+COST_SOURCE = {"CovType": "LED(50000)", "Poker": "LED(50000)"}
+#: Rows of the real streams when read whole (UCI / MOA files).
+REAL_ROWS = {"Electricity": 45_312, "CovType": 581_012, "Poker": 829_201}
+
+#: The randomised tree ensemble of the ``standard`` and ``paper`` profiles: MOA's online
+#: bagging of ten Hoeffding trees. Two seeds of it differ the way two random forests do
+#: (each tree sees Poisson(1) copies of every row). Measured at 20,000 rows (one cv cell):
+#: 4-12x less CPU than MOA's AdaptiveRandomForest with ten trees (Electricity 10.4 vs 57.0,
+#: LED(50000) 30.7 vs 124.5, SEA(50) 2.1 vs 26.0 CPU-s), which would not fit 50,000 rows
+#: x 10 runs in 90 minutes on two cores (benchmarks/results/type-errors-standard/README.md).
+ENSEMBLE = "moa:meta.OzaBag -l trees.HoeffdingTree -s 10"
+
 #: Profiles: runs per stream, rows per stream (None = whole stream) and learner.
-#: ``paper`` follows bifet2015 §4.1 (50 runs, 10 folds, a random-forest-like ensemble); the
-#: paper does not state the synthetic stream length, 1,000,000 rows is assumed.
-PROFILES = {
+#: ``standard`` is sized to about 90 minutes on two idle cores (measured CPU seconds per
+#: cell); ``paper`` follows bifet2015 §4.1 (50 runs, 10 folds, a randomised tree ensemble);
+#: the paper does not state the synthetic stream length, 1,000,000 rows is assumed.
+PROFILES: dict[str, dict[str, Any]] = {
     "quick": {
         "runs": 5,
         "n_rows": 3000,
         "learner": "distval.experiments.type_errors:bagged_ht(n_models=2, grace_period=100)",
     },
-    "paper": {"runs": 50, "n_rows": None, "synthetic_rows": 1_000_000, "learner": "arf"},
+    "standard": {"runs": STANDARD_RUNS, "n_rows": STANDARD_ROWS, "learner": ENSEMBLE},
+    "paper": {"runs": 50, "n_rows": None, "synthetic_rows": 1_000_000, "learner": ENSEMBLE},
 }
 
 
-def bagged_ht(n_models: int = 2, seed: int | None = None, **tree_params):
+def bagged_ht(n_models: int = 2, seed: int | None = None, **tree_params: Any) -> Any:
     """A cheap randomised tree ensemble: online bagging of Hoeffding trees.
 
     Oza's online bagging (river ``ensemble.BaggingClassifier``) trains each tree on
@@ -125,6 +172,9 @@ class GridConfig:
     sign_method: str = "exact"
     seed: int = 1
     batch_size: int = 500
+    #: Which learner the noise filter wraps: ``"other"`` compares A with noise(A') (the
+    #: change then holds the seed-to-seed difference too), ``"same"`` A with noise(A).
+    noise_on: str = "other"
 
     def __post_init__(self) -> None:
         from distval.learners import parse_learner
@@ -145,19 +195,40 @@ class GridConfig:
             raise DistvalError(f"pnoise values must be in (0, 1), got {self.pnoise}")
         if self.n_folds < 2:
             raise DistvalError(f"at least 2 folds are needed, got {self.n_folds}")
+        if self.noise_on not in ("other", "same"):
+            raise DistvalError(f"noise_on must be 'other' or 'same', got {self.noise_on!r}")
         try:
-            parse_learner(self.learner).build()
+            parse_learner(self.learner).build()  # type: ignore[no-untyped-call]
         except DistvalError:
             raise
         except Exception as exc:
             raise DistvalError(f"learner {self.learner!r}: {exc}") from None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["streams"] = [list(s) for s in self.streams]
         d["schemes"] = list(self.schemes)
         d["pnoise"] = list(self.pnoise)
         return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GridConfig:
+        """The inverse of :meth:`to_dict` (e.g. a ``grid.json``); missing keys take defaults.
+
+        >>> g = make_grid("quick", streams=["SEA(50)"])
+        >>> GridConfig.from_dict(json.loads(json.dumps(g.to_dict()))) == g
+        True
+        """
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise DistvalError(f"unknown grid setting(s) {unknown}")
+        kw = dict(d)
+        kw["streams"] = tuple((str(a), str(b)) for a, b in d["streams"])
+        for key in ("schemes", "pnoise"):
+            if key in kw:
+                kw[key] = tuple(kw[key])
+        return cls(**kw)
 
     def rows_of(self, spec: str) -> int | None:
         """Row cap of a stream: ``n_rows``, or ``synthetic_rows`` for an uncapped generator."""
@@ -169,7 +240,7 @@ class GridConfig:
         return None if is_file else self.synthetic_rows
 
 
-def open_real_stream(label: str, path: str | Path | None, n_rows: int | None = None):
+def open_real_stream(label: str, path: str | Path | None, n_rows: int | None = None) -> Any:
     """Open CoverType or Poker from the file a user gives (CSV/.data, Parquet or ARFF).
 
     The label must be the last column, as in the UCI and MOA distributions. A missing path
@@ -200,7 +271,7 @@ def make_grid(
     streams: list[str] | None = None,
     covtype: str | Path | None = None,
     poker: str | Path | None = None,
-    **overrides,
+    **overrides: Any,
 ) -> GridConfig:
     """A :class:`GridConfig` from a profile, optional stream selection and overrides.
 
@@ -233,7 +304,7 @@ def make_grid(
                     open_real_stream(label, None)  # raises the clear message
                 continue
             open_real_stream(label, files[label], n_rows=1)  # fail early on a bad file
-            chosen.append((label, str(Path(files[label]).resolve())))
+            chosen.append((label, str(Path(str(files[label])).resolve())))
         elif label == "Electricity":
             chosen.append((label, "elec2"))
         else:
@@ -264,7 +335,7 @@ def noise_filter(
     """
     pred = np.asarray(pred)
     if n_classes < 2:
-        return pred.copy()
+        return np.array(pred, copy=True)
     flip = (rng.random(pred.shape) < pnoise) & (pred >= 0)
     shift = rng.integers(1, n_classes, size=pred.shape)
     return np.where(flip, (pred + shift) % n_classes, pred).astype(pred.dtype)
@@ -284,16 +355,80 @@ def _seeds(seed: int, run: int, scheme_index: int) -> tuple[int, int, int, int]:
     return stream_seed, learner_seed, fold_seed, noise_seed
 
 
-def run_cell(config: GridConfig, label: str, spec: str, run: int, scheme: str) -> dict:
+def _decide(
+    config: GridConfig,
+    tested: np.ndarray,
+    hits_a: np.ndarray,
+    hits_b: np.ndarray,
+    n01: np.ndarray,
+    n10: np.ndarray,
+) -> list[dict[str, Any]]:
+    """The decisions of every (variant, change, test) from a cell's accumulated counts."""
+    from distval import stats
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc_a = hits_a / tested
+        acc_b = hits_b / tested[:, None]
+    results = []
+    changes = (0.0, *config.pnoise)
+    for v, prequential in enumerate((False, True)):
+        for j, change in enumerate(changes):
+            va, vb = acc_a[v], acc_b[v, j]
+            ok = np.isfinite(va) & np.isfinite(vb)
+            diff = (va - vb)[ok]
+            common = {
+                "prequential": prequential,
+                "pnoise": change,
+                "mean_a": float(va[ok].mean()) if ok.any() else float("nan"),
+                "mean_b": float(vb[ok].mean()) if ok.any() else float("nan"),
+                # spread of the fold differences, against which the change must show
+                "sd_diff": float(diff.std(ddof=1)) if len(diff) > 1 else float("nan"),
+            }
+            outcomes = {
+                "mcnemar": stats.mcnemar(n01[v, j], n10[v, j], alpha=config.alpha),
+                "sign": stats.sign_test(
+                    va[ok], vb[ok], alpha=config.alpha, method=config.sign_method
+                )
+                if ok.any()
+                else None,
+                "wilcoxon": stats.wilcoxon(va[ok], vb[ok], alpha=config.alpha)
+                if ok.any()
+                else None,
+            }
+            for test, r in outcomes.items():
+                row = common | {"test": test}
+                if r is None:
+                    row |= {"reject": False, "pvalue": 1.0, "statistic": 0.0, "n": 0}
+                else:
+                    row |= {
+                        "reject": bool(r.reject),
+                        "pvalue": float(r.pvalue),
+                        "statistic": float(r.statistic),
+                        "n": int(r.n),
+                    }
+                results.append(row)
+    return results
+
+
+def run_cell(
+    config: GridConfig,
+    label: str,
+    spec: str,
+    run: int,
+    scheme: str,
+    checkpoints: tuple[int, ...] = (),
+) -> dict[str, Any]:
     """One pass over a stream: the decisions of every (variant, change, test) of a cell.
 
     Returns a JSON-ready dict with ``key``, ``stream``, ``run``, ``scheme``, ``seconds``
     (wall time of the pass), ``cpu_seconds`` (CPU time of the pass), ``n_rows``,
     ``n_classes`` and ``results``: one dict per (prequential, pnoise, test) with ``reject``,
-    ``pvalue``, ``statistic``, ``n``,
-    ``mean_a`` and ``mean_b`` (mean fold accuracies).
+    ``pvalue``, ``statistic``, ``n``, ``mean_a`` and ``mean_b`` (mean fold accuracies) and
+    ``sd_diff`` (standard deviation of the fold accuracy differences A - B). With
+    ``checkpoints`` (row counts that are multiples of ``config.batch_size``), ``at`` maps
+    each one reached to the decisions a stream cut there would give: one pass serves
+    several stream lengths.
     """
-    from distval import stats
     from distval.learners import parse_learner
     from distval.learners.host import Batch, LearnerHost
     from distval.streams import open_stream
@@ -321,13 +456,15 @@ def run_cell(config: GridConfig, label: str, spec: str, run: int, scheme: str) -
     n01 = np.zeros((2, n_b))
     n10 = np.zeros((2, n_b))
     n = 0
+    at: dict[str, list[dict[str, Any]]] = {}
     for chunk in stream.chunks(config.batch_size):
         a = assigner.assign(len(chunk.y))
         batch = Batch(chunk.start, chunk.X, chunk.y, a.weights, np.ones_like(a.held_out))
         pred = host.process(batch)  # (2k, rows)
         n_classes = max(len(stream.classes), 2)
         pa, pb = pred[:k], pred[k:]
-        bs = np.stack([pb] + [noise_filter(pb, p, n_classes, rng) for p in config.pnoise])
+        base = pa if config.noise_on == "same" else pb
+        bs = np.stack([pb] + [noise_filter(base, p, n_classes, rng) for p in config.pnoise])
         y = chunk.y[None, :]
         ca = pa == y  # (k, rows)
         cb = bs == y[None]  # (n_b, k, rows)
@@ -339,47 +476,12 @@ def run_cell(config: GridConfig, label: str, spec: str, run: int, scheme: str) -
         n01 += (~ca[None, None] & cb[None] & m).sum(axis=(2, 3))
         n10 += (ca[None, None] & ~cb[None] & m).sum(axis=(2, 3))
         n += len(chunk.y)
+        if n in checkpoints:
+            at[str(n)] = _decide(config, tested, hits_a, hits_b, n01, n10)
     if n == 0:
         raise DistvalError(f"stream {label} has no rows")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        acc_a = hits_a / tested
-        acc_b = hits_b / tested[:, None]
-    results = []
-    changes = (0.0, *config.pnoise)
-    for v, prequential in enumerate((False, True)):
-        for j, change in enumerate(changes):
-            va, vb = acc_a[v], acc_b[v, j]
-            ok = np.isfinite(va) & np.isfinite(vb)
-            common = {
-                "prequential": prequential,
-                "pnoise": change,
-                "mean_a": float(va[ok].mean()) if ok.any() else float("nan"),
-                "mean_b": float(vb[ok].mean()) if ok.any() else float("nan"),
-            }
-            outcomes = {
-                "mcnemar": stats.mcnemar(n01[v, j], n10[v, j], alpha=config.alpha),
-                "sign": stats.sign_test(
-                    va[ok], vb[ok], alpha=config.alpha, method=config.sign_method
-                )
-                if ok.any()
-                else None,
-                "wilcoxon": stats.wilcoxon(va[ok], vb[ok], alpha=config.alpha)
-                if ok.any()
-                else None,
-            }
-            for test, r in outcomes.items():
-                row = common | {"test": test}
-                if r is None:
-                    row |= {"reject": False, "pvalue": 1.0, "statistic": 0.0, "n": 0}
-                else:
-                    row |= {
-                        "reject": bool(r.reject),
-                        "pvalue": float(r.pvalue),
-                        "statistic": float(r.statistic),
-                        "n": int(r.n),
-                    }
-                results.append(row)
-    return {
+    results = _decide(config, tested, hits_a, hits_b, n01, n10)
+    out: dict[str, Any] = {
         "key": cell_key(label, run, scheme),
         "stream": label,
         "run": run,
@@ -390,6 +492,9 @@ def run_cell(config: GridConfig, label: str, spec: str, run: int, scheme: str) -
         "cpu_seconds": time.process_time() - c0,
         "results": results,
     }
+    if checkpoints:
+        out["at"] = at
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -410,7 +515,7 @@ class GridResult:
         return _markdown(self)
 
 
-def _read_cells(path: Path) -> list[dict]:
+def _read_cells(path: Path) -> list[dict[str, Any]]:
     cells = []
     if path.exists():
         for line in path.read_text().splitlines():
@@ -437,14 +542,25 @@ GRID_FILES = (
 )
 
 
+#: Notes that may sit beside a grid's files (a committed result's README) without making
+#: the directory "another run's"; never deleted, even by ``overwrite``.
+GRID_NOTES = ("README.md",)
+
+
 def _prepare_dir(config: GridConfig, output_dir: Path, overwrite: bool) -> Path:
-    claim_output(output_dir, GRID_FILES, overwrite=overwrite, resumable=True)
+    # with overwrite, foreign files are allowed anyway and only GRID_FILES are deleted
+    owned = GRID_FILES if overwrite else GRID_FILES + GRID_NOTES
+    claim_output(output_dir, owned, overwrite=overwrite, resumable=True)
     cfg_path, cells_path = output_dir / "grid.json", output_dir / "cells.jsonl"
     wanted = config.to_dict()
     if cfg_path.exists() and not overwrite:
-        stored = json.loads(cfg_path.read_text())
-        same = {k: v for k, v in stored.items() if k != "streams"} == {
-            k: v for k, v in wanted.items() if k != "streams"
+        defaults = {f.name: f.default for f in fields(GridConfig) if f.name == "noise_on"}
+        stored = defaults | json.loads(cfg_path.read_text())
+        # cells are keyed by (stream, run, scheme) and their seeds depend on the run only,
+        # so a grid may be resumed with more (or fewer) runs or streams
+        free = ("streams", "runs")
+        same = {k: v for k, v in stored.items() if k not in free} == {
+            k: v for k, v in wanted.items() if k not in free
         }
         if not same:
             raise DistvalError(
@@ -464,6 +580,7 @@ def run_grid(
     address: str | None = None,
     progress: bool = True,
     max_cells: int | None = None,
+    progress_stream: IO[str] | None = None,
 ) -> GridResult:
     """Run (or resume) the grid; every finished cell is appended to ``cells.jsonl`` at once.
 
@@ -478,7 +595,10 @@ def run_grid(
     backend : {"inprocess", "ray"}
         ``ray``: each cell is a Ray task with one CPU (local Ray, or ``address``).
     progress : bool
-        A tqdm bar over cells with an ETA.
+        A :class:`Progress` line: cells done, cells/hour, CPU-seconds per cell and the
+        projected finish (rewritten in place on a terminal, one line per update otherwise).
+    progress_stream : text stream, optional
+        Where progress goes (default ``sys.stderr``).
     max_cells : int, optional
         Stop after this many new cells (a partial grid, resumable later).
     """
@@ -494,7 +614,7 @@ def run_grid(
     ]
     keys = {cell_key(lb, r, s) for lb, _, r, s in todo}
     cells_path = None
-    done: dict[str, dict] = {}
+    done: dict[str, dict[str, Any]] = {}
     if output_dir is not None:
         output_dir = Path(output_dir)
         cells_path = _prepare_dir(config, output_dir, overwrite)
@@ -503,19 +623,15 @@ def run_grid(
     if max_cells is not None:
         todo = todo[:max_cells]
 
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    bar = Progress(len(keys), len(done), stream=progress_stream) if progress else None
 
-        bar = tqdm(total=len(keys), initial=len(done), unit="cell", desc="type-errors grid")
-
-    def store(cell: dict) -> None:
+    def store(cell: dict[str, Any]) -> None:
         done[cell["key"]] = cell
         if cells_path is not None:
             with cells_path.open("a") as fh:
                 fh.write(json.dumps(cell) + "\n")
         if bar is not None:
-            bar.update(1)
+            bar.update(cell)
 
     try:
         if backend == "ray" and todo:
@@ -532,21 +648,104 @@ def run_grid(
     return result
 
 
-def _cell(config: GridConfig, cell: tuple) -> dict:
+class Progress:
+    """Progress of a grid: cells done, cells/hour, CPU-seconds per cell, projected finish.
+
+    On a terminal the line is rewritten in place; otherwise (a log file, ``nohup``, a
+    cluster job) a plain line is printed every ``every`` seconds and at the end, so logs
+    stay readable. The rate counts only cells finished in this session (resumed cells are
+    not timed again).
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> p = Progress(4, 1, stream=out, every=0)
+    >>> p.update({"cpu_seconds": 2.0}); p.close()
+    >>> out.getvalue().splitlines()[0].split(",")[0]
+    'type-errors grid: 2/4 cells (50.0%)'
+    """
+
+    def __init__(
+        self, total: int, done: int = 0, *, stream: IO[str] | None = None, every: float = 60.0
+    ) -> None:
+        self.total, self.done, self.start_done = total, done, done
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.every = every
+        self.t0 = time.time()
+        self.last = -float("inf")
+        self.cpu = 0.0
+
+    def line(self) -> str:
+        new = self.done - self.start_done
+        elapsed = time.time() - self.t0
+        share = 100 * self.done / max(self.total, 1)
+        text = f"type-errors grid: {self.done}/{self.total} cells ({share:.1f}%)"
+        if new > 0 and elapsed > 0:
+            rate = new / elapsed * 3600
+            left = (self.total - self.done) / rate * 3600
+            finish = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() + left))
+            text += (
+                f", {rate:.1f} cells/h, {self.cpu / new:.1f} CPU-s/cell, "
+                f"projected finish {finish} (in {_duration(left)})"
+            )
+        return text
+
+    def update(self, cell: dict[str, Any] | None = None) -> None:
+        self.done += 1
+        if cell is not None:
+            self.cpu += float(cell.get("cpu_seconds") or 0.0)
+        now = time.time()
+        if self.tty:
+            self.stream.write("\r" + self.line() + " " * 4)
+            self.stream.flush()
+        elif now - self.last >= self.every or self.done == self.total:
+            self.last = now
+            print(self.line(), file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+        elif self.done > self.start_done and self.done < self.total:
+            print(self.line(), file=self.stream, flush=True)
+        self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds // 3600:.0f} h {seconds % 3600 // 60:02.0f} min"
+    return f"{seconds / 86400:.1f} days"
+
+
+def _cell(config: GridConfig, cell: tuple[str, str, int, str]) -> dict[str, Any]:
     return run_cell(config, *cell)
 
 
-def _run_ray(config: GridConfig, todo: list, store, address: str | None) -> None:
+def _run_ray(
+    config: GridConfig,
+    todo: list[tuple[str, str, int, str]],
+    store: Callable[[dict[str, Any]], None],
+    address: str | None,
+) -> None:
     from distval.ray_backend.tasks import map_tasks, ray_session
 
     with ray_session(address):
         for _, cell in map_tasks(
-            _cell, todo, shared=(config,), max_retries=0, name=lambda c: f"grid cell {c[:3]}"
+            # a cell is deterministic: Ray may rerun it if its node or worker is lost
+            _cell,
+            todo,
+            shared=(config,),
+            max_retries=2,
+            name=lambda c: f"grid cell {c[:3]}",
         ):
             store(cell)
 
 
-def _collect(config: GridConfig, cells: list[dict], output_dir: Path | None) -> GridResult:
+def _collect(
+    config: GridConfig, cells: list[dict[str, Any]], output_dir: Path | None
+) -> GridResult:
     columns = ["stream", "run", "scheme", "n_rows", "n_classes", "seconds", "cpu_seconds"]
     meta = pd.DataFrame([{k: c.get(k, np.nan) for k in columns} for c in cells], columns=columns)
     rows = [
@@ -565,6 +764,159 @@ def _collect(config: GridConfig, cells: list[dict], output_dir: Path | None) -> 
             streams=[label for label, _ in config.streams],
         )
     return result
+
+
+# --------------------------------------------------------------------------------------------
+# Projection of a grid's cost
+
+
+@dataclass
+class Projection:
+    """Projected CPU cost of a grid, from measured CPU-seconds per row of each stream.
+
+    ``streams`` has one dict per stream: ``stream``, ``rows`` (per cell), ``cpu_per_krow``
+    (CPU-s per 1,000 rows), ``cpu_per_cell``, ``cells``, ``cells_done``, ``core_hours``
+    (of the cells not done yet) and ``source`` (where the cost comes from).
+    """
+
+    config: GridConfig
+    streams: list[dict[str, Any]]
+
+    @property
+    def cells(self) -> int:
+        return sum(int(s["cells"]) for s in self.streams)
+
+    @property
+    def cells_done(self) -> int:
+        return sum(int(s["cells_done"]) for s in self.streams)
+
+    @property
+    def core_hours(self) -> float:
+        """Core-hours of the cells not yet done (one cell = one core)."""
+        return float(sum(s["core_hours"] for s in self.streams))
+
+    def hours_on(self, cores: int) -> float:
+        """Wall hours on ``cores`` cores if the cells kept every core busy."""
+        return self.core_hours / cores
+
+    def cores_for(self, hours: float) -> int:
+        """Cores needed to finish within ``hours`` (at most one cell per core at a time)."""
+        need = int(np.ceil(self.core_hours / hours)) if self.core_hours > 0 else 1
+        return max(1, min(need, self.cells - self.cells_done))
+
+    def to_text(self) -> str:
+        cfg = self.config
+        lines = [
+            f"Projected cost: {len(cfg.streams)} streams x {cfg.runs} runs x "
+            f"{len(cfg.schemes)} schemes = {self.cells} cells ({self.cells_done} done), "
+            f"learner {cfg.learner}",
+            "",
+            f"{'stream':16s} {'rows/cell':>10s} {'CPU-s/1k rows':>13s} {'CPU-s/cell':>11s} "
+            f"{'cells left':>10s} {'core-h':>8s}  cost from",
+        ]
+        for r in self.streams:
+            lines.append(
+                f"{r['stream']:16s} {r['rows']:>10,d} {r['cpu_per_krow']:>13.3f} "
+                f"{r['cpu_per_cell']:>11.1f} {r['cells'] - r['cells_done']:>10d} "
+                f"{r['core_hours']:>8.2f}  {r['source']}"
+            )
+        per_cell = self.core_hours * 3600 / max(1, self.cells - self.cells_done)
+        overnight = self.cores_for(12.0)
+        lines += [
+            "",
+            f"mean CPU-s per cell left: {per_cell:.1f}; total: {self.core_hours:.1f} core-hours "
+            f"({self.hours_on(2):.1f} h on 2 cores, {self.hours_on(32):.2f} h on 32 cores); "
+            f"{overnight} cores finish it in 12 h (overnight).",
+            "CPU time is linear in rows here (measured per-row cost x rows); cells are one "
+            "core each, so more cores than cells left do not help.",
+        ]
+        return "\n".join(lines)
+
+
+def stream_rows(config: GridConfig, label: str, spec: str) -> int:
+    """Rows one cell of this stream reads (whole real files: their published size)."""
+    cap = config.rows_of(spec)
+    whole = REAL_ROWS.get(label)
+    if cap is None:
+        if whole is None:
+            raise DistvalError(f"size of {label} unknown; give --n-rows")
+        return whole
+    return cap if whole is None else min(cap, whole)
+
+
+def measured_costs(cells: list[dict[str, Any]]) -> dict[str, float]:
+    """CPU-seconds per 1,000 rows of each stream, averaged over finished cells."""
+    per: dict[str, list[float]] = {}
+    for c in cells:
+        cpu, n = c.get("cpu_seconds"), c.get("n_rows")
+        if cpu and n:
+            per.setdefault(c["stream"], []).append(1000.0 * float(cpu) / float(n))
+    return {k: float(np.mean(v)) for k, v in per.items()}
+
+
+def project(
+    config: GridConfig,
+    cells: list[dict[str, Any]] | None = None,
+    *,
+    costs: dict[str, float] | None = None,
+) -> Projection:
+    """Project the CPU cost of a grid without running it.
+
+    Per-row costs come, per stream, from ``cells`` (finished cells of this grid or of
+    another grid with the same learner: CPU-seconds / rows), else ``costs``, else
+    :data:`REFERENCE_COST` when the learner is :data:`ENSEMBLE`; a stream without a
+    measurement borrows a sibling's (:data:`COST_SOURCE`). Cells are assumed to cost the
+    same whatever the scheme.
+
+    >>> p = project(make_grid("paper"))
+    >>> p.cells, p.core_hours > 100, p.cores_for(12.0) > 2
+    (1650, True, True)
+    """
+    done_keys = {c["key"] for c in cells or []}
+    measured = measured_costs(cells or [])
+    table: dict[str, tuple[float, str]] = {}
+    if config.learner == ENSEMBLE:
+        table |= {k: (v, "reference table") for k, v in REFERENCE_COST.items()}
+    table |= {k: (v, "measured elsewhere") for k, v in (costs or {}).items()}
+    table |= {
+        k: (v, f"{n} cells measured")
+        for k, v in measured.items()
+        for n in [sum(1 for c in cells or [] if c.get("stream") == k)]
+    }
+    rows = []
+    for label, spec in config.streams:
+        if label in table:
+            cost, source = table[label]
+        elif COST_SOURCE.get(label) in table:
+            cost = table[COST_SOURCE[label]][0]
+            source = f"as {COST_SOURCE[label]} ({table[COST_SOURCE[label]][1]})"
+        else:
+            raise DistvalError(
+                f"no measured cost for {label} with learner {config.learner!r}: run a few "
+                "cells first (--max-cells) and project from their output directory"
+            )
+        n = stream_rows(config, label, spec)
+        keys = [cell_key(label, r, s) for r in range(config.runs) for s in config.schemes]
+        n_done = sum(k in done_keys for k in keys)
+        per_cell = cost * n / 1000.0
+        rows.append(
+            {
+                "stream": label,
+                "rows": n,
+                "cpu_per_krow": cost,
+                "cpu_per_cell": per_cell,
+                "cells": len(keys),
+                "cells_done": n_done,
+                "core_hours": per_cell * (len(keys) - n_done) / 3600.0,
+                "source": source,
+            }
+        )
+    return Projection(config, rows)
+
+
+def read_cells(output_dir: str | Path) -> list[dict[str, Any]]:
+    """The finished cells stored in a grid's output directory (none if there is none)."""
+    return _read_cells(Path(output_dir) / "cells.jsonl")
 
 
 # --------------------------------------------------------------------------------------------
@@ -652,6 +1004,8 @@ def _chart(result: GridResult, path: Path) -> None:
 
 def _write(result: GridResult) -> None:
     out = result.output_dir
+    if out is None:
+        return
     for name, frame in result.tables.items():
         frame.to_csv(out / f"{name}.csv", index=False)
     result.decisions.to_csv(out / "decisions.csv", index=False)

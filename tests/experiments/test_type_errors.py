@@ -172,6 +172,13 @@ def test_resume_after_interruption_gives_the_same_tables(tmp_path):
         pd.testing.assert_frame_equal(full.tables[name], resumed.tables[name])
 
 
+def test_a_grid_resumes_with_more_runs(tmp_path):
+    one = run_grid(tiny(runs=1, schemes=("split",)), output_dir=tmp_path, progress=False)
+    two = run_grid(tiny(runs=2, schemes=("split",)), output_dir=tmp_path, progress=False)
+    assert len(one.cells) == 2 and len(two.cells) == 4
+    assert len((tmp_path / "cells.jsonl").read_text().splitlines()) == 4
+
+
 def test_other_settings_in_the_same_directory_are_refused(tmp_path):
     run_grid(tiny(runs=1, schemes=("split",)), output_dir=tmp_path, progress=False)
     with pytest.raises(DistvalError, match="other settings"):
@@ -244,3 +251,147 @@ def test_cli(tmp_path, capsys):
     assert "unknown stream 'XYZ'" in capsys.readouterr().err
     assert cli_main(["reproduce", "type-errors", "--streams", "CovType"]) == 2
     assert "--covtype PATH" in capsys.readouterr().err
+
+
+# -- the standard and paper profiles (issue 15) ----------------------------------------------
+
+needs_moa = pytest.mark.skipif(
+    not __import__("distval.learners.moa", fromlist=["available"]).available(),
+    reason="the standard profile's learner is a MOA ensemble: needs Java and the moa extra",
+)
+
+
+def test_standard_profile_round_trips(tmp_path):
+    from distval.experiments.type_errors import ENSEMBLE, PROFILES
+
+    g = make_grid("standard")
+    # issue 15: between quick and paper, >= 10 runs of >= 50,000 rows, MOA tree ensemble
+    assert g.runs >= 10 and g.n_rows is not None and g.n_rows >= 50_000
+    assert PROFILES["quick"]["runs"] <= g.runs <= PROFILES["paper"]["runs"]
+    assert g.learner == ENSEMBLE == make_grid("paper").learner
+    assert (g.n_folds, g.alpha, g.schemes) == (10, 0.05, paper.SCHEMES)
+    assert len(g.streams) == 11  # 13 streams less CovType and Poker (no file given)
+    again = GridConfig.from_dict(json.loads(json.dumps(g.to_dict())))
+    assert again == g
+    # a grid.json written before noise_on existed still reads, with the default
+    old = g.to_dict()
+    del old["noise_on"]
+    assert GridConfig.from_dict(old) == g
+    with pytest.raises(DistvalError, match="unknown grid setting"):
+        GridConfig.from_dict(g.to_dict() | {"colour": "red"})
+
+
+@needs_moa
+def test_standard_profile_two_cells_finish_and_resume(tmp_path):
+    import io
+
+    # the standard profile as it is, shrunk: tiny stream, two cells, a cheap MOA ensemble
+    cfg = make_grid(
+        "standard",
+        streams=["SEA(50)"],
+        runs=1,
+        n_rows=400,
+        schemes=("cv", "split"),
+        learner="moa:meta.OzaBag -l trees.HoeffdingTree -s 2",
+    )
+    log = io.StringIO()  # not a terminal: plain progress lines
+    first = run_grid(cfg, output_dir=tmp_path, max_cells=1, progress_stream=log)
+    assert len(first.cells) == 1
+    assert "type-errors grid: 1/2 cells (50.0%)" in log.getvalue()
+    assert "cells/h" in log.getvalue() and "projected finish" in log.getvalue()
+    stored = (tmp_path / "cells.jsonl").read_text().splitlines()
+    resumed = run_grid(cfg, output_dir=tmp_path, progress=False)
+    assert len(resumed.cells) == 2
+    lines = (tmp_path / "cells.jsonl").read_text().splitlines()
+    assert lines[:1] == stored and len(lines) == 2  # the first cell was not recomputed
+    cells = [json.loads(x) for x in lines]
+    assert {c["scheme"] for c in cells} == {"cv", "split"}
+    assert all(c["cpu_seconds"] > 0 and c["n_rows"] == 400 for c in cells)
+    # A and A' are two seeds of one algorithm: they disagree somewhere, and the no-change
+    # McNemar counts come from their disagreements only
+    row = next(r for r in cells[0]["results"] if r["pnoise"] == 0 and r["test"] == "mcnemar")
+    assert row["n"] > 0
+    assert GridConfig.from_dict(json.loads((tmp_path / "grid.json").read_text())) == cfg
+    # a committed result's README beside the cells does not stop the grid from resuming
+    (tmp_path / "README.md").write_text("notes")
+    assert len(run_grid(cfg, output_dir=tmp_path, progress=False).cells) == 2
+    assert (tmp_path / "README.md").read_text() == "notes"
+
+
+def test_moa_learners_of_a_cell_differ_only_by_seed():
+    from distval.learners import parse_learner, replica_seed
+    from distval.learners.host import LearnerHost
+
+    # run_cell hosts [learner, learner]: learner 0 (A) and 1 (A') get different seeds per fold
+    seeds_a = [replica_seed(7, 0, f) for f in range(10)]
+    seeds_b = [replica_seed(7, 1, f) for f in range(10)]
+    assert not set(seeds_a) & set(seeds_b)
+    spec = parse_learner("nb")
+    host = LearnerHost([spec, spec], [(i, f) for i in range(2) for f in range(2)], ["x"], seed=7)
+    assert host.labels[0] == host.labels[1]
+
+
+def test_checkpoints_give_the_decisions_of_shorter_streams():
+    # RBF and HYP do not depend on the stream length (SEA and LED place drifts at n/4, n/2)
+    rbf = (("RBF(10,0.001)", "RBF(10,0.001)"),)
+    cfg = tiny(streams=rbf, runs=1, n_rows=100)
+    long = run_cell(cfg, *rbf[0], 0, "bootstrap", checkpoints=(50, 100))
+    short = run_cell(tiny(streams=rbf, runs=1, n_rows=50), *rbf[0], 0, "bootstrap")
+    assert long["at"]["100"] == long["results"]
+    assert long["at"]["50"] == short["results"]
+
+
+def test_noise_on_same_compares_a_with_its_own_noisy_copy():
+    cfg = tiny(streams=(("SEA(50)", "SEA(50)"),), runs=1, n_rows=400, noise_on="same")
+    c = run_cell(cfg, "SEA(50)", "SEA(50)", 0, "cv")
+    r = {(x["prequential"], x["pnoise"], x["test"]): x for x in c["results"]}
+    # noise(A) is only ever wrong where the filter changed a correct prediction of A
+    assert r[(True, 0.1, "mcnemar")]["mean_b"] < r[(True, 0.1, "mcnemar")]["mean_a"]
+    with pytest.raises(DistvalError, match="noise_on"):
+        tiny(noise_on="both")
+
+
+def test_paper_plan_prints_projection_without_running(tmp_path, capsys):
+    out = tmp_path / "paper"
+    argv = ["reproduce", "type-errors", "--profile", "paper", "--plan", "--output", str(out)]
+    assert cli_main(argv) == 0
+    text = capsys.readouterr().out
+    assert "11 streams x 50 runs x 3 schemes = 1650 cells (0 done)" in text
+    assert "core-hours" in text and "CPU-s/cell" in text and "in 12 h (overnight)" in text
+    assert "LED(50000)" in text and "1,000,000" in text
+    assert not out.exists()  # nothing ran, nothing was written
+
+
+def test_projection_uses_finished_cells():
+    from distval.experiments.type_errors import project
+
+    cfg = tiny(streams=(("SEA(50)", "SEA(50)"),), runs=2, schemes=("cv",))
+    cells = [{"key": "SEA(50)|0|cv", "stream": "SEA(50)", "cpu_seconds": 6.0, "n_rows": 120}]
+    p = project(cfg, cells)
+    (row,) = p.streams
+    assert row["cpu_per_krow"] == pytest.approx(50.0) and row["cells_done"] == 1
+    assert p.core_hours == pytest.approx(6.0 / 3600)
+    with pytest.raises(DistvalError, match="no measured cost"):
+        project(cfg)  # a river learner with no finished cell: nothing to project from
+
+
+def test_plan_with_costs_measured_by_another_grid(tmp_path, capsys):
+    from distval.experiments.type_errors import ENSEMBLE
+
+    # a standard grid's directory: per-row costs come from its cells, none counts as done
+    std = tmp_path / "std"
+    std.mkdir()
+    (std / "grid.json").write_text(json.dumps(make_grid("standard").to_dict()))
+    cell = {"key": "LED(50000)|0|cv", "stream": "LED(50000)", "cpu_seconds": 200.0}
+    (std / "cells.jsonl").write_text(json.dumps(cell | {"n_rows": 50_000}) + "\n")
+    argv = ["reproduce", "type-errors", "--profile", "paper", "--plan"]
+    argv += ["--cost-from", str(std), "--output", str(tmp_path / "paper")]
+    assert cli_main(argv) == 0
+    text = capsys.readouterr().out
+    led = next(x for x in text.splitlines() if x.startswith("LED(50000)"))
+    assert "4.000" in led and "4000.0" in led and "measured elsewhere" in led  # 4 CPU-s/1k rows
+    assert "(0 done)" in text
+    # another learner's costs are refused
+    (std / "grid.json").write_text(json.dumps(make_grid("quick").to_dict()))
+    assert cli_main(argv) == 2
+    assert ENSEMBLE in capsys.readouterr().err
