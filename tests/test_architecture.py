@@ -23,6 +23,7 @@ LAYERS = {
     "distval.streams": 1,
     "distval.validation": 1,
     "distval.stats": 1,
+    "distval.sequential": 1,
     "distval.learners": 2,
     "distval.metrics": 2,
     "distval.prequential": 2,
