@@ -17,6 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from distval.learners.moa import jvm
+from distval.learners.nominal import category_names
 from distval.learners.schema import Schema
 
 __all__ = ["MoaReplicaError", "MoaReplicas", "default_threads"]
@@ -90,13 +91,13 @@ class MoaReplicas:
         for name in s.feature_names:
             if name in s.nominal:
                 values = array_list()
-                for v in _names(s.nominal[name], 1):
+                for v in category_names(s.nominal[name], 1):
                     values.add(v)
                 attrs.add(attribute(name, values))
             else:
                 attrs.add(attribute(name))
         classes = array_list()
-        for v in _names(s.classes, s.n_classes):
+        for v in category_names(s.classes, s.n_classes):
             classes.add(v)
         class_name = "class"
         while class_name in s.feature_names:
@@ -135,11 +136,10 @@ class MoaReplicas:
                     if nominal is s.nominal:
                         nominal = dict(nominal)
                     extra = _grown(have, int(t) + 1)
-                    nominal[name] = tuple(_names(nominal[name], extra))
+                    nominal[name] = tuple(category_names(nominal[name], extra))
         if n_classes != s.n_classes or nominal is not s.nominal:
-            self.schema = replace(
-                s, nominal=nominal, n_classes=n_classes, classes=tuple(_names(s.classes, n_classes))
-            )
+            classes = tuple(category_names(s.classes, n_classes))
+            self.schema = replace(s, nominal=nominal, n_classes=n_classes, classes=classes)
             header = self._header()
             self._header_obj = header
             if self._host is not None:
@@ -232,20 +232,6 @@ class MoaReplicas:
         self.cli, self.seeds, self.schema = state["cli"], state["seeds"], state["schema"]
         self._learners = [_load(b) for b in state["replicas"]]
         self._attach(self._header())
-
-
-def _names(known, n: int) -> list[str]:
-    """``known`` names padded to ``n`` with unused placeholders ``#k``."""
-    out = [str(v) for v in known]
-    taken = set(out)
-    k = len(out)
-    while len(out) < n:
-        name = f"#{k}"
-        if name not in taken:
-            out.append(name)
-            taken.add(name)
-        k += 1
-    return out
 
 
 def _make_python(cli: str, seed: int, header):
