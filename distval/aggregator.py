@@ -37,7 +37,6 @@ class Snapshot:
     folds: list[dict]
     tests: list[dict]
     friedman: dict | None = None
-    detections: list[int] = field(default_factory=list)
     events: list[dict] = field(default_factory=list)
     #: The Q statistic of every pair (cumulative, window, fading): :data:`Q_FIELDS` rows.
     q: list[dict] = field(default_factory=list)
@@ -189,9 +188,9 @@ class Aggregator:
             return None
         return self.snapshot()
 
-    def fold_values(self, measure: str | None = None) -> np.ndarray:
-        """(learners, folds) values of a measure under the chosen forgetting mechanism."""
-        m = self._measures(self.primary)[measure or self.config.measure]
+    def fold_values(self) -> np.ndarray:
+        """(learners, folds) values of the run's measure under its forgetting mechanism."""
+        m = self._measures(self.primary)[self.config.measure]
         return m.reshape(len(self.labels), self.n_folds)
 
     def _measures(self, tracker) -> dict[str, np.ndarray]:
@@ -237,11 +236,8 @@ class Aggregator:
                         folds_used=int(ok.sum()),
                     )
                 )
-        detections = []
-        if hasattr(self.primary, "n_detections"):
-            detections = self.primary.n_detections.tolist()
         events, self._events = self._events, []
-        self.last = Snapshot(self.position, folds, tests, friedman, detections, events, q_rows)
+        self.last = Snapshot(self.position, folds, tests, friedman, events, q_rows)
         return self.last
 
     def _test_rows(self) -> tuple[list[dict], list[dict]]:
