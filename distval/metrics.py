@@ -10,7 +10,7 @@ describe the same rows. What the state covers depends on the forgetting mechanis
 - :class:`SlidingWindow`: its last ``size`` tested rows;
 - :class:`Fading`: every row, the one tested ``j`` rows ago weighted ``factor ** j``;
 - :class:`ExponentialEstimators`: the exponentially weighted estimators of zliobaite2015
-  Algorithm 1 (decay ``alpha = 1 - factor``), including their start values;
+  Algorithm 1 (its alpha is our decay ``1 - factor``), including their start values;
 - :class:`ADWINWindow`: the rows inside an ADWIN window run on the slot's 0/1 loss.
 
 Trackers are updated a batch at a time: vectorised numpy, and for the windows (sliding and
@@ -296,12 +296,12 @@ class Fading(Tracker):
 class ExponentialEstimators(Tracker):
     """The exponentially weighted estimators of zliobaite2015 §4.6, Algorithm 1.
 
-    Per slot, every tested row updates, with decay ``alpha`` in (0, 1):
+    Per slot, every tested row updates, with decay ``decay`` in (0, 1):
 
-    - the accuracy ``p <- alpha [pred == y] + (1 - alpha) p`` (start 0);
-    - the class priors ``P(i) <- alpha [y == i] + (1 - alpha) P(i)`` (start 1/k);
+    - the accuracy ``p <- decay [pred == y] + (1 - decay) p`` (start 0);
+    - the class priors ``P(i) <- decay [y == i] + (1 - decay) P(i)`` (start 1/k);
     - the prediction priors ``P_h(i)`` the same way with ``[pred == i]`` (start 1/k);
-    - on rows of class ``i`` only, ``P(i|i) <- alpha [y_prev == i] + (1 - alpha) P(i|i)``
+    - on rows of class ``i`` only, ``P(i|i) <- decay [y_prev == i] + (1 - decay) P(i|i)``
       (start 1/k), ``y_prev`` being the previous label of the whole stream.
 
     Then p_ran = sum_i P(i) P_h(i) (eq. 9), p_per = sum_i P(i) P(i|i) (eq. 7),
@@ -317,13 +317,13 @@ class ExponentialEstimators(Tracker):
     first appearance). These values depend on the class index only, never on where batches
     are cut, so every batch size gives the same numbers.
 
-    How this differs from :class:`Fading` with ``factor = 1 - alpha``: Fading divides faded
+    How this differs from :class:`Fading` with ``factor = 1 - decay``: Fading divides faded
     counts by their faded total, so it has no start values; Algorithm 1 keeps the start values
-    (weight ``(1 - alpha) ** m`` after ``m`` rows), and each ``P(i|i)`` fades only on rows
-    of its own class. Both agree once ``(1 - alpha) ** m`` is negligible. The other measures
+    (weight ``(1 - decay) ** m`` after ``m`` rows), and each ``P(i|i)`` fades only on rows
+    of its own class. Both agree once ``(1 - decay) ** m`` is negligible. The other measures
     (recalls, MCC, F1) come from the faded confusion matrix, as in :class:`Fading`.
 
-    >>> t = ExponentialEstimators(n_slots=1, alpha=0.5)
+    >>> t = ExponentialEstimators(n_slots=1, decay=0.5)
     >>> t.update(np.array([1, 1]), np.array([[1, 1]]), np.array([False, True]))
     >>> float(t.get()["accuracy"][0])          # 0 -> 0.5 -> 0.75
     0.75
@@ -333,10 +333,10 @@ class ExponentialEstimators(Tracker):
 
     name = "ewma"
 
-    def __init__(self, n_slots: int, n_classes: int = 2, alpha: float = 0.001) -> None:
-        check_open_unit(alpha, "decay alpha")
+    def __init__(self, n_slots: int, n_classes: int = 2, decay: float = 0.001) -> None:
+        check_open_unit(decay, "decay")
         super().__init__(n_slots, n_classes)
-        self.alpha = float(alpha)
+        self.decay = float(decay)
         k = self.n_classes
         self.p = np.zeros(n_slots)
         self.prior = np.full((n_slots, k), 1.0 / k)
@@ -362,10 +362,10 @@ class ExponentialEstimators(Tracker):
 
     def _weights(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Decay of the old state and weight of every masked row after this batch."""
-        f = 1.0 - self.alpha
+        f = 1.0 - self.decay
         rank = np.cumsum(mask, axis=1)
         m = rank[:, -1] if rank.shape[1] else np.zeros(self.n_slots, dtype=np.int64)
-        w = np.where(mask, self.alpha * f ** (m[:, None] - rank).astype(np.float64), 0.0)
+        w = np.where(mask, self.decay * f ** (m[:, None] - rank).astype(np.float64), 0.0)
         return f ** m.astype(np.float64), w
 
     def update(self, y, pred, per_ok) -> None:
@@ -387,7 +387,7 @@ class ExponentialEstimators(Tracker):
             decay_i, w_i = self._weights(mask & (y == i)[None, :])
             self.stay[:, i] = self.stay[:, i] * decay_i + (w_i * per_ok[None, :]).sum(axis=1)
         # Faded confusion counts (weight f**j, as Fading) for the measures Algorithm 1 lacks.
-        counts = ws / self.alpha
+        counts = ws / self.decay
         self.C *= decay[:, None, None]
         self.C += np.bincount(
             (slot * c + yc) * c + pred[slot, row], weights=counts, minlength=self.n_slots * c * c
@@ -798,11 +798,11 @@ def make_tracker(
 ) -> Tracker:
     """Build the tracker of a forgetting mechanism by name (one of :data:`FORGETTING`).
 
-    ``fading`` is the factor of ``"fading"`` and, as ``alpha = 1 - fading``, the decay of
+    ``fading`` is the factor of ``"fading"`` and, as ``decay = 1 - fading``, the decay of
     ``"ewma"`` (zliobaite2015 Algorithm 1): both weigh a row tested j rows ago by
     ``fading ** j``.
 
-    >>> make_tracker("ewma", n_slots=2, fading=0.99).alpha
+    >>> make_tracker("ewma", n_slots=2, fading=0.99).decay
     0.010000000000000009
     """
     if kind == "adwin":
@@ -813,7 +813,7 @@ def make_tracker(
         return Fading(n_slots, n_classes, factor=fading)
     if kind == "ewma":
         return ExponentialEstimators(
-            n_slots, n_classes, alpha=1.0 - check_open_unit(fading, "fading factor")
+            n_slots, n_classes, decay=1.0 - check_open_unit(fading, "fading factor")
         )
     if kind == "cumulative":
         return Cumulative(n_slots, n_classes)

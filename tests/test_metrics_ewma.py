@@ -110,7 +110,7 @@ def test_ten_classes_follow_algorithm_1_at_every_prefix():
             for key, value in ref.values().items():
                 assert got[key][s] == pytest.approx(value, rel=1e-9, abs=1e-12), (hi, s, key)
 
-    feed(ExponentialEstimators(3, n_classes=10, alpha=alpha), y, pred, 1, check)
+    feed(ExponentialEstimators(3, n_classes=10, decay=alpha), y, pred, 1, check)
 
 
 @pytest.mark.parametrize("n_classes", [10, None])
@@ -121,7 +121,7 @@ def test_batch_size_never_changes_the_estimators(n_classes):
     kw = {} if n_classes is None else {"n_classes": n_classes}
     results = []
     for size in (1, 7, 1000):
-        t = ExponentialEstimators(3, alpha=0.001, **kw)
+        t = ExponentialEstimators(3, decay=0.001, **kw)
         feed(t, y, pred, size)
         results.append(t.get())
     for other in results[1:]:
@@ -135,7 +135,7 @@ def test_late_class_start_values_match_algorithm_1_run_on_the_known_classes():
     y = np.array([0, 1, 1, 2, 2, 0, 3, 3, 3, 1], dtype=np.int64)
     pred = y[None, :].copy()
     alpha = 0.2
-    t = ExponentialEstimators(1, alpha=alpha)
+    t = ExponentialEstimators(1, decay=alpha)
     feed(t, y, pred, 4)
     P, Pii, prev = {0: 0.5, 1: 0.5}, {0: 0.5, 1: 0.5}, 0
     for c in y.tolist():

@@ -234,7 +234,7 @@ def test_exponential_estimators_follow_algorithm_1():
     per_ok = y == np.r_[0, y[:-1]]
     pred = np.where(rng.random((slots, n)) < 0.7, y, rng.integers(0, k, (slots, n)))
     pred[rng.random((slots, n)) < 0.3] = -1  # rows a slot does not test
-    t = ExponentialEstimators(slots, n_classes=k, alpha=alpha)
+    t = ExponentialEstimators(slots, n_classes=k, decay=alpha)
     for lo, hi in ((0, 1), (1, 400), (400, 1000), (1000, n)):
         t.update(y[lo:hi], pred[:, lo:hi], per_ok[lo:hi])
     got = t.get()
@@ -249,7 +249,7 @@ def test_exponential_estimators_follow_algorithm_1():
 def test_ewma_forgetting_option():
     assert "ewma" in FORGETTING
     t = make_tracker("ewma", 2, fading=0.95)
-    assert isinstance(t, ExponentialEstimators) and t.alpha == pytest.approx(0.05)
+    assert isinstance(t, ExponentialEstimators) and t.decay == pytest.approx(0.05)
     # Late in a stream Algorithm 1 and the fading factor 1 - alpha agree (start values fade).
     y = markov_labels(3000, 0.7, seed=9)
     pred = np.where(np.random.default_rng(2).random((2, 3000)) < 0.8, y, 1 - y)
