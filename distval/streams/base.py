@@ -12,6 +12,7 @@ from abc import ABC
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -222,6 +223,19 @@ def rechunk(
             break
     if pending:
         yield Chunk(start, np.concatenate(pending_X), np.concatenate(pending_y))
+
+
+def encode_labels(labels: Categories, ys: list[Any], name: str, done: int) -> np.ndarray:
+    """Class indices of a block of labels from Python values (rows ``done`` on), or one clear
+    error naming the first row whose label is missing."""
+    try:
+        y = labels.encode(pa.array(ys))
+    except (pa.ArrowException, TypeError, ValueError):
+        y = labels.encode(pa.array([None if v is None else format_value(v) for v in ys]))
+    if len(y) and y.min() < 0:
+        row = done + int(np.argmax(y < 0)) + 1
+        raise DistvalError(f"stream {name!r}: the label is missing in row {row}")
+    return y
 
 
 def format_value(value: object) -> str:

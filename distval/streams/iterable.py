@@ -29,7 +29,14 @@ import numpy as np
 import pyarrow as pa
 
 from distval.errors import DistvalError
-from distval.streams.base import Categories, Stream, _Pass, codes_to_float, format_value
+from distval.streams.base import (
+    Categories,
+    Stream,
+    _Pass,
+    codes_to_float,
+    encode_labels,
+    format_value,
+)
 
 __all__ = ["IterableStream", "stream_name"]
 
@@ -157,13 +164,7 @@ class IterableStream(Stream):
             xs = [[x.get(k) for k in keys] for x, _ in pairs]
             X = self._matrix(xs, nominal, done)
             ys = [y for _, y in pairs]
-            try:
-                y = labels.encode(pa.array(ys))
-            except (pa.ArrowException, TypeError, ValueError):
-                y = labels.encode(pa.array([None if v is None else format_value(v) for v in ys]))
-            if y.min() < 0:
-                row = done + int(np.argmax(y < 0)) + 1
-                raise DistvalError(f"stream {self.name!r}: the label is missing in row {row}")
+            y = encode_labels(labels, ys, self.name, done)
             done += len(block)
             yield X, y
 

@@ -42,7 +42,13 @@ from river.datasets import synth
 from river.datasets.base import Dataset
 
 from distval.errors import DistvalError
-from distval.streams.base import Categories, Stream, _Pass, codes_to_float, format_value
+from distval.streams.base import (
+    Categories,
+    Stream,
+    _Pass,
+    codes_to_float,
+    encode_labels,
+)
 
 __all__ = [
     "DEFAULT_N",
@@ -473,13 +479,7 @@ class GeneratorStream(Stream):
             if d == 1:
                 xs = [(v,) for v in xs]
             X = self._matrix(xs, d, nominal)
-            try:
-                y = labels.encode(pa.array([yy for _, yy in block]))
-            except (pa.ArrowException, TypeError, ValueError):
-                y = labels.encode(pa.array([format_value(yy) for _, yy in block]))
-            if y.min() < 0:
-                row = done + int(np.argmax(y < 0)) + 1
-                raise DistvalError(f"stream {self.name!r}: the label is missing in row {row}")
+            y = encode_labels(labels, [yy for _, yy in block], self.name, done)
             done += len(block)
             yield X, y
 
