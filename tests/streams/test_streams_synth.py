@@ -10,7 +10,7 @@ import pytest
 from river.datasets import synth
 
 from distval.streams import Chunk, GeneratorStream, open_stream
-from distval.streams.synth import _RandomRBFDrift
+from distval.streams.catalogue import _RandomRBFDrift
 
 SPECS = [
     "sea",
@@ -234,3 +234,30 @@ def test_generator_streams_survive_pickle(spec):
     assert isinstance(chunk, Chunk) and chunk.start == 0
     np.testing.assert_array_equal(chunk.X, X[:200])
     it.close()
+
+
+def test_generator_names_are_the_catalogue():
+    from distval.streams.catalogue import GENERATORS
+    from distval.streams.synth import GENERATOR_NAMES
+
+    assert list(GENERATOR_NAMES) == sorted(GENERATORS)
+
+
+def test_a_file_run_does_not_import_river_datasets(tmp_path):
+    """river.datasets (with scikit-learn behind it) costs about a second of start-up: a run
+    on a file must not load it; building a generator must."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "s.csv"
+    path.write_text("a,b,class\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(50)))
+    code = (
+        "import sys, distval\n"
+        f"distval.evaluate(stream={str(path)!r}, learners=('nb',), n_folds=2, "
+        "backend='inprocess', test_every=25)\n"
+        "print('river.datasets' in sys.modules)\n"
+        "distval.streams.open_stream('sea', n_rows=10)\n"
+        "print('river.datasets' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
