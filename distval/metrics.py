@@ -63,9 +63,14 @@ MEASURES = (
 )
 FORGETTING = ("adwin", "window", "fading", "ewma", "cumulative")
 
+# A tested row as one code: true class << 16 | predicted class << 1 | persistent correct.
+# Windows keep one int32 code per row (an ADWIN window on a stationary stream holds every
+# row), so classes are limited to MAX_CLASSES; a confusion matrix that size would not fit in
+# memory anyway.
 _PRED_SHIFT = 1
-_Y_SHIFT = 21
-_CLASS_MASK = (1 << 20) - 1
+_Y_SHIFT = 16
+_CLASS_MASK = (1 << 15) - 1
+MAX_CLASSES = 1 << 15
 
 
 def pack(y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> np.ndarray:
@@ -182,6 +187,14 @@ def _counts(codes: np.ndarray, n_classes: int, weights: np.ndarray | None = None
     return cm.reshape(n_classes, n_classes), per
 
 
+def _class_count(n_classes: int) -> int:
+    if n_classes > MAX_CLASSES:
+        raise DistvalError(
+            f"a stream with {n_classes} classes: the measures support at most {MAX_CLASSES}"
+        )
+    return n_classes
+
+
 class Tracker:
     """Confusion state of every slot under one forgetting mechanism.
 
@@ -194,13 +207,13 @@ class Tracker:
 
     def __init__(self, n_slots: int, n_classes: int = 2) -> None:
         self.n_slots = n_slots
-        self.n_classes = max(int(n_classes), 1)
+        self.n_classes = _class_count(max(int(n_classes), 1))
         self.C = np.zeros((n_slots, self.n_classes, self.n_classes))
         self.P = np.zeros(n_slots)
 
     def grow(self, n_classes: int) -> None:
         """Make room for classes first seen mid-stream."""
-        if n_classes > self.n_classes:
+        if _class_count(n_classes) > self.n_classes:
             C = np.zeros((self.n_slots, n_classes, n_classes))
             C[:, : self.n_classes, : self.n_classes] = self.C
             self.C, self.n_classes = C, n_classes
@@ -663,7 +676,7 @@ class _Windowed(Tracker):
 
     def __init__(self, n_slots: int, n_classes: int = 2) -> None:
         super().__init__(n_slots, n_classes)
-        self._ring = np.zeros((n_slots, 1024), dtype=np.int64)
+        self._ring = np.zeros((n_slots, 1024), dtype=np.int32)
         self._head = np.zeros(n_slots, dtype=np.int64)
         self._size = np.zeros(n_slots, dtype=np.int64)
 

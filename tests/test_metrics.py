@@ -301,3 +301,23 @@ def test_trackers_survive_pickle_and_continue_identically(kind):
 def test_bad_tracker_parameters(kind, kwargs, message):
     with pytest.raises(DistvalError, match=message):
         make_tracker(kind, 1, **kwargs)
+
+
+def test_window_codes_keep_many_classes_apart():
+    """Window codes pack both classes in 15 bits each: 2,000 classes still give the
+    confusion counts of the last rows, counted here with numpy."""
+    rng = np.random.default_rng(3)
+    n, k, keep = 3000, 2000, 500
+    y = rng.integers(0, k, n)
+    pred = np.where(rng.random(n) < 0.5, y, rng.integers(0, k, n))[None, :]
+    t = SlidingWindow(n_slots=1, n_classes=2, size=keep)
+    t.update(y, pred, np.zeros(n, dtype=bool))
+    pairs = set(zip(y[-keep:].tolist(), pred[0, -keep:].tolist()))
+    counts = {(a, b): int(((y[-keep:] == a) & (pred[0, -keep:] == b)).sum()) for a, b in pairs}
+    assert {(a, b): int(t.C[0, a, b]) for a, b in pairs} == counts
+    assert t.C.sum() == keep
+
+
+def test_more_classes_than_codes_hold_is_one_clear_error():
+    with pytest.raises(DistvalError, match="at most 32768"):
+        Cumulative(n_slots=1, n_classes=40_000)
