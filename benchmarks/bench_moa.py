@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 import distval
 from distval.config import RunConfig
 from distval.engine import iter_batches, open_config_stream
@@ -41,6 +43,14 @@ LEARNERS = {
     "NB": "bayes.NaiveBayes",
     "ARF(10)": "meta.AdaptiveRandomForest -s 10",
 }
+#: A comparison, distval's own job: both learners in one distval run (with the tests between
+#: them), against MOA run once per learner (MOA evaluates one learner per task).
+PAIRS = {"HT + NB": ("HT", "NB")}
+
+
+def names(job: str) -> tuple[str, ...]:
+    """The learners of a grid entry: one, or both of a pair."""
+    return PAIRS.get(job, (job,))
 
 
 def write_sea(path: Path, n: int) -> None:
@@ -74,32 +84,34 @@ def moa_cli_seconds(learner: str, arff: Path, n: int) -> tuple[float, float]:
     return seconds, acc
 
 
-def distval_seconds(learner: str, arff: Path, backend: str) -> tuple[float, float]:
+def distval_seconds(job: str, arff: Path, backend: str) -> tuple[float, float]:
+    specs = tuple(f"moa:{LEARNERS[name]}" for name in names(job))
     t0 = time.perf_counter()
-    res = distval.evaluate(
-        stream=str(arff), learners=(f"moa:{learner}",), n_folds=10, backend=backend
-    )
+    res = distval.evaluate(stream=str(arff), learners=specs, n_folds=10, backend=backend)
     seconds = time.perf_counter() - t0
-    acc = res.summary()["learners"][f"moa:{learner}"]["cumulative"]["accuracy"]["mean"]
+    acc = res.summary()["learners"][specs[0]]["cumulative"]["accuracy"]["mean"]
     return seconds, acc
 
 
-def bare_seconds(learner: str, arff: Path, threads: int = 1) -> tuple[float, float]:
+def bare_seconds(job: str, arff: Path, threads: int = 1) -> tuple[float, float]:
     """The Java host over the same batches, all in memory beforehand: no evaluator; its
-    replicas on ``threads`` Java threads."""
-    cfg = RunConfig(stream=str(arff), learners=(f"moa:{learner}",), n_folds=10)
+    replicas (10 per learner) on ``threads`` Java threads."""
+    specs = [f"moa:{LEARNERS[name]}" for name in names(job)]
+    cfg = RunConfig(stream=str(arff), learners=tuple(specs), n_folds=10)
     stream = open_config_stream(cfg)
     batches = list(iter_batches(stream, cfg))
     reps = MoaReplicas(
-        [moa_cli(f"moa:{learner}")] * 10,
-        [replica_seed(1, 0, f) for f in range(10)],
+        [moa_cli(spec) for spec in specs for _ in range(10)],
+        [replica_seed(1, i, f) for i in range(len(specs)) for f in range(10)],
         Schema.of(stream),
     )
     reps.threads = threads
+    k = len(specs)
     t0 = time.perf_counter()
     correct = 0
     for b in batches:
-        correct += int((reps.process(b.X, b.y, b.weights, b.tested) == b.y).sum())
+        w, t = np.tile(b.weights, k), np.tile(b.tested, k)
+        correct += int((reps.process(b.X, b.y, w, t)[:10] == b.y).sum())
     return time.perf_counter() - t0, correct / (10 * stream.n_rows)
 
 
@@ -135,6 +147,7 @@ def main() -> None:
         ("NB", 100_000),
         ("HT", 1_000_000),
         ("NB", 1_000_000),
+        ("HT + NB", 1_000_000),
         ("ARF(10)", 100_000),
     ]
     if args.quick:
@@ -146,12 +159,13 @@ def main() -> None:
             files[n] = Path(tmp) / f"sea{n}.arff"
             write_sea(files[n], n)
         for name, n in grid:
-            learner, arff = LEARNERS[name], files[n]
-            moa_s, moa_acc = moa_cli_seconds(learner, arff, n)
-            bare, _ = fresh("bare1", learner, arff)
-            bare_all, _ = fresh(f"bare{os.cpu_count()}", learner, arff)
-            ours, our_acc = fresh("inprocess", learner, arff)
-            ray_s, _ = fresh("ray", learner, arff)
+            arff = files[n]
+            moa_runs = [moa_cli_seconds(LEARNERS[one], arff, n) for one in names(name)]
+            moa_s, moa_acc = sum(r[0] for r in moa_runs), moa_runs[0][1]
+            bare, _ = fresh("bare1", name, arff)
+            bare_all, _ = fresh(f"bare{os.cpu_count()}", name, arff)
+            ours, our_acc = fresh("inprocess", name, arff)
+            ray_s, _ = fresh("ray", name, arff)
             row = {
                 "learner": name,
                 "rows": f"{n:,}",
@@ -184,6 +198,9 @@ def main() -> None:
             " bare host: the Java batch host alone over in-memory batches (loop timed only), its"
             " replicas on one Java thread, and on every core (distval's in-process default).",
             "- every distval and bare-host measurement runs in a fresh process (cold JVM and JIT).",
+            "- HT + NB: distval's job, both learners in one run (and the Sign, Wilcoxon and"
+            " McNemar tests between them every 1000 rows) against the two MOA runs a MOA user"
+            " needs (EvaluatePrequentialCV evaluates one learner); bare host: all 20 replicas.",
             "- accuracies: MOA's is its window evaluator's last 1000 rows (mean of folds),"
             " distval's is cumulative (mean of folds); they are shown as a sanity check only.",
         ]
