@@ -22,7 +22,7 @@ import numpy as np
 
 from distval import stats
 from distval.config import RunConfig
-from distval.metrics import MEASURES, make_tracker
+from distval.metrics import MEASURES, Tracker, make_tracker, measures
 from distval.prequential import DriftMonitor, DriftSettings, q_statistic
 
 __all__ = ["Q_FIELDS", "TEST_FIELDS", "Aggregator", "PairCounts", "Snapshot"]
@@ -193,10 +193,25 @@ class Aggregator:
         return m.reshape(len(self.labels), self.n_folds)
 
     def _measures(self, tracker) -> dict[str, np.ndarray]:
-        """``tracker.get()``, computed once per stream position."""
+        """``tracker.get()``, computed once per stream position.
+
+        The trackers whose measures come from their confusion counts alone (all but ewma)
+        get them from one :func:`~distval.metrics.measures` call on their stacked counts:
+        the same element-wise arithmetic, one set of numpy calls instead of one per tracker.
+        """
         got = self._got.get(id(tracker))
         if got is None:
-            got = self._got[id(tracker)] = tracker.get()
+            plain = [t for t in self.trackers if type(t).get is Tracker.get]
+            if tracker in plain and len({t.C.shape for t in plain}) == 1:
+                stacked = measures(
+                    np.concatenate([t.C for t in plain]), np.concatenate([t.P for t in plain])
+                )
+                n = self.n_slots
+                for i, t in enumerate(plain):
+                    self._got[id(t)] = {k: v[i * n : (i + 1) * n] for k, v in stacked.items()}
+                got = self._got[id(tracker)]
+            else:
+                got = self._got[id(tracker)] = tracker.get()
         return got
 
     def snapshot(self) -> Snapshot:
