@@ -43,6 +43,7 @@ from river.datasets.base import Dataset
 
 from distval.errors import DistvalError
 from distval.streams.base import (
+    Batches,
     Categories,
     Stream,
     _Pass,
@@ -464,7 +465,7 @@ class GeneratorStream(Stream):
 
     def _batches(
         self, labels: Categories, nominal: dict[str, Categories], size: int
-    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    ) -> Batches:
         rows = iter(self._dataset())
         keys = self._keys
         d = len(keys)
