@@ -16,6 +16,7 @@ appends it to disk and shows progress.
 
 from __future__ import annotations
 
+import os
 import queue
 import shutil
 import sys
@@ -225,7 +226,7 @@ class Run:
         config: RunConfig,
         stream: Stream,
         *,
-        output_dir=None,
+        output_dir: str | os.PathLike[str] | None = None,
         overwrite: bool = False,
         progress: bool | str = False,
         backend: str = "inprocess",
