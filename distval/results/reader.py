@@ -37,7 +37,7 @@ class SavedRun:
         directory: str | os.PathLike[str],
         config: dict[str, Any],
         folds: pd.DataFrame,
-        tests: pd.DataFrame | None,
+        tests: pd.DataFrame,
         summary: dict[str, Any] | None = None,
         *,
         q: pd.DataFrame | None = None,
@@ -48,8 +48,10 @@ class SavedRun:
         self.summary = summary
         self.folds = folds
         self.tests, old_q = _upgrade_tests(tests, config)
-        self.q = q if q is not None and len(q) else old_q
-        self.events = events if events is not None else pd.DataFrame(columns=EVENT_SCHEMA.names)
+        self.q: pd.DataFrame = q if q is not None and len(q) else old_q
+        self.events: pd.DataFrame = (
+            events if events is not None else pd.DataFrame(columns=EVENT_SCHEMA.names)
+        )
         kinds = list(dict.fromkeys(folds["forgetting"]))
         self.forgetting: str = config.get("forgetting") or next(
             (k for k in kinds if k != "cumulative"), "cumulative"
@@ -71,8 +73,8 @@ class SavedRun:
 
 
 def _upgrade_tests(
-    tests: pd.DataFrame | None, config: dict[str, Any]
-) -> tuple[pd.DataFrame | None, pd.DataFrame]:
+    tests: pd.DataFrame, config: dict[str, Any]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Tests in today's columns and the Q rows, from a table of any version.
 
     Older results kept the Q statistic as ``q*`` test rows and had ``mean_a``/``mean_b``
