@@ -234,7 +234,7 @@ class RunConfig:
     @property
     def specs(self) -> list[LearnerSpec]:
         """The learners as labelled specs (objects are their replicas' template)."""
-        return list(self._specs)  # type: ignore[attr-defined]
+        return list(self._specs)  # type: ignore[attr-defined]  # set in __post_init__, not a field
 
     @property
     def stream_text(self) -> str | None:

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
@@ -203,7 +203,7 @@ def prefetch(items: Iterable[Batch], depth: int, stop: threading.Event) -> Itera
             return
         if isinstance(item, BaseException):
             raise item
-        yield item  # type: ignore[misc]
+        yield cast(Batch, item)  # what produce() put: a Batch, not end or an exception
 
 
 def iter_inprocess(config: RunConfig, stream: Stream) -> Iterator[Step]:
