@@ -118,7 +118,7 @@ class Aggregator:
         self.n_folds = config.n_folds
         self.n_slots = len(self.labels) * self.n_folds
         kw: dict[str, Any] = {
-            "window": config.window, "fading": config.fading, "delta": config.delta
+            "window": config.window, "fading": config.fading, "adwin_delta": config.adwin_delta
         }
         if n_classes is not None:
             kw["n_classes"] = n_classes

@@ -820,7 +820,7 @@ def make_tracker(
     *,
     window: int = 1000,
     fading: float = 0.999,
-    delta: float = 0.002,
+    adwin_delta: float = 0.002,
 ) -> Tracker:
     """Build the tracker of a forgetting mechanism by name (one of :data:`FORGETTING`).
 
@@ -832,7 +832,7 @@ def make_tracker(
     0.010000000000000009
     """
     if kind == "adwin":
-        return ADWINWindow(n_slots, n_classes, delta=delta)
+        return ADWINWindow(n_slots, n_classes, delta=adwin_delta)
     if kind == "window":
         return SlidingWindow(n_slots, n_classes, size=window)
     if kind == "fading":

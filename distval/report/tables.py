@@ -196,7 +196,7 @@ def config_rows(res: SavedRun) -> tuple[list[str], list[list[str]]]:
         "forgetting",
         "window",
         "fading",
-        "delta",
+        "adwin_delta",
         "alpha",
         "measure",
         "tests",

@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from distval.config import current_keys
 from distval.errors import DistvalError
 from distval.results.schema import EVENT_SCHEMA, Q_SCHEMA, TEST_SCHEMA
 
@@ -144,7 +145,7 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
     config: dict[str, Any] = {}
     if (d / "config.json").exists():
         try:
-            config = json.loads((d / "config.json").read_text())
+            config = current_keys(json.loads((d / "config.json").read_text()))
         except ValueError as exc:
             raise DistvalError(f"{d / 'config.json'} is not valid JSON: {exc}") from None
 
