@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 
 from distval import stats
 from distval.config import RunConfig
@@ -282,7 +281,7 @@ class Aggregator:
             if "wilcoxon" in (cfg.tests or ()) and ok.any():
                 r = stats.wilcoxon(va[ok], vb[ok], alpha=cfg.alpha)
                 nz = d[d != 0]
-                ranks = rankdata(np.abs(nz)) if len(nz) else np.zeros(0)
+                ranks = stats.midranks(np.abs(nz)) if len(nz) else np.zeros(0)
                 favours = _favoured(a, b, float((np.sign(nz) * ranks).sum()))
                 tests.append(
                     _test_row(pos, "wilcoxon", a, b, *fold_args, r.statistic, r.pvalue, r.reject,

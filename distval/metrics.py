@@ -697,10 +697,11 @@ class _Windowed(Tracker):
         cap = self._ring.shape[1]
         if need > cap:
             # Grow (rarely: doubling), unrolling every slot's ring to start at 0.
-            cap = max(2 * cap, need)
-            order = (self._head[:, None] + np.arange(self._ring.shape[1])) % self._ring.shape[1]
-            ring = np.zeros((self.n_slots, cap), dtype=np.int64)
-            ring[:, : order.shape[1]] = np.take_along_axis(self._ring, order, axis=1)
+            old, cap = cap, max(2 * cap, need)
+            ring = np.empty((self.n_slots, cap), dtype=self._ring.dtype)  # beyond size: unread
+            for s, h in enumerate(self._head.tolist()):  # two slice copies per slot
+                ring[s, : old - h] = self._ring[s, h:]
+                ring[s, old - h : old] = self._ring[s, :h]
             self._ring, self._head = ring, np.zeros(self.n_slots, dtype=np.int64)
         return (
             np.ascontiguousarray(y, dtype=np.int64),

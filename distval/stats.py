@@ -34,8 +34,6 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
-from scipy import special as _special
-from scipy import stats as _st
 
 from distval.errors import DistvalError, check_open_unit
 
@@ -46,6 +44,7 @@ __all__ = [
     "folds_to_reach",
     "friedman",
     "mcnemar",
+    "midranks",
     "nemenyi_critical_difference",
     "sign_test",
     "sign_test_critical_value",
@@ -54,6 +53,14 @@ __all__ = [
 ]
 
 SIGN_TEST_METHODS = ("exact", "critical")
+
+
+def _scipy_stats() -> Any:
+    """``scipy.stats``, imported on first use: it is about 0.7 s of start-up, and a run
+    with one learner never computes a test."""
+    from scipy import stats
+
+    return stats
 
 
 # --------------------------------------------------------------------------------------------
@@ -234,9 +241,9 @@ def smallest_pvalue(test: str, n_folds: int) -> float:
     """
     n = _check_int(n_folds, "n_folds", 1)
     if test == "sign":
-        return float(_st.binomtest(n, n, 0.5).pvalue)
+        return float(_scipy_stats().binomtest(n, n, 0.5).pvalue)
     if test == "wilcoxon":
-        res = _st.wilcoxon(np.arange(1.0, n + 1.0), method="exact")
+        res = _scipy_stats().wilcoxon(np.arange(1.0, n + 1.0), method="exact")
         return float(res.pvalue)
     raise DistvalError(f"`test` must be 'sign' or 'wilcoxon', got {test!r}")
 
@@ -257,12 +264,12 @@ def folds_to_reach(test: str, alpha: float, *, limit: int = 64) -> int | None:
 
 @lru_cache(maxsize=4096)
 def _binom_pvalue(wins: int, n: int) -> float:
-    return float(_st.binomtest(wins, n, 0.5, alternative="two-sided").pvalue)
+    return float(_scipy_stats().binomtest(wins, n, 0.5, alternative="two-sided").pvalue)
 
 
 @lru_cache(maxsize=4096)
 def _critical_wins(n: int, alpha: float) -> int:
-    z = float(_st.norm.ppf(1.0 - alpha / 2.0))
+    z = float(_scipy_stats().norm.ppf(1.0 - alpha / 2.0))
     return math.floor(n / 2.0 + z * math.sqrt(n) / 2.0 + 0.5)
 
 
@@ -397,15 +404,17 @@ def _wilcoxon_signed_ranks(signed_ranks: tuple[float, ...]) -> tuple[float, floa
         return _flip_pvalue(ranks)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        res = _st.wilcoxon(np.asarray(signed_ranks), alternative="two-sided", method="auto")
+        res = _scipy_stats().wilcoxon(
+            np.asarray(signed_ranks), alternative="two-sided", method="auto"
+        )
     return float(res.statistic), float(res.pvalue)
 
 
-def _midranks(v: np.ndarray) -> np.ndarray:
+def midranks(v: np.ndarray) -> np.ndarray:
     """Ranks from 1 with ties given their mean rank: ``scipy.stats.rankdata(v)`` (same
     values), without its overhead on the few values of a fold comparison.
 
-    >>> _midranks(np.array([3.0, 1.0, 3.0])).tolist()
+    >>> midranks(np.array([3.0, 1.0, 3.0])).tolist()
     [2.5, 1.0, 2.5]
     """
     order = np.argsort(v, kind="mergesort")
@@ -465,7 +474,7 @@ def wilcoxon(a: Any, b: Any, *, alpha: float = 0.05) -> PairedTestResult:
     n = int(d.size)
     if n == 0:
         return _null("wilcoxon", alpha)
-    signed_ranks = np.sign(d) * _midranks(np.abs(d))
+    signed_ranks = np.sign(d) * midranks(np.abs(d))
     signed_ranks.sort()
     statistic, pvalue = _wilcoxon_signed_ranks(tuple(signed_ranks.tolist()))
     if not math.isfinite(pvalue):  # defensive: never report nan as a decision
@@ -531,7 +540,9 @@ def mcnemar(
     if correction:
         diff = max(diff - 1.0, 0.0)
     statistic = diff * diff / total
-    pvalue = float(_special.chdtrc(1.0, statistic))  # chi2.sf(statistic, 1), without overhead
+    from scipy.special import chdtrc
+
+    pvalue = float(chdtrc(1.0, statistic))  # chi2.sf(statistic, 1), without overhead
     return PairedTestResult("mcnemar", statistic, pvalue, alpha, pvalue <= alpha, round(total))
 
 
@@ -543,7 +554,7 @@ def mcnemar(
 def _nemenyi_q(n_learners: int, alpha: float) -> float:
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        q = _st.studentized_range.ppf(1.0 - alpha, n_learners, np.inf)
+        q = _scipy_stats().studentized_range.ppf(1.0 - alpha, n_learners, np.inf)
     return float(q) / math.sqrt(2.0)
 
 
@@ -631,13 +642,13 @@ def friedman(values: Any, *, alpha: float = 0.05) -> FriedmanResult:
     if not np.isfinite(table).all():
         raise DistvalError("`values` must contain only finite values")
 
-    average_ranks = _st.rankdata(-table, axis=1).mean(axis=0)
+    average_ranks = _scipy_stats().rankdata(-table, axis=1).mean(axis=0)
     if (table == table[:, :1]).all():  # every block ties all learners: no information
         statistic, pvalue = 0.0, 1.0
     else:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            res = _st.friedmanchisquare(*table.T)
+            res = _scipy_stats().friedmanchisquare(*table.T)
         statistic, pvalue = float(res.statistic), float(res.pvalue)
         if not math.isfinite(pvalue):  # defensive: never report nan as a decision
             statistic, pvalue = 0.0, 1.0

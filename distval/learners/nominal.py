@@ -13,9 +13,19 @@ still keeps the categories apart (MOA's header does the same).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 __all__ = ["accepts_nominal", "category_names"]
+
+
+#: river classes that take nominal features as they come: (module, class name).
+_NOMINAL_CLASSES = (
+    ("river.tree.hoeffding_tree", "HoeffdingTree"),
+    ("river.forest", "ARFClassifier"),
+    ("river.preprocessing", "OneHotEncoder"),
+    ("river.preprocessing", "OrdinalEncoder"),
+)
 
 
 def accepts_nominal(model: Any) -> bool:
@@ -39,14 +49,15 @@ def accepts_nominal(model: Any) -> bool:
     steps = getattr(model, "steps", None)
     if isinstance(steps, dict) and steps:
         return accepts_nominal(next(iter(steps.values())))
-    try:
-        from river import forest, preprocessing
-        from river.tree.hoeffding_tree import HoeffdingTree
-    except ImportError:  # pragma: no cover - river is a dependency
-        return False
-    if isinstance(model, (HoeffdingTree, forest.ARFClassifier)):
-        return True
-    if isinstance(model, (preprocessing.OneHotEncoder, preprocessing.OrdinalEncoder)):
+    # A model can only be an instance of a class whose module is loaded: looking the
+    # classes up in sys.modules spares a run of river.forest's import (river.drift, and
+    # river.datasets behind it) when no forest is used.
+    kinds = tuple(
+        getattr(sys.modules[module], name)
+        for module, name in _NOMINAL_CLASSES
+        if module in sys.modules
+    )
+    if kinds and isinstance(model, kinds):
         return True
     inner = getattr(model, "model", None)
     return inner is not None and inner is not model and accepts_nominal(inner)

@@ -14,11 +14,11 @@ from distval.streams.delimited import CsvStream
 from distval.streams.iterable import IterableStream
 from distval.streams.open import FILE_EXTENSIONS, bundled_path, open_stream
 from distval.streams.parquet import ParquetStream
-from distval.streams.synth import GENERATORS, GeneratorStream
+from distval.streams.synth import GENERATOR_NAMES, GeneratorStream
 
 __all__ = [
     "FILE_EXTENSIONS",
-    "GENERATORS",
+    "GENERATOR_NAMES",
     "ArffStream",
     "Chunk",
     "CsvStream",

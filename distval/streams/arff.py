@@ -48,7 +48,8 @@ _NUMERIC = {"numeric", "real", "integer"}
 _KEYWORD = re.compile(r"@([A-Za-z]+)(?=\s|%|$)")
 _TYPE = re.compile(r"[A-Za-z]+")
 #: A data block takes the pyarrow path unless it holds one of these bytes.
-_NOT_PLAIN = re.compile(rb"[^\x20-\x7e\t\r\n]|['\"\\%{}]")
+#: The bytes of a plain dense row: printable ASCII but quotes, escapes, comments and braces.
+_PLAIN_BYTES = bytes(sorted(set(range(0x20, 0x7F)) - set(b"'\"\\%{}") | set(b"\t\r\n")))
 _BLANK_LINE = re.compile(rb"(?m)^[ \t]+\r?$")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -292,7 +293,7 @@ class ArffStream(_FileStream):
 
     def _plain(self, block: bytes) -> list[pa.Array] | None:
         """Columns of a block of plain dense rows via pyarrow, or None (parse in Python)."""
-        if _NOT_PLAIN.search(block):
+        if block.translate(None, _PLAIN_BYTES):  # a byte outside them is left: not plain
             return None
         spaced = b" " in block or b"\t" in block
         if spaced and _BLANK_LINE.search(block):

@@ -10,7 +10,7 @@ import pytest
 from river.datasets import synth
 
 from distval.streams import Chunk, GeneratorStream, open_stream
-from distval.streams.synth import _RandomRBFDrift
+from distval.streams.catalogue import _RandomRBFDrift
 
 SPECS = [
     "sea",
@@ -234,3 +234,33 @@ def test_generator_streams_survive_pickle(spec):
     assert isinstance(chunk, Chunk) and chunk.start == 0
     np.testing.assert_array_equal(chunk.X, X[:200])
     it.close()
+
+
+def test_generator_names_are_the_catalogue():
+    from distval.streams.catalogue import GENERATORS
+    from distval.streams.synth import GENERATOR_NAMES
+
+    assert list(GENERATOR_NAMES) == sorted(GENERATORS)
+
+
+def test_a_file_run_skips_the_heavy_imports(tmp_path):
+    """river.datasets (with scikit-learn behind it), scipy.signal and scipy.stats cost about
+    two seconds of start-up: a one-learner MOA run on a file loads none of them (it computes
+    no test); building a generator loads river.datasets."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("jpype")
+    path = tmp_path / "s.csv"
+    path.write_text("a,b,class\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(50)))
+    heavy = ("river.datasets", "scipy.signal", "scipy.stats")
+    code = (
+        "import sys, distval\n"
+        f"distval.evaluate(stream={str(path)!r}, learners=('moa:bayes.NaiveBayes',), "
+        "n_folds=2, backend='inprocess', test_every=25)\n"
+        f"print([m for m in {heavy!r} if m in sys.modules])\n"
+        "distval.streams.open_stream('sea', n_rows=10)\n"
+        "print('river.datasets' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["[]", "True"]
