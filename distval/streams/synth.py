@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable
 from itertools import islice
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
