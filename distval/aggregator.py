@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -33,12 +35,12 @@ class Snapshot:
     """Measures and test results at one stream position (rows as plain dicts)."""
 
     position: int
-    folds: list[dict]
-    tests: list[dict]
-    friedman: dict | None = None
-    events: list[dict] = field(default_factory=list)
+    folds: list[dict[str, Any]]
+    tests: list[dict[str, Any]]
+    friedman: dict[str, Any] | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)
     #: The Q statistic of every pair (cumulative, window, fading): :data:`Q_FIELDS` rows.
-    q: list[dict] = field(default_factory=list)
+    q: list[dict[str, Any]] = field(default_factory=list)
 
 
 class PairCounts:
@@ -64,7 +66,9 @@ class PairCounts:
         self._recent: deque[np.ndarray] = deque()
         self._recent_rows = 0
 
-    def update(self, d01, d10, loss_a, loss_b) -> None:
+    def update(
+        self, d01: np.ndarray, d10: np.ndarray, loss_a: np.ndarray, loss_b: np.ndarray
+    ) -> None:
         d = np.stack([d01, d10, loss_a, loss_b]).astype(np.float64)  # (4, pairs, rows)
         n = d.shape[2]
         self.cum += d.sum(axis=2)
@@ -112,7 +116,9 @@ class Aggregator:
         self.labels = list(config.labels)
         self.n_folds = config.n_folds
         self.n_slots = len(self.labels) * self.n_folds
-        kw = {"window": config.window, "fading": config.fading, "delta": config.delta}
+        kw: dict[str, Any] = {
+            "window": config.window, "fading": config.fading, "adwin_delta": config.adwin_delta
+        }
         if n_classes is not None:
             kw["n_classes"] = n_classes
         self.trackers = [make_tracker(config.forgetting, self.n_slots, **kw)]
@@ -129,17 +135,19 @@ class Aggregator:
                 fading=config.fading,
             )
             self.drift = DriftMonitor(self.n_slots, settings)
-        self._events: list[dict] = []
+        self._events: list[dict[str, Any]] = []
         self.position = 0
         self._last_label = 0  # the Persistent classifier's guess for row 0 is class 0 (MOA)
         self.last: Snapshot | None = None
         self._got: dict[int, dict[str, np.ndarray]] = {}  # measures per tracker, this position
 
     @property
-    def primary(self):
+    def primary(self) -> Tracker:
         return self.trackers[0]
 
-    def update(self, start: int, y: np.ndarray, parts) -> Snapshot | None:
+    def update(
+        self, start: int, y: np.ndarray, parts: Iterable[tuple[Any, np.ndarray]]
+    ) -> Snapshot | None:
         """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions)."""
         if start != self.position:
             raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
@@ -192,7 +200,7 @@ class Aggregator:
         m = self._measures(self.primary)[self.config.measure]
         return m.reshape(len(self.labels), self.n_folds)
 
-    def _measures(self, tracker) -> dict[str, np.ndarray]:
+    def _measures(self, tracker: Tracker) -> dict[str, np.ndarray]:
         """``tracker.get()``, computed once per stream position.
 
         The trackers whose measures come from their confusion counts alone (all but ewma)
@@ -235,7 +243,7 @@ class Aggregator:
                 folds.append(row)
         tests, q_rows = self._test_rows()
         friedman = None
-        if "friedman" in cfg.tests and len(self.labels) >= 3:
+        if "friedman" in (cfg.tests or ()) and len(self.labels) >= 3:
             values = self.fold_values()
             ok = np.isfinite(values).all(axis=0)
             if ok.sum() >= 2:
@@ -254,7 +262,7 @@ class Aggregator:
         self.last = Snapshot(self.position, folds, tests, friedman, events, q_rows)
         return self.last
 
-    def _test_rows(self) -> tuple[list[dict], list[dict]]:
+    def _test_rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Test rows (:data:`TEST_FIELDS`) and Q rows (:data:`Q_FIELDS`) of every pair.
 
         Sign and Wilcoxon compare the folds' ``measure`` under the run's forgetting (the
@@ -267,8 +275,8 @@ class Aggregator:
         counts = self.pair_counts.counts()
         mcnemar_alpha = cfg.mcnemar_alpha or cfg.alpha
         pos = self.position
-        tests: list[dict] = []
-        q_rows: list[dict] = []
+        tests: list[dict[str, Any]] = []
+        q_rows: list[dict[str, Any]] = []
         for p, (ia, ib) in enumerate(self.pairs):
             a, b = self.labels[ia], self.labels[ib]
             va, vb = values[ia], values[ib]
@@ -277,7 +285,7 @@ class Aggregator:
             mean_b = float(np.mean(vb[ok])) if ok.any() else float("nan")
             fold_args = (cfg.measure, cfg.forgetting, mean_a, mean_b)
             d = va[ok] - vb[ok]
-            if "sign" in cfg.tests and ok.any():
+            if "sign" in (cfg.tests or ()) and ok.any():
                 r = stats.sign_test(va[ok], vb[ok], alpha=cfg.alpha, method=cfg.sign_method)
                 wins, losses = int((d > 0).sum()), int((d < 0).sum())
                 favours = _favoured(a, b, wins - losses)
@@ -285,7 +293,7 @@ class Aggregator:
                     _test_row(pos, "sign", a, b, *fold_args, r.statistic, r.pvalue, r.reject,
                               favours, folds_used=r.n)
                 )
-            if "wilcoxon" in cfg.tests and ok.any():
+            if "wilcoxon" in (cfg.tests or ()) and ok.any():
                 r = stats.wilcoxon(va[ok], vb[ok], alpha=cfg.alpha)
                 nz = d[d != 0]
                 ranks = stats.midranks(np.abs(nz)) if len(nz) else np.zeros(0)
@@ -296,7 +304,7 @@ class Aggregator:
                 )
             for kind, (n01, n10, loss_a, loss_b) in counts.items():
                 la, lb = float(loss_a[p]), float(loss_b[p])
-                if "mcnemar" in cfg.tests:
+                if "mcnemar" in (cfg.tests or ()):
                     r = stats.mcnemar(n01[p], n10[p], alpha=mcnemar_alpha)
                     tests.append(
                         _test_row(pos, "mcnemar" + _SUFFIX[kind], a, b, "errors", kind, la, lb,
@@ -343,7 +351,7 @@ def _test_row(
     position: int, test: str, a: str, b: str, measure: str, forgetting: str,
     value_a: float, value_b: float, statistic: float, pvalue: float, reject: bool,
     favours: str | None, *, folds_used: int | None = None, discordant_pairs: int | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """One test row: what it compared (``measure`` under ``forgetting``; A's and B's
     values), the outcome and the learner the data favour.
 

@@ -14,10 +14,27 @@ from distval.metrics import FORGETTING, MEASURES
 from distval.streams.iterable import stream_name
 from distval.validation import FOLD_CHOICES, SCHEMES, Validation
 
-__all__ = ["TESTS", "RunConfig"]
+__all__ = ["TESTS", "RunConfig", "current_keys"]
 
 #: Across-fold tests run for every learner pair ("friedman" needs three learners or more).
 TESTS = ("sign", "wilcoxon", "mcnemar", "friedman")
+
+#: Keys of older saved configurations (``config.json``) -> today's field names.
+RENAMED = {"delta": "adwin_delta"}
+
+
+def current_keys(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A saved configuration with today's key names (:data:`RENAMED`); a key given under
+    both names keeps today's.
+
+    >>> current_keys({"delta": 0.01, "alpha": 0.05})
+    {'alpha': 0.05, 'adwin_delta': 0.01}
+    """
+    out = {k: v for k, v in data.items() if k not in RENAMED}
+    for old, new in RENAMED.items():
+        if old in data:
+            out.setdefault(new, data[old])
+    return out
 
 
 def _option(default: Any, help: str, **cli: Any) -> Any:
@@ -105,7 +122,9 @@ class RunConfig:
         0.999, "fading factor in (0, 1); ewma forgetting decays by 1 - F", metavar="F",
         type=float, group="measures and tests",
     )
-    delta: float = _option(0.002, "ADWIN confidence", type=float, group="measures and tests")
+    adwin_delta: float = _option(
+        0.002, "ADWIN's confidence δ (adwin forgetting)", type=float, group="measures and tests"
+    )
     alpha: float = _option(0.05, "significance level", type=float, group="measures and tests")
     measure: str = _option(
         "accuracy",
@@ -201,7 +220,7 @@ class RunConfig:
             check_positive_int(getattr(self, name), name)
         if self.n_rows is not None:
             check_positive_int(self.n_rows, "n_rows")
-        for name in ("fading", "delta", "alpha"):
+        for name in ("fading", "adwin_delta", "alpha"):
             check_open_unit(getattr(self, name), name)
         if self.mcnemar_alpha is not None:
             check_open_unit(self.mcnemar_alpha, "mcnemar_alpha")
@@ -234,7 +253,7 @@ class RunConfig:
     @property
     def specs(self) -> list[LearnerSpec]:
         """The learners as labelled specs (objects are their replicas' template)."""
-        return list(self._specs)  # type: ignore[attr-defined]
+        return list(self._specs)  # type: ignore[attr-defined]  # set in __post_init__, not a field
 
     @property
     def stream_text(self) -> str | None:
@@ -262,7 +281,7 @@ class RunConfig:
         """The configuration a :meth:`to_dict` (or a run's ``config.json``) describes; keys
         that are not fields (what the run added, e.g. ``backend``) are left out."""
         names = {f.name for f in dataclasses.fields(cls)}
-        kw = {k: v for k, v in data.items() if k in names}
+        kw = {k: v for k, v in current_keys(data).items() if k in names}
         for key in ("learners", "labels", "tests"):
             if isinstance(kw.get(key), list):
                 kw[key] = tuple(kw[key])

@@ -16,6 +16,7 @@ appends it to disk and shows progress.
 
 from __future__ import annotations
 
+import os
 import queue
 import shutil
 import sys
@@ -23,7 +24,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
@@ -202,7 +203,7 @@ def prefetch(items: Iterable[Batch], depth: int, stop: threading.Event) -> Itera
             return
         if isinstance(item, BaseException):
             raise item
-        yield item  # type: ignore[misc]
+        yield cast(Batch, item)  # what produce() put: a Batch, not end or an exception
 
 
 def iter_inprocess(config: RunConfig, stream: Stream) -> Iterator[Step]:
@@ -225,7 +226,7 @@ class Run:
         config: RunConfig,
         stream: Stream,
         *,
-        output_dir=None,
+        output_dir: str | os.PathLike[str] | None = None,
         overwrite: bool = False,
         progress: bool | str = False,
         backend: str = "inprocess",

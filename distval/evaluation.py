@@ -7,8 +7,10 @@ This is the one place that knows the backends (:data:`BACKENDS`) and checks thei
 from __future__ import annotations
 
 import dataclasses
+import os
 import warnings
 from collections.abc import Iterator
+from typing import Any
 
 from distval.config import RunConfig
 from distval.engine import Run, Step, iter_inprocess, open_config_stream
@@ -92,14 +94,14 @@ def _steps(
 def evaluate(
     config: RunConfig | None = None,
     *,
-    output_dir=None,
+    output_dir: str | os.PathLike[str] | None = None,
     overwrite: bool = False,
     progress: bool = False,
     backend: str = "inprocess",
     address: str | None = None,
     n_actors: int | None = None,
     source: Stream | None = None,
-    **options,
+    **options: Any,
 ) -> EvaluationResult:
     """Evaluate learners on a stream under k-fold distributed validation.
 

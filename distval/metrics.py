@@ -103,7 +103,9 @@ def _chance_corrected(p0: np.ndarray, pe: np.ndarray) -> np.ndarray:
     return _ratio(p0 - pe, 1.0 - pe, 0.0)
 
 
-def _kappa_family(p0, p_ran, p_maj, p_per) -> dict[str, np.ndarray]:
+def _kappa_family(
+    p0: np.ndarray, p_ran: np.ndarray, p_maj: np.ndarray, p_per: np.ndarray
+) -> dict[str, np.ndarray]:
     """Accuracy and its chance-corrected variants against the three baselines (DESIGN.md §3)."""
     kappa = _chance_corrected(p0, p_ran)
     kappa_per = _chance_corrected(p0, p_per)
@@ -180,13 +182,6 @@ def measures(C: np.ndarray, P: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
-def _counts(codes: np.ndarray, n_classes: int, weights: np.ndarray | None = None):
-    y, pred, per_ok = unpack(codes)
-    cm = np.bincount(y * n_classes + pred, weights=weights, minlength=n_classes * n_classes)
-    per = float(per_ok.sum()) if weights is None else float(weights[per_ok].sum())
-    return cm.reshape(n_classes, n_classes), per
-
-
 def _class_count(n_classes: int) -> int:
     if n_classes > MAX_CLASSES:
         raise DistvalError(
@@ -227,7 +222,8 @@ class Tracker:
     @property
     def widths(self) -> np.ndarray:
         """How many tested rows each slot's state covers (faded: their total weight)."""
-        return self.C.sum(axis=(1, 2))
+        out: np.ndarray = self.C.sum(axis=(1, 2))
+        return out
 
     def _check(self, y: np.ndarray, pred: np.ndarray) -> None:
         top = max(int(y.max(initial=-1)), int(pred.max(initial=-1)))
@@ -246,7 +242,7 @@ class Cumulative(Tracker):
 
     name = "cumulative"
 
-    def update(self, y, pred, per_ok) -> None:
+    def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         self._check(y, pred)
         _count_batch(
             np.ascontiguousarray(y, dtype=np.int64),
@@ -287,7 +283,7 @@ class Fading(Tracker):
         super().__init__(n_slots, n_classes)
         self.factor = factor
 
-    def update(self, y, pred, per_ok) -> None:
+    def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         self._check(y, pred)
         c = self.n_classes
         mask = pred >= 0
@@ -381,7 +377,7 @@ class ExponentialEstimators(Tracker):
         w = np.where(mask, self.decay * f ** (m[:, None] - rank).astype(np.float64), 0.0)
         return f ** m.astype(np.float64), w
 
-    def update(self, y, pred, per_ok) -> None:
+    def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         self._check(y, pred)
         c = self.n_classes
         mask = pred >= 0
@@ -474,7 +470,17 @@ def _trim(
 
 
 @numba.njit(cache=True, nogil=True)
-def _sliding_batch(y, pred, per_ok, keep, ring, head, size, C, P):  # pragma: no cover - numba
+def _sliding_batch(  # pragma: no cover - numba
+    y: np.ndarray,
+    pred: np.ndarray,
+    per_ok: np.ndarray,
+    keep: int,
+    ring: np.ndarray,
+    head: np.ndarray,
+    size: np.ndarray,
+    C: np.ndarray,
+    P: np.ndarray,
+) -> None:
     n_slots, n = pred.shape
     for s in range(n_slots):
         for i in range(n):
@@ -573,7 +579,7 @@ def _adwin_cut(
     epsilon = (
         np.sqrt(2.0 * m_recip * variance_share * delta_prime) + 2.0 / 3.0 * delta_prime * m_recip
     )
-    return abs(delta_mean) > epsilon
+    return bool(abs(delta_mean) > epsilon)
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -639,9 +645,24 @@ def _adwin_scan(
 
 
 @numba.njit(cache=True, nogil=True)
-def _adwin_batch(
-    y, pred, per_ok, ring, head, size, C, P, stat, ticks, levels, cnt, bt, bv, params, trace
-):  # pragma: no cover - numba
+def _adwin_batch(  # pragma: no cover - numba
+    y: np.ndarray,
+    pred: np.ndarray,
+    per_ok: np.ndarray,
+    ring: np.ndarray,
+    head: np.ndarray,
+    size: np.ndarray,
+    C: np.ndarray,
+    P: np.ndarray,
+    stat: np.ndarray,
+    ticks: np.ndarray,
+    levels: np.ndarray,
+    cnt: np.ndarray,
+    bt: np.ndarray,
+    bv: np.ndarray,
+    params: np.ndarray,
+    trace: np.ndarray,
+) -> None:
     delta, clock, max_buckets, min_len, grace = (
         params[0],
         np.int64(params[1]),
@@ -680,7 +701,9 @@ class _Windowed(Tracker):
         self._head = np.zeros(n_slots, dtype=np.int64)
         self._size = np.zeros(n_slots, dtype=np.int64)
 
-    def _prepare(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray):
+    def _prepare(
+        self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Classes, ring room and dtypes for a batch of ``n`` rows."""
         self._check(y, pred)
         need = int(self._size.max(initial=0)) + len(y)
@@ -720,7 +743,7 @@ class SlidingWindow(_Windowed):
         super().__init__(n_slots, n_classes)
         self.size = int(size)
 
-    def update(self, y, pred, per_ok) -> None:
+    def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         y, pred, per_ok = self._prepare(y, pred, per_ok)
         _sliding_batch(
             y, pred, per_ok, self.size, self._ring, self._head, self._size, self.C, self.P
@@ -762,10 +785,12 @@ class ADWINWindow(_Windowed):
         self._bt = np.zeros((n_slots, _LEVELS, max_buckets + 1))
         self._bv = np.zeros((n_slots, _LEVELS, max_buckets + 1))
 
-    def update(self, y, pred, per_ok) -> None:
+    def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         self.update_traced(y, pred, per_ok, trace=False)
 
-    def update_traced(self, y, pred, per_ok, trace: bool = True) -> np.ndarray:
+    def update_traced(
+        self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray, trace: bool = True
+    ) -> np.ndarray:
         """``update``, returning each tested row's ADWIN width after it (slots, rows):
         negative where ADWIN detected a change on that row, 0 where the slot did not test it.
 
@@ -798,7 +823,8 @@ class ADWINWindow(_Windowed):
     @property
     def n_detections(self) -> np.ndarray:
         """Changes ADWIN has detected in each slot."""
-        return self._ticks[:, 1].copy()
+        out: np.ndarray = self._ticks[:, 1].copy()
+        return out
 
 
 def make_tracker(
@@ -808,7 +834,7 @@ def make_tracker(
     *,
     window: int = 1000,
     fading: float = 0.999,
-    delta: float = 0.002,
+    adwin_delta: float = 0.002,
 ) -> Tracker:
     """Build the tracker of a forgetting mechanism by name (one of :data:`FORGETTING`).
 
@@ -820,7 +846,7 @@ def make_tracker(
     0.010000000000000009
     """
     if kind == "adwin":
-        return ADWINWindow(n_slots, n_classes, delta=delta)
+        return ADWINWindow(n_slots, n_classes, delta=adwin_delta)
     if kind == "window":
         return SlidingWindow(n_slots, n_classes, size=window)
     if kind == "fading":

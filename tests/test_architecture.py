@@ -29,7 +29,7 @@ LAYERS = {
     "distval.prequential": 2,
     "distval.config": 3,
     "distval.aggregator": 4,
-    "distval.results": 5,
+    "distval.results": 5,  # schema, tables <- writer, reader <- memory (EvaluationResult)
     "distval.report": 6,
     "distval.engine": 7,
     "distval.ray_backend": 8,
@@ -86,7 +86,8 @@ GRAPH = {m: imports(m) for m in MODULES}
 
 def test_every_module_has_a_layer():
     assert all(layer(m) >= 0 for m in MODULES)
-    expected = {"distval.ray_backend.engine", "distval.cli.run", "distval.learners.host"}
+    expected = {"distval.ray_backend.engine", "distval.cli.run", "distval.learners.host",
+                "distval.results.writer", "distval.results.reader"}
     assert expected <= set(MODULES)
 
 
@@ -107,6 +108,14 @@ def test_the_import_graph_has_no_cycle():
         list(TopologicalSorter(GRAPH).static_order())
     except CycleError as exc:
         pytest.fail(f"import cycle: {' -> '.join(exc.args[1])}")
+
+
+def test_results_writing_and_reading_share_only_the_format():
+    """The results package's two halves meet in its schema, not in each other."""
+    halves = {"distval.results.writer", "distval.results.reader"}
+    for half in halves:
+        assert GRAPH[half] & (halves | {"distval.results.memory", "distval.results"}) == set()
+    assert halves <= GRAPH["distval.results.memory"]
 
 
 def test_the_checks_catch_what_they_look_for(tmp_path):

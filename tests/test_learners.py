@@ -46,6 +46,8 @@ def test_parameters_and_aliases():
         ("ht(50)", "key=value"),
         ("ht(grace_period=len)", "literal"),
         ("ht(grace_period=50", "NAME"),
+        ("ht(grace_period=50), nb(seed=1)", "key=value"),  # two calls: a tuple, not a call
+        ("ht(**{'grace_period': 50})", "key=value"),
     ],
 )
 def test_bad_learner_text(text, message):

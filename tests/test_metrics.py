@@ -294,7 +294,7 @@ def test_trackers_survive_pickle_and_continue_identically(kind):
     [
         ("window", {"window": 0}, "window size"),
         ("fading", {"fading": 1.0}, "fading factor"),
-        ("adwin", {"delta": 0.0}, "delta"),
+        ("adwin", {"adwin_delta": 0.0}, "delta"),
         ("median", {}, "unknown forgetting"),
     ],
 )

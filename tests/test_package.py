@@ -87,3 +87,16 @@ def test_installed_dependencies_meet_the_declared_floors():
     assert not reqs["river"].specifier.contains("0.24.2")  # no river._river_rust.drift
     for name, req in reqs.items():
         assert Version(version(name)) in req.specifier, (name, version(name), str(req))
+
+
+def test_ci_runs_the_readmes_test_command():
+    """`.ci/run` ends with the command the README gives for lint, types and tests."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    readme = (root / "README.md").read_text()
+    command = re.search(r"Run the lint.*?```sh\n(.+?)\n```", readme, re.S).group(1)
+    assert "mypy" in command and "ruff check" in command and "pytest" in command
+    ci = (root / ".ci" / "run").read_text().strip().splitlines()
+    assert ci[-1] == command

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from types import ModuleType
+from typing import NoReturn
 
 from distval.errors import DistvalError
 
@@ -29,14 +31,14 @@ COMMANDS = {
 }
 
 
-def _module(name: str):
+def _module(name: str) -> ModuleType:
     return importlib.import_module(f"distval.cli.{COMMANDS[name][0]}")
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse with the command line's one-line errors: ``distval: error: ...``, exit 2."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"distval: error: {message} (see {self.prog} --help)\n")
 
 

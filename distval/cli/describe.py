@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def main(args) -> int:
+def main(args: argparse.Namespace) -> int:
     """Run ``distval describe``; returns the exit status."""
     import json
 

@@ -18,8 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from distval.cli.argtypes import positive_integer
+
+if TYPE_CHECKING:
+    from distval.experiments.type_errors import GridConfig
 
 __all__ = ["add_arguments", "main"]
 
@@ -135,60 +139,13 @@ def main(args: argparse.Namespace) -> int:
 
     if getattr(args, "experiment", None) != "type-errors":
         raise DistvalError("choose an experiment: distval reproduce type-errors [options]")
-    from distval.experiments.type_errors import make_grid, run_grid
+    from distval.experiments.type_errors import run_grid
 
     if args.address is not None and args.backend != "ray":
         raise DistvalError("--address needs --backend ray")
-    overrides = {
-        "runs": args.runs,
-        "n_rows": args.n_rows,
-        "learner": args.learner,
-        "sign_method": args.sign_method,
-        "seed": args.seed,
-    }
-    if args.schemes is not None:
-        overrides["schemes"] = tuple(args.schemes)
-    config = make_grid(
-        args.profile, streams=args.streams, covtype=args.covtype, poker=args.poker, **overrides
-    )
-    missing = [
-        f"{name} (give {opt})"
-        for name, opt, given in (
-            ("CovType", "--covtype", args.covtype),
-            ("Poker", "--poker", args.poker),
-        )
-        if given is None and args.streams is None
-    ]
-    if missing:
-        print(f"note: skipping {', '.join(missing)}", file=sys.stderr)
+    config = _grid(args)
     output = Path(args.output or Path("distval-results") / f"type-errors-{args.profile}")
-    from distval.experiments.type_errors import project, read_cells
-
-    cells = read_cells(output) if (output / "grid.json").is_file() else []
-    if cells:
-        stored = json.loads((output / "grid.json").read_text())
-        if stored.get("learner") != config.learner:
-            cells = []  # another learner's costs do not project this one
-    costs = None
-    if args.cost_from is not None:
-        from distval.experiments.type_errors import measured_costs
-
-        source = Path(args.cost_from)
-        stored = json.loads((source / "grid.json").read_text())
-        if stored.get("learner") != config.learner:
-            raise DistvalError(
-                f"--cost-from {source}: its learner {stored.get('learner')!r} is not "
-                f"{config.learner!r}"
-            )
-        costs = measured_costs(read_cells(source))
-    try:
-        projection = project(config, cells, costs=costs)
-    except DistvalError as exc:
-        if args.plan:
-            raise
-        print(f"note: no projection: {exc}", file=sys.stderr)
-    else:
-        print(projection.to_text(), file=sys.stdout if args.plan else sys.stderr, flush=True)
+    _print_projection(args, config, output)
     if args.plan:
         return 0
     progress = not args.no_progress
@@ -211,3 +168,67 @@ def main(args: argparse.Namespace) -> int:
         print(f"\n{len(result.cells)} of {total} cells done; rerun to resume.")
     print(f"results: {output}")
     return 0
+
+
+def _grid(args: argparse.Namespace) -> GridConfig:
+    """The grid of the profile with the options given; notes the streams left out."""
+    import sys
+
+    from distval.experiments.type_errors import make_grid
+
+    overrides = {
+        "runs": args.runs,
+        "n_rows": args.n_rows,
+        "learner": args.learner,
+        "sign_method": args.sign_method,
+        "seed": args.seed,
+    }
+    if args.schemes is not None:
+        overrides["schemes"] = tuple(args.schemes)
+    config = make_grid(
+        args.profile, streams=args.streams, covtype=args.covtype, poker=args.poker, **overrides
+    )
+    missing = [
+        f"{name} (give {opt})"
+        for name, opt, given in (
+            ("CovType", "--covtype", args.covtype),
+            ("Poker", "--poker", args.poker),
+        )
+        if given is None and args.streams is None
+    ]
+    if missing:
+        print(f"note: skipping {', '.join(missing)}", file=sys.stderr)
+    return config
+
+
+def _print_projection(args: argparse.Namespace, config: GridConfig, output: Path) -> None:
+    """The grid's projected cost from the cells in ``output`` (or ``--cost-from``'s): on
+    stdout for ``--plan`` (where a projection that cannot be made is an error), else stderr."""
+    import sys
+
+    from distval.errors import DistvalError
+    from distval.experiments.type_errors import measured_costs, project, read_cells
+
+    cells = read_cells(output) if (output / "grid.json").is_file() else []
+    if cells:
+        stored = json.loads((output / "grid.json").read_text())
+        if stored.get("learner") != config.learner:
+            cells = []  # another learner's costs do not project this one
+    costs = None
+    if args.cost_from is not None:
+        source = Path(args.cost_from)
+        stored = json.loads((source / "grid.json").read_text())
+        if stored.get("learner") != config.learner:
+            raise DistvalError(
+                f"--cost-from {source}: its learner {stored.get('learner')!r} is not "
+                f"{config.learner!r}"
+            )
+        costs = measured_costs(read_cells(source))
+    try:
+        projection = project(config, cells, costs=costs)
+    except DistvalError as exc:
+        if args.plan:
+            raise
+        print(f"note: no projection: {exc}", file=sys.stderr)
+    else:
+        print(projection.to_text(), file=sys.stdout if args.plan else sys.stderr, flush=True)

@@ -19,6 +19,8 @@ Wilcoxon prequential row of Table 2 respectively, which is what :data:`TABLE3_VA
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -149,7 +151,7 @@ def tables(
     pnoise: tuple[float, ...],
     schemes: tuple[str, ...],
     streams: list[str],
-) -> dict:
+) -> dict[str, pd.DataFrame]:
     """Tables 2, 3 and 4 as long frames: ours (fraction of runs rejecting) and the paper's.
 
     Table 2 averages the per-stream fractions over the streams (as the paper's Table 2
@@ -162,7 +164,34 @@ def tables(
         .reset_index()
     )
     changes = (0.0, *pnoise)
-    out2 = []
+    result = {
+        "table2": pd.DataFrame(
+            _table2_rejections(per_stream, changes, schemes)
+            + _table2_seconds(cells, changes, schemes)
+        )
+    }
+    for name, ref_table, (test, prequential) in (
+        ("table3", TABLE3, TABLE3_VARIANT),
+        ("table4", TABLE4, TABLE4_VARIANT),
+    ):
+        sel = per_stream[(per_stream.test == test) & (per_stream.prequential == prequential)]
+        present = [s for s in streams if s in set(sel.stream)]
+        average = TABLE2[(test, prequential)]
+        result[name] = pd.DataFrame(
+            _per_stream_rows(sel, ref_table, average, present, changes, schemes)
+        )
+    return result
+
+
+def _variant(prequential: bool) -> str:
+    return "prequential" if prequential else "non-prequential"
+
+
+def _table2_rejections(
+    per_stream: pd.DataFrame, changes: tuple[float, ...], schemes: tuple[str, ...]
+) -> list[dict[str, Any]]:
+    """Table 2's test rows: the fraction rejecting, averaged over the streams."""
+    rows = []
     for test in TESTS:
         for prequential in (False, True):
             for change in changes:
@@ -174,9 +203,9 @@ def tables(
                         & (per_stream.scheme == scheme)
                     ]
                     ref = TABLE2.get((test, prequential), {}).get((change, scheme))
-                    out2.append(
+                    rows.append(
                         {
-                            "row": f"{test} {'prequential' if prequential else 'non-prequential'}",
+                            "row": f"{test} {_variant(prequential)}",
                             "pnoise": change,
                             "scheme": scheme,
                             "ours": float(sel["mean"].mean()) if len(sel) else float("nan"),
@@ -185,15 +214,22 @@ def tables(
                             "streams": len(sel),
                         }
                     )
+    return rows
+
+
+def _table2_seconds(
+    cells: pd.DataFrame, changes: tuple[float, ...], schemes: tuple[str, ...]
+) -> list[dict[str, Any]]:
+    """Table 2's time rows: the mean seconds per cell of each scheme."""
     seconds = cells.groupby("scheme")["seconds"].mean()
+    rows = []
     for prequential in (False, True):
         for change in changes:
             for scheme in schemes:
                 ref = TABLE2_SECONDS[prequential].get((change, scheme))
-                out2.append(
+                rows.append(
                     {
-                        "row": f"avg time per cell (s), "
-                        f"{'prequential' if prequential else 'non-prequential'}",
+                        "row": f"avg time per cell (s), {_variant(prequential)}",
                         "pnoise": change,
                         "scheme": scheme,
                         "ours": float(seconds.get(scheme, np.nan)),
@@ -202,42 +238,46 @@ def tables(
                         "streams": int(cells[cells.scheme == scheme].stream.nunique()),
                     }
                 )
-    result = {"table2": pd.DataFrame(out2)}
-    for name, ref_table, (test, prequential) in (
-        ("table3", TABLE3, TABLE3_VARIANT),
-        ("table4", TABLE4, TABLE4_VARIANT),
-    ):
-        sel = per_stream[(per_stream.test == test) & (per_stream.prequential == prequential)]
-        rows = []
-        streams = [s for s in streams if s in set(sel.stream)]
-        for stream in [*streams, "Average"]:
-            for change in changes:
-                for scheme in schemes:
-                    part = sel[np.isclose(sel.pnoise, change) & (sel.scheme == scheme)]
-                    if stream == "Average":
-                        ours = float(part["mean"].mean()) if len(part) else float("nan")
-                        ref = TABLE2[(test, prequential)].get((change, scheme))
-                    else:
-                        hit = part[part.stream == stream]["mean"]
-                        ours = float(hit.iloc[0]) if len(hit) else float("nan")
-                        ref = ref_table.get(stream, {}).get((change, scheme))
-                    rows.append(
-                        {
-                            "row": stream,
-                            "pnoise": change,
-                            "scheme": scheme,
-                            "ours": ours,
-                            "paper": np.nan if ref is None else ref,
-                        }
-                    )
-        result[name] = pd.DataFrame(rows)
-    return result
+    return rows
+
+
+def _per_stream_rows(
+    sel: pd.DataFrame,
+    ref_table: dict[str, dict[tuple[float, str], float]],
+    average: dict[tuple[float, str], float],
+    streams: list[str],
+    changes: tuple[float, ...],
+    schemes: tuple[str, ...],
+) -> list[dict[str, Any]]:
+    """Table 3 or 4: one test variant's fraction rejecting per stream, then their average."""
+    rows = []
+    for stream in [*streams, "Average"]:
+        for change in changes:
+            for scheme in schemes:
+                part = sel[np.isclose(sel.pnoise, change) & (sel.scheme == scheme)]
+                if stream == "Average":
+                    ours = float(part["mean"].mean()) if len(part) else float("nan")
+                    ref = average.get((change, scheme))
+                else:
+                    hit = part[part.stream == stream]["mean"]
+                    ours = float(hit.iloc[0]) if len(hit) else float("nan")
+                    ref = ref_table.get(stream, {}).get((change, scheme))
+                rows.append(
+                    {
+                        "row": stream,
+                        "pnoise": change,
+                        "scheme": scheme,
+                        "ours": ours,
+                        "paper": np.nan if ref is None else ref,
+                    }
+                )
+    return rows
 
 
 def wide(frame: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     """Paper layout: one row per table row, one column per (pnoise, scheme), 'ours (paper)'."""
 
-    def cell(r) -> str:
+    def cell(r: Any) -> str:  # a row of frame.itertuples()
         ours = "–" if not np.isfinite(r.ours) else f"{r.ours:.{digits}f}"
         ref = "–" if not np.isfinite(r.paper) else f"{r.paper:.{digits}f}"
         return f"{ours} ({ref})"

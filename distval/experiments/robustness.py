@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, SupportsFloat
@@ -26,6 +27,7 @@ from distval.evaluation import check_backend, evaluate
 from distval.metrics import MEASURES
 from distval.results import EvaluationResult, claim_output, finite_or_none, markdown_table
 from distval.streams.permutations import (
+    PermutationSpec,
     average_neighbour_distance,
     copy_seed,
     parse_permutation,
@@ -283,12 +285,8 @@ def _nan(v: float | None) -> float:
     return float("nan") if v is None else float(v)
 
 
-#: distval.results.finite_or_none is unannotated; this is the type it has for a float.
-_finite_or_none: Callable[[float], float | None] = finite_or_none
-
-
 def _finite(v: SupportsFloat) -> float | None:
-    return _finite_or_none(float(v))
+    return finite_or_none(float(v))
 
 
 def _f(v: float | None) -> str:
@@ -410,57 +408,26 @@ def run_robustness(
     claim_output(out, owned, overwrite=overwrite, resumable=True)
 
     data = StreamData.read(open_config_stream(config))
-    n = len(data)
-    plans = [_Plan("original", 0, None, np.arange(n, dtype=np.int64))]
-    for i in range(1, repeats + 1):
-        seed = copy_seed(config.seed, i)
-        plans.append(_Plan(names[i], i, seed, spec.generate(n, seed)))
-    extras = [
-        p.extra(spec.text, data.name if p.index == 0 else f"{data.name} [{spec.text} #{p.index}]")
-        for p in plans
-    ]
+    plans = _plans(config, spec, names, data)
     out.mkdir(parents=True, exist_ok=True)
 
     copies: dict[int, CopyResult] = {}
 
     def record(plan: _Plan, summary: dict[str, Any], reused: bool) -> None:
-        copies[plan.index] = CopyResult(
-            name=plan.name,
-            index=plan.index,
-            seed=plan.seed,
-            tnd=total_neighbour_distance(plan.order),
-            and_=average_neighbour_distance(plan.order),
-            values=_copy_values(summary),
-            rows=int(summary["rows"]),
-            elapsed=float(summary.get("elapsed_seconds") or 0.0),
-            reused=reused,
-        )
+        copies[plan.index] = _copy_result(plan, summary, reused)
 
     pending: list[tuple[_Plan, dict[str, Any]]] = []
-    for plan, extra in zip(plans, extras, strict=True):
+    for plan, extra in plans:
         done = _finished(out / plan.name, config, extra, overwrite)
         if done is not None:
             record(plan, done, True)
         else:
             pending.append((plan, extra))
-
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(plans), initial=len(copies), unit="copy", desc=f"{data.name} copies")
-    try:
+    with _copies_bar(progress, len(plans), len(copies), data.name) as bar:
         if backend == "ray" and pending:
             _run_on_ray(config, data, pending, out, address, n_actors, record, bar)
         else:
-            for plan, extra in pending:
-                evaluated = _evaluate_copy(config, data, plan, out / plan.name, extra)
-                record(plan, evaluated.summary(), False)
-                if bar is not None:
-                    bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+            _run_in_process(config, data, pending, out, record, bar)
     result = RobustnessResult(
         config=config,
         permutation=spec.text,
@@ -471,6 +438,67 @@ def run_robustness(
     )
     result.write(out)
     return result
+
+
+def _plans(
+    config: RunConfig, spec: PermutationSpec, names: list[str], data: StreamData
+) -> list[tuple[_Plan, dict[str, Any]]]:
+    """Each copy's row order (``names[0]``: the original order) with the keys its
+    ``config.json`` adds to the run's settings."""
+    n = len(data)
+    plans = [_Plan("original", 0, None, np.arange(n, dtype=np.int64))]
+    for i in range(1, len(names)):
+        seed = copy_seed(config.seed, i)
+        plans.append(_Plan(names[i], i, seed, spec.generate(n, seed)))
+    return [
+        (p, p.extra(spec.text, f"{data.name} [{spec.text} #{p.index}]" if p.index else data.name))
+        for p in plans
+    ]
+
+
+def _copy_result(plan: _Plan, summary: dict[str, Any], reused: bool) -> CopyResult:
+    """What the robustness study keeps of a copy's run summary."""
+    return CopyResult(
+        name=plan.name,
+        index=plan.index,
+        seed=plan.seed,
+        tnd=total_neighbour_distance(plan.order),
+        and_=average_neighbour_distance(plan.order),
+        values=_copy_values(summary),
+        rows=int(summary["rows"]),
+        elapsed=float(summary.get("elapsed_seconds") or 0.0),
+        reused=reused,
+    )
+
+
+@contextmanager
+def _copies_bar(progress: bool, total: int, done: int, name: str) -> Iterator[Any]:
+    """A progress bar over the copies (closed at the end), or None without ``progress``."""
+    if not progress:
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, initial=done, unit="copy", desc=f"{name} copies")
+    try:
+        yield bar
+    finally:
+        bar.close()
+
+
+def _run_in_process(
+    config: RunConfig,
+    data: StreamData,
+    pending: list[tuple[_Plan, dict[str, Any]]],
+    out: Path,
+    record: Callable[[_Plan, dict[str, Any], bool], None],
+    bar: Any,  # a tqdm progress bar, or None
+) -> None:
+    for plan, extra in pending:
+        evaluated = _evaluate_copy(config, data, plan, out / plan.name, extra)
+        record(plan, evaluated.summary(), False)
+        if bar is not None:
+            bar.update(1)
 
 
 def _ray_copy(

@@ -198,7 +198,7 @@ class GridConfig:
         if self.noise_on not in ("other", "same"):
             raise DistvalError(f"noise_on must be 'other' or 'same', got {self.noise_on!r}")
         try:
-            parse_learner(self.learner).build()  # type: ignore[no-untyped-call]
+            parse_learner(self.learner).build()
         except DistvalError:
             raise
         except Exception as exc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,7 @@ class Batch:
 
 def to_dicts(
     X: np.ndarray, names: list[str], nominal: dict[int, list[str]] | None = None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Rows as the dicts river expects, missing (NaN) features left out; the columns in
     ``nominal`` (index -> category names in code order) as their category names.
 
@@ -106,7 +107,7 @@ class LearnerHost:
                 replicas = make_replicas(spec, learner, folds, seed)
                 by_slot.update({(learner, f): m for f, m in zip(folds, replicas)})
         #: River models by slot position; None at the positions of MOA replicas.
-        self.models = [by_slot.get(s) for s in self.slots]
+        self.models: list[Any] = [by_slot.get(s) for s in self.slots]
         self.labels = [spec.label for spec in learners]
         self._weighted = [m is not None and learns_with_weight(m) for m in self.models]
         #: Replicas that get nominal features as category names (the others: codes).
@@ -192,6 +193,7 @@ class LearnerHost:
         from distval.learners.moa.replicas import MoaReplicaError
 
         folds = [self.slots[j][1] for j in self._moa_at]
+        assert self.moa is not None  # called only when the host has MOA replicas
         try:
             preds = self.moa.process(
                 batch.X, batch.y, batch.weights[:, folds], batch.tested[:, folds]
@@ -204,7 +206,9 @@ class LearnerHost:
             ) from None
         out[self._moa_at] = preds
 
-    def _replica(self, j: int, fold: int, batch: Batch, xs: list[dict], ys: list) -> list:
+    def _replica(
+        self, j: int, fold: int, batch: Batch, xs: list[dict[str, Any]], ys: list[Any]
+    ) -> list[Any]:
         """Predict-then-learn the batch with replica ``j``."""
         n = len(ys)
         model = self.models[j]

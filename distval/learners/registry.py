@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pickle
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,38 +43,38 @@ __all__ = [
 OBJECT_PREFIX = "python:"
 
 
-def _ht(**kw):
+def _ht(**kw: Any) -> Any:
     from river import tree
 
     return tree.HoeffdingTreeClassifier(**kw)
 
 
-def _hat(**kw):
+def _hat(**kw: Any) -> Any:
     from river import tree
 
     return tree.HoeffdingAdaptiveTreeClassifier(**kw)
 
 
-def _nb(**kw):
+def _nb(**kw: Any) -> Any:
     from river import naive_bayes
 
-    return naive_bayes.GaussianNB(**kw)
+    return naive_bayes.GaussianNB(**kw)  # type: ignore[no-untyped-call]  # river: unannotated
 
 
-def _arf(**kw):
+def _arf(**kw: Any) -> Any:
     from river import forest
 
     return forest.ARFClassifier(**kw)
 
 
-def _lb(**kw):
+def _lb(**kw: Any) -> Any:
     from river import ensemble, tree
 
     kw.setdefault("model", tree.HoeffdingTreeClassifier())
     return ensemble.LeveragingBaggingClassifier(**kw)
 
 
-def _logreg(**kw):
+def _logreg(**kw: Any) -> Any:
     from river import linear_model, multiclass, preprocessing
 
     return preprocessing.StandardScaler() | multiclass.OneVsRestClassifier(
@@ -81,38 +82,38 @@ def _logreg(**kw):
     )
 
 
-def _majority(**kw):
+def _majority(**kw: Any) -> Any:
     from river import dummy
 
     return dummy.PriorClassifier(**kw)
 
 
-def _persistent(**kw):
+def _persistent(**kw: Any) -> Any:
     from distval.learners.baselines import Persistent
 
     return Persistent(**kw)
 
 
-def _base(base, wrapper: str):
+def _base(base: object, wrapper: str) -> Any:
     if not isinstance(base, str):
         raise DistvalError(f"{wrapper}: `base` must be a learner name such as 'nb', got {base!r}")
     return parse_learner(base).build()
 
 
-def _tc(base: str = "nb", **kw):
+def _tc(base: str = "nb", **kw: Any) -> Any:
     from distval.learners.temporal import TemporalCorrection
 
     return TemporalCorrection(_base(base, "tc"), **kw)
 
 
-def _ta(base: str = "nb", **kw):
+def _ta(base: str = "nb", **kw: Any) -> Any:
     from distval.learners.temporal import TemporallyAugmented
 
     return TemporallyAugmented(_base(base, "ta"), **kw)
 
 
 #: Built-in learner names and what they build (river classes).
-BUILTIN = {
+BUILTIN: dict[str, tuple[Callable[..., Any], str]] = {
     "ht": (_ht, "tree.HoeffdingTreeClassifier"),
     "hat": (_hat, "tree.HoeffdingAdaptiveTreeClassifier"),
     "nb": (_nb, "naive_bayes.GaussianNB"),
@@ -153,7 +154,7 @@ class LearnerSpec:
     """
 
     name: str
-    params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
     label: str = ""
     #: The river object a spec was made from (:func:`learner_spec`); replicas clone it.
     template: Any = field(default=None, compare=False, repr=False)
@@ -176,7 +177,7 @@ class LearnerSpec:
         """Whether this is a ``moa:`` learner, hosted in the JVM (:mod:`distval.learners.moa`)."""
         return self.name.startswith("moa:")
 
-    def factory(self):
+    def factory(self) -> Callable[..., Any]:
         if self.is_moa:
             from distval.learners import moa
 
@@ -186,11 +187,12 @@ class LearnerSpec:
         module_name, _, attr = self.name.partition(":")
         try:
             module = importlib.import_module(module_name)
-            return getattr(module, attr)
+            factory: Callable[..., Any] = getattr(module, attr)
+            return factory
         except (ImportError, AttributeError) as exc:
             raise DistvalError(f"learner {self.name!r} does not import: {exc}") from None
 
-    def build(self):
+    def build(self) -> Any:
         """A fresh, untrained template of this learner."""
         if self.template is not None:
             return self.template.clone()
@@ -226,16 +228,19 @@ def parse_learner(text: str) -> LearnerSpec:
         cli = moa.moa_cli(text)
         moa.validate(cli)
         return LearnerSpec(f"{moa.PREFIX}{cli}")
-    name, params = text, {}
+    name = text
+    params: dict[str, Any] = {}
     if "(" in text:
         if not text.endswith(")"):
             raise DistvalError(f"learner {text!r}: expected NAME(key=value, ...)")
         name, args = text[: text.index("(")].strip(), text[text.index("(") + 1 : -1]
         try:
             call = ast.parse(f"f({args})", mode="eval").body
-            if call.args:
+            if not isinstance(call, ast.Call):  # "nb(a=1), ht(b=2)" parses as a tuple
+                raise ValueError
+            if call.args or any(kw.arg is None for kw in call.keywords):
                 raise DistvalError(f"learner {text!r}: parameters must be given as key=value")
-            params = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+            params = {str(kw.arg): ast.literal_eval(kw.value) for kw in call.keywords}
         except (SyntaxError, ValueError):
             raise DistvalError(
                 f"learner {text!r}: parameters must be key=value with Python literal values"
@@ -274,7 +279,7 @@ def _public_path(cls: type) -> str:
     return f"{cls.__module__}:{cls.__name__}"
 
 
-def _changed_params(obj: Any) -> dict | None:
+def _changed_params(obj: Any) -> dict[str, Any] | None:
     """The constructor parameters that differ from a default instance's; None unless they
     are Python literals that rebuild the same parameters (then no text rebuilds the object)."""
     cls = type(obj)
@@ -353,7 +358,9 @@ def replica_seed(seed: int | None, learner: int, fold: int) -> int:
     return int(np.random.SeedSequence(entropy).generate_state(1)[0] & 0x7FFFFFFF)
 
 
-def make_replicas(spec: LearnerSpec, learner: int, folds, seed: int | None) -> list:
+def make_replicas(
+    spec: LearnerSpec, learner: int, folds: Iterable[int], seed: int | None
+) -> list[Any]:
     """Independent replicas of a learner for the given folds, each with its own seed.
 
     >>> reps = make_replicas(parse_learner("arf(n_models=2)"), 0, [0, 1], seed=1)

@@ -25,15 +25,19 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import ray
+from ray import ObjectRef
 from ray.exceptions import RayActorError
 
+from distval.aggregator import Snapshot
 from distval.config import RunConfig
 from distval.engine import LocalEvaluation, Step, iter_batches
 from distval.errors import DistvalError
 from distval.learners.host import Batch
+from distval.learners.registry import LearnerSpec
 from distval.ray_backend.actors import AggregatorActor, LearnerActor
 from distval.ray_backend.session import ray_session
 from distval.streams import Stream
@@ -70,15 +74,19 @@ def warm_up(
 class _Actors:
     """The learner actors and the aggregator actor of one run; they start empty."""
 
-    def __init__(self, specs, slot_ids, cpus_per_actor):
+    def __init__(
+        self, specs: list[LearnerSpec], slot_ids: list[list[int]], cpus_per_actor: float
+    ) -> None:
         learner = ray.remote(max_restarts=0)(LearnerActor).options(num_cpus=cpus_per_actor)
         aggregator = ray.remote(max_restarts=0)(AggregatorActor).options(num_cpus=0)
-        self.learners = [learner.remote(specs) for _ in slot_ids]
-        self.aggregator = aggregator.remote(slot_ids)
+        # Actor handles as Any: Ray types a handle's methods as the plain methods, not as
+        # objects with .remote() and .options().
+        self.learners: list[Any] = [learner.remote(specs) for _ in slot_ids]
+        self.aggregator: Any = aggregator.remote(slot_ids)
         self._booting = [a.__ray_ready__.remote() for a in self.all]
 
     @property
-    def all(self) -> list:
+    def all(self) -> list[Any]:
         return [*self.learners, self.aggregator]
 
     def ready(self) -> bool:
@@ -92,21 +100,22 @@ class _Actors:
                 raise DistvalError(f"a Ray actor could not start: {exc}") from None
         return not self._booting
 
-    def load(self, states) -> None:
+    def load(self, states: Iterable[object]) -> None:
         """Give every actor its state (objects or object refs), before any other call."""
         for actor, state in zip(self.all, states):
             actor.load.remote(state)
 
-    def submit(self, batch_ref):
+    def submit(self, batch_ref: ObjectRef[Batch]) -> ObjectRef[Snapshot | None]:
         parts = [a.process.remote(batch_ref) for a in self.learners]
-        return self.aggregator.consume.remote(batch_ref, *parts)
+        snapshot: ObjectRef[Snapshot | None] = self.aggregator.consume.remote(batch_ref, *parts)
+        return snapshot
 
-    def checkpoint(self):
+    def checkpoint(self) -> tuple[list[ObjectRef[Any]], list[ObjectRef[bool]]]:
         """(state refs, ok refs): the states stay in the object store, owned by the driver."""
         calls = [a.checkpoint.options(num_returns=2).remote() for a in self.all]
         return [c[0] for c in calls], [c[1] for c in calls]
 
-    def kill(self):
+    def kill(self) -> None:
         for a in self.all:
             ray.kill(a, no_restart=True)
 
@@ -135,20 +144,24 @@ class RayRun:
         self.checkpoint_every = checkpoint_every
         self.max_recoveries = max_recoveries
         self.warm_up_batches = warm_up_batches
-        cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
+        cpus = int(ray.cluster_resources().get("CPU", 1)) or 1  # type: ignore[no-untyped-call]
         k = config.n_folds
         self.groups = deal_slots(len(config.learners), k, n_actors or cpus)
         self._cpus_per_actor = min(1.0, cpus / len(self.groups))
         self._slot_ids = [[i * k + f for i, f in g] for g in self.groups]
         self.actors = self._new_actors()
         self.recoveries = 0
-        self._checkpoint: tuple[list, int] = ([], 0)  # (state refs, first batch after it)
-        self._pending: tuple | None = None  # a checkpoint under way: (refs, oks, index)
-        self._log: list = []  # (index, batch ref, rows) since the last complete checkpoint
-        self._in_flight: deque = deque()  # (index, rows, snapshot ref)
+        # (state refs, first batch after it)
+        self._checkpoint: tuple[list[ObjectRef[Any]], int] = ([], 0)
+        # a checkpoint under way: (refs, oks, index)
+        self._pending: tuple[list[ObjectRef[Any]], list[ObjectRef[bool]], int] | None = None
+        # (index, batch ref, rows) since the last complete checkpoint
+        self._log: list[tuple[int, ObjectRef[Batch], int]] = []
+        # (index, rows, snapshot ref)
+        self._in_flight: deque[tuple[int, int, ObjectRef[Snapshot | None]]] = deque()
         self._delivered = -1
 
-    def _new_actors(self, states=None) -> _Actors:
+    def _new_actors(self, states: list[ObjectRef[Any]] | None = None) -> _Actors:
         actors = _Actors(self.config.specs, self._slot_ids, self._cpus_per_actor)
         if states is not None:
             actors.load(states)
@@ -252,7 +265,7 @@ def iter_ray(
     *,
     address: str | None = None,
     n_actors: int | None = None,
-    **options,
+    **options: Any,
 ) -> Iterator[Step]:
     """The Ray backend: :meth:`RayRun.steps` inside a :func:`ray_session` (started or joined
     at ``address``, shut down at the end if we started it). ``options`` go to :class:`RayRun`.

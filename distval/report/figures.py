@@ -7,14 +7,20 @@ stay readable in grey-scale print.
 from __future__ import annotations
 
 import io
+import os
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
 from PIL import Image
 
 from distval.learners import parse_learner
 from distval.report.tables import tests_with_pvalues
 from distval.results import SavedRun
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "MEASURE_LABELS",
@@ -59,13 +65,13 @@ MEASURE_LABELS = {
 _ROWS = "stream position (rows)"
 
 
-def _style(i: int, n_points: int = 0) -> dict:
+def _style(i: int, n_points: int = 0) -> dict[str, Any]:
     colour, ls, marker = STYLES[i % len(STYLES)]
     every = max(1, n_points // 8) if n_points else 1
     return {"color": colour, "linestyle": ls, "marker": marker, "markevery": every, "ms": 5}
 
 
-def baseline_labels(config: dict, labels: list[str]) -> list[str]:
+def baseline_labels(config: dict[str, Any], labels: list[str]) -> list[str]:
     out = []
     for text, label in zip(config.get("learners") or [], config.get("labels") or []):
         try:
@@ -79,19 +85,19 @@ def baseline_labels(config: dict, labels: list[str]) -> list[str]:
     return out
 
 
-def _figure(width: float, height: float):
+def _figure(width: float, height: float) -> Figure:
 
 
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def _spread(df, measure: str):
+def _spread(df: pd.DataFrame, measure: str) -> tuple[np.ndarray, np.ndarray]:
     """Per position: fold values as a (positions, folds) array, with the positions."""
     wide = df.pivot_table(index="position", columns="fold", values=measure, aggfunc="first")
     return wide.index.to_numpy(), wide.to_numpy(dtype=float)
 
 
-def plot_measure(res: SavedRun, measure: str = "accuracy"):
+def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
     """Every fold's ``measure`` over time per learner, with mean and min-max over folds.
 
     The thin lines are the folds, the thick line their mean, the band the range over folds,
@@ -146,7 +152,7 @@ def _test_keys(res: SavedRun) -> list[tuple[str, str]]:
     return list(dict.fromkeys(zip(t["learner_a"], t["learner_b"])))
 
 
-def plot_tests(res: SavedRun):
+def plot_tests(res: SavedRun) -> Figure | None:
     """p-values over time on one logarithmic axis, with alpha and the decision; None if no
     tests. The tests' statistics (wins, rank sums, chi-square) are unlike quantities, so
     only their p-values share an axis.
@@ -209,7 +215,7 @@ def plot_tests(res: SavedRun):
     return fig
 
 
-def plot_q(res: SavedRun):
+def plot_q(res: SavedRun) -> Figure | None:
     """The Q statistic of every pair over time, cumulative, over the window and faded
     (gama2013 §4.1; below 0 favours A); None without Q rows."""
     q = res.q
@@ -240,7 +246,7 @@ def plot_q(res: SavedRun):
     return fig
 
 
-def plot_critical_difference(res: SavedRun):
+def plot_critical_difference(res: SavedRun) -> Figure | None:
     """Nemenyi critical-difference diagram (Demšar 2006) of the last Friedman test: learners
     at their average rank (1 = best) over the folds, learners whose ranks differ by less
     than the critical difference joined by a bar; None without Friedman."""
@@ -270,7 +276,7 @@ def plot_critical_difference(res: SavedRun):
         ax.plot([ranks[i], ranks[i], end], [0, y, y], color="k", lw=0.8)
         ax.text(end, y, f" {labels[i]} ({ranks[i]:.2f}) ", ha="right" if left else "left",
                 va="center", fontsize=8)
-    groups = []
+    groups: list[list[int]] = []
     for i in range(k):
         members = [j for j in order if ranks[order[i]] <= ranks[j] < ranks[order[i]] + cd]
         if len(members) > 1 and not any(set(members) <= set(g) for g in groups):
@@ -287,7 +293,7 @@ def plot_critical_difference(res: SavedRun):
     return fig
 
 
-def plot_adwin_width(res: SavedRun):
+def plot_adwin_width(res: SavedRun) -> Figure | None:
     """ADWIN window width per fold over time (rows), mean and range over folds; None if the
     run did not use ADWIN."""
 
@@ -311,7 +317,7 @@ def plot_adwin_width(res: SavedRun):
     return fig
 
 
-def plot_baselines(res: SavedRun):
+def plot_baselines(res: SavedRun) -> Figure | None:
     """Learners against the Majority/Persistent baselines; None if none was evaluated.
 
     Left: mean accuracy over folds of every learner (baselines thinner). Right: κm and κper
@@ -367,7 +373,9 @@ def plot_baselines(res: SavedRun):
     return fig
 
 
-def plot_forgetting_comparison(curves: dict, *, title: str = "", measure: str = "accuracy"):
+def plot_forgetting_comparison(
+    curves: dict[str, tuple[ArrayLike, ArrayLike]], *, title: str = "", measure: str = "accuracy"
+) -> Figure:
     """One line per forgetting mechanism: ``curves`` maps a label to (positions, values).
 
     Values are fractions, shown in percent (bifet2015 Fig 3 compares sliding windows of
@@ -396,7 +404,9 @@ def plot_forgetting_comparison(curves: dict, *, title: str = "", measure: str = 
 FORMATS = ("png", "pdf", "svg")
 
 
-def save_figure(fig, path, fmt: str, dpi: int = 150) -> None:
+def save_figure(
+    fig: Figure, path: str | os.PathLike[str] | IO[bytes], fmt: str, dpi: int = 150
+) -> None:
     """Write ``fig`` as ``fmt`` (png, pdf or svg) at ``dpi`` (raster parts of vector files).
 
     >>> import tempfile, pathlib
@@ -408,7 +418,7 @@ def save_figure(fig, path, fmt: str, dpi: int = 150) -> None:
     fig.savefig(path, format=fmt, dpi=dpi)
 
 
-def png_bytes(fig) -> bytes:
+def png_bytes(fig: Figure) -> bytes:
     """The figure as an optimised PNG with a 64-colour palette (a few tens of KB).
 
     >>> png_bytes(plot_forgetting_comparison({"a": ([0, 1], [0.5, 0.6])}))[:4]

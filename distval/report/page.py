@@ -34,8 +34,11 @@ and marker as well as colour, so that they remain distinguishable in grey-scale 
 from __future__ import annotations
 
 import base64
+import os
+from collections.abc import Sequence
 from html import escape
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from distval.errors import DistvalError
 from distval.report import tables
@@ -52,14 +55,17 @@ from distval.report.figures import (
 )
 from distval.results import SavedRun, load_results, markdown_table
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 __all__ = ["make_report"]
 
 
-def _sections(res: SavedRun) -> list[dict]:
+def _sections(res: SavedRun) -> list[dict[str, Any]]:
     """Figures (with PNG bytes) and tables of the report, in page order."""
-    sections = []
+    sections: list[dict[str, Any]] = []
 
-    def figure(key, title, caption, fig):
+    def figure(key: str, title: str, caption: str, fig: Figure | None) -> None:
         if fig is not None:
             sections.append(
                 {
@@ -73,7 +79,9 @@ def _sections(res: SavedRun) -> list[dict]:
                 }
             )
 
-    def table(key, title, caption, cols_rows):
+    def table(
+        key: str, title: str, caption: str, cols_rows: tuple[list[str], list[list[str]]]
+    ) -> None:
         cols, rows = cols_rows
         if rows:
             sections.append(
@@ -173,7 +181,7 @@ def _title(res: SavedRun) -> str:
     return f"distval report: {stream}, {scheme}, {res.final_position} rows"
 
 
-def _markdown(res: SavedRun, sections: list[dict]) -> str:
+def _markdown(res: SavedRun, sections: list[dict[str, Any]]) -> str:
     lines = [f"# {_title(res)}", "", f"Learners: {', '.join(res.labels)}.", ""]
     for s in sections:
         lines += [f"## {s['title']}", "", s["caption"], ""]
@@ -194,7 +202,7 @@ th{background:#f0f0f0}td{text-align:right}td:first-child,td:nth-child(2){text-al
 """
 
 
-def _html(res: SavedRun, sections: list[dict]) -> str:
+def _html(res: SavedRun, sections: list[dict[str, Any]]) -> str:
 
     title = escape(_title(res))
     toc = "".join(f'<li><a href="#{s["id"]}">{escape(s["title"])}</a></li>' for s in sections)
@@ -228,7 +236,13 @@ def _html(res: SavedRun, sections: list[dict]) -> str:
     )
 
 
-def make_report(results_dir, out_dir=None, *, formats=("png",), dpi: int | None = None) -> Path:
+def make_report(
+    results_dir: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str] | None = None,
+    *,
+    formats: Sequence[str] = ("png",),
+    dpi: int | None = None,
+) -> Path:
     """Write the figures, ``report.html`` and ``report.md`` of a results directory.
 
     Parameters

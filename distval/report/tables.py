@@ -7,10 +7,14 @@ Each builder returns ``(columns, rows)`` of strings, which the page writes as HT
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from distval.results import SUMMARY_MEASURES, SavedRun
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "config_rows",
@@ -30,7 +34,7 @@ def _fmt(mean: float, sd: float) -> str:
     return f"{mean:.4f}" + (f" ± {sd:.4f}" if math.isfinite(sd) else "")
 
 
-def _mean_sd(d: dict) -> tuple[float, float]:
+def _mean_sd(d: dict[str, float | None]) -> tuple[float, float]:
     nan = float("nan")
     return (nan if d["mean"] is None else d["mean"]), (nan if d["std"] is None else d["std"])
 
@@ -60,7 +64,7 @@ def measures_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
     return cols, rows
 
 
-def _num(v, spec: str = ".4g") -> str:
+def _num(v: float | None, spec: str = ".4g") -> str:
     return "–" if v is None or v != v else format(v, spec)
 
 
@@ -113,7 +117,7 @@ def final_q_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
     return cols, rows
 
 
-def decision_table(tests) -> list[dict]:
+def decision_table(tests: pd.DataFrame) -> list[dict[str, Any]]:
     """Per (pair, test): checks, share of checks rejecting H0, first rejection, and the
     position from which H0 stayed rejected until the end (None if not rejected at the end).
 
@@ -127,7 +131,7 @@ def decision_table(tests) -> list[dict]:
     (4, 0.75, 1, 3)
     """
 
-    out = []
+    out: list[dict[str, Any]] = []
     if len(tests) == 0:
         return out
     if "pvalue" in tests:
@@ -192,7 +196,7 @@ def config_rows(res: SavedRun) -> tuple[list[str], list[list[str]]]:
         "forgetting",
         "window",
         "fading",
-        "delta",
+        "adwin_delta",
         "alpha",
         "measure",
         "tests",
@@ -209,6 +213,6 @@ def config_rows(res: SavedRun) -> tuple[list[str], list[list[str]]]:
     return ["setting", "value"], rows
 
 
-def tests_with_pvalues(tests) -> set[str]:
+def tests_with_pvalues(tests: pd.DataFrame) -> set[str]:
     """Tests with at least one p-value (descriptive statistics such as Q have none)."""
     return set(tests.loc[tests["pvalue"].notna(), "test"])

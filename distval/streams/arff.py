@@ -23,10 +23,9 @@ from __future__ import annotations
 import gzip
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -39,7 +38,7 @@ from distval.streams.arff_text import (
     split_sparse,
     token,
 )
-from distval.streams.base import _Pass
+from distval.streams.base import Batches, _Pass
 from distval.streams.delimited import split_plain_block
 from distval.streams.files import _DEFAULT_BLOCK, _Decoder, _FileStream
 
@@ -73,7 +72,7 @@ class ArffHeader:
     data_line: int = 0
 
 
-def _source(path: str):
+def _source(path: str) -> pa.NativeFile:
     try:
         return pa.input_stream(path, compression="detect")
     except (pa.ArrowException, OSError) as e:
@@ -113,7 +112,7 @@ def parse_arff_header(path: str) -> ArffHeader:
     return header
 
 
-def _read_header(src, header: ArffHeader, path: str) -> None:
+def _read_header(src: Iterable[bytes], header: ArffHeader, path: str) -> None:
     """Fill ``header`` from the lines of ``src`` up to ``@data``."""
     offset = 0
     for number, raw in enumerate(src, start=1):
@@ -126,14 +125,14 @@ def _read_header(src, header: ArffHeader, path: str) -> None:
         if not text or text[0] == "%":
             continue
         m = _KEYWORD.match(text)
-        keyword = m.group(1).lower() if m else ""
+        keyword, end = (m.group(1).lower(), m.end()) if m else ("", 0)
         try:
             if keyword == "relation":
-                header.relation = token(text, m.end())[0]
+                header.relation = token(text, end)[0]
             elif keyword == "attribute":
-                _add_attribute(header, text, m.end())
+                _add_attribute(header, text, end)
             elif keyword == "data":
-                if not rest_is_comment(text, m.end()):
+                if not rest_is_comment(text, end):
                     raise ArffSyntaxError("unexpected text after @data")
                 header.data_offset, header.data_line = offset, number + 1
                 return
@@ -161,13 +160,13 @@ def _add_attribute(header: ArffHeader, text: str, pos: int) -> None:
         header.categories[name] = values
     else:
         m = _TYPE.match(text, pos)
-        kind = m.group(0).lower() if m else ""
+        kind, end = (m.group(0).lower(), m.end()) if m else ("", pos)
         supported = "supported types: numeric, real, integer, string and nominal {...}"
         if kind in ("date", "relational"):
             raise ArffSyntaxError(
                 f"attribute {name!r} has type {kind}, which is not supported; {supported}"
             )
-        if kind not in (*_NUMERIC, "string") or not rest_is_comment(text, m.end()):
+        if kind not in (*_NUMERIC, "string") or not rest_is_comment(text, end):
             raise ArffSyntaxError(
                 f"attribute {name!r} has unknown type {text[pos:pos + 40]!r}; {supported}"
             )
@@ -207,7 +206,7 @@ class ArffStream(_FileStream):
 
     def __init__(
         self,
-        path: str | os.PathLike,
+        path: str | os.PathLike[str],
         *,
         target: str | None = None,
         limit: int | None = None,
@@ -245,7 +244,7 @@ class ArffStream(_FileStream):
         decoder = self._new_decoder()
         return decoder.state(self._batches(decoder))
 
-    def _batches(self, decoder: _Decoder) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def _batches(self, decoder: _Decoder) -> Batches:
         start = 0
         for line, block in self._blocks():
             columns = self._plain(block)
@@ -317,8 +316,8 @@ class ArffStream(_FileStream):
         try:
             text = block.decode("utf-8")
         except UnicodeDecodeError as e:
-            line = first_line + block.count(b"\n", 0, e.start)
-            raise DistvalError(f"{self.path}: line {line} is not UTF-8 text") from None
+            bad = first_line + block.count(b"\n", 0, e.start)
+            raise DistvalError(f"{self.path}: line {bad} is not UTF-8 text") from None
         k = len(self._columns)
         rows: list[list[str | None]] = []
         for number, line in enumerate(_LINE_BREAK.split(text), start=first_line):

@@ -50,7 +50,7 @@ _INDEX = re.compile(r"\s*([0-9]+)\s+")
 _CLOSE = re.compile(r"\s*\}")
 
 
-def _escaped(m: re.Match) -> str:
+def _escaped(m: re.Match[str]) -> str:
     s = m.group(1)
     if len(s) == 1:
         if s.isdigit():
@@ -79,6 +79,7 @@ def token(text: str, pos: int) -> tuple[str, bool, int]:
     """One value at ``pos`` (surrounding whitespace skipped): (text, quoted, end position).
     An unquoted value may be empty."""
     m = _VALUE.match(text, pos)
+    assert m is not None  # every group may be empty: the pattern matches anywhere
     if m.group(1) is not None:
         return unescape(m.group(1)), True, m.end()
     if m.group(2) is not None:

@@ -9,18 +9,22 @@ indices in order of first appearance; ``Stream.classes`` and the first-appearanc
 from __future__ import annotations
 
 from abc import ABC
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from distval.errors import DistvalError, check_positive_int
 
 __all__ = ["Chunk", "Stream"]
+
+#: The ``(X, y)`` batches of one pass: a generator, closed when the pass stops early.
+Batches = Generator[tuple[np.ndarray, np.ndarray], None, None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +162,7 @@ class _Pass:
 
     def __init__(
         self,
-        batches: Iterator[tuple[np.ndarray, np.ndarray]],
+        batches: Batches,
         labels: Categories,
         nominal: dict[str, Categories],
     ) -> None:
@@ -307,11 +311,12 @@ class Categories:
         dictionary = arr.dictionary
         if len(dictionary) == 0:
             return np.full(n, -1, dtype=np.int64)
-        valid = None
+        valid: np.ndarray | None = None
         if indices.null_count:
             valid = ~indices.is_null().to_numpy(zero_copy_only=False)
             indices = pc.fill_null(indices, 0)
-        idx = indices.to_numpy(zero_copy_only=False).astype(np.intp, copy=False)
+        raw = indices.to_numpy(zero_copy_only=False)
+        idx: npt.NDArray[np.intp] = raw.astype(np.intp, copy=False)
         keys = [None if v is None else format_value(v) for v in dictionary.to_pylist()]
         table = np.empty(len(keys) + 1, dtype=np.int64)
         table[-1] = -1
@@ -360,7 +365,8 @@ def numeric_column(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
         arr = pc.cast(arr, pa.float64())
     if arr.null_count:
         arr = pc.fill_null(arr, np.nan)
-    return arr.to_numpy(zero_copy_only=False)
+    out: np.ndarray = arr.to_numpy(zero_copy_only=False)
+    return out
 
 
 def codes_to_float(codes: np.ndarray) -> np.ndarray:

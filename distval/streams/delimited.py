@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from distval.errors import DistvalError
-from distval.streams.base import _Pass
+from distval.streams.base import Batches, _Pass
 from distval.streams.files import _DEFAULT_BLOCK, _Decoder, _FileStream, _show_list
 
 __all__ = ["CSV_NULLS", "CsvStream", "detect_header"]
@@ -109,7 +109,9 @@ class _CsvReading(_FileStream):
     _skip_rows: int = 0
     _nulls: tuple[str, ...] = CSV_NULLS
 
-    def _parse_options(self, handler=None) -> pacsv.ParseOptions:
+    def _parse_options(
+        self, handler: Callable[[pacsv.InvalidRow], str] | None = None
+    ) -> pacsv.ParseOptions:
         return pacsv.ParseOptions(invalid_row_handler=handler)
 
     def _source(self) -> pa.NativeFile:
@@ -135,10 +137,10 @@ class _CsvReading(_FileStream):
         decoder = self._new_decoder()
         return decoder.state(self._batches(decoder))
 
-    def _batches(self, decoder: _Decoder) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def _batches(self, decoder: _Decoder) -> Batches:
         bad: list[tuple[int, int, str]] = []
 
-        def on_invalid(row) -> str:
+        def on_invalid(row: pacsv.InvalidRow) -> str:
             bad.append((row.expected_columns, row.actual_columns, row.text))
             return "error"
 
@@ -218,7 +220,7 @@ class _CsvReading(_FileStream):
                 if start + n > after:
                     col = batch.column(0)
                     skip = max(after - start, 0)
-                    hit = pc.index(col.slice(skip), value).as_py()
+                    hit: int | None = pc.index(col.slice(skip), value).as_py()
                     if hit is not None and hit >= 0:
                         return start + skip + hit + 1
                 start += n
@@ -238,7 +240,7 @@ def _line_of(path: str, text: str) -> int | None:
     try:
         with pa.input_stream(path, compression="detect") as f:
             while True:
-                block = f.read(1 << 22)
+                block: bytes = f.read(1 << 22)
                 eof = not block
                 buf += block
                 pos = 0
@@ -302,7 +304,7 @@ class CsvStream(_CsvReading):
 
     def __init__(
         self,
-        path: str | os.PathLike,
+        path: str | os.PathLike[str],
         *,
         target: str | None = None,
         header: bool | None = None,
@@ -360,7 +362,7 @@ class CsvStream(_CsvReading):
     def _infer_types(self) -> dict[str, pa.DataType]:
         bad: list[tuple[int, int, str]] = []
 
-        def on_invalid(row) -> str:
+        def on_invalid(row: pacsv.InvalidRow) -> str:
             bad.append((row.expected_columns, row.actual_columns, row.text))
             return "error"
 

@@ -10,14 +10,21 @@ appearance); the label column may have any type, its values are categories.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
 from distval.errors import DistvalError
-from distval.streams.base import Categories, Stream, _Pass, codes_to_float, numeric_column
+from distval.streams.base import (
+    Batches,
+    Categories,
+    Stream,
+    _Pass,
+    codes_to_float,
+    numeric_column,
+)
 
 __all__ = ["check_file", "stream_name"]
 
@@ -33,7 +40,7 @@ def _show_list(values: list[str], limit: int = _SHOW) -> str:
     return shown
 
 
-def stream_name(path: str | os.PathLike) -> str:
+def stream_name(path: str | os.PathLike[str]) -> str:
     """Display name of a file: its name without data and compression suffixes.
 
     >>> stream_name("/data/covtype.data.gz"), stream_name("elec2.parquet")
@@ -47,7 +54,7 @@ def stream_name(path: str | os.PathLike) -> str:
     return name or Path(path).name
 
 
-def check_file(path: str | os.PathLike) -> str:
+def check_file(path: str | os.PathLike[str]) -> str:
     """The path as ``str``; raise DistvalError if there is no such file."""
     p = os.fspath(path)
     if not os.path.exists(p):
@@ -60,7 +67,7 @@ def check_file(path: str | os.PathLike) -> str:
 class _FileStream(Stream):
     """Shared state of file streams: feature kinds, declared categories and batch decoding."""
 
-    def __init__(self, path: str | os.PathLike, name: str | None, limit: int | None) -> None:
+    def __init__(self, path: str | os.PathLike[str], name: str | None, limit: int | None) -> None:
         self.path = check_file(path)
         super().__init__(name or stream_name(self.path), limit)
         self.target = ""
@@ -102,7 +109,7 @@ class _Decoder:
         self._where: list[int] | None = None
         self._target_at = -1
 
-    def state(self, batches: Iterator[tuple[np.ndarray, np.ndarray]]) -> _Pass:
+    def state(self, batches: Batches) -> _Pass:
         return _Pass(batches, self.labels, self.nominal)
 
     def decode(self, batch: pa.RecordBatch, start: int) -> tuple[np.ndarray, np.ndarray]:
@@ -130,7 +137,7 @@ class _Decoder:
             )
         return X, y
 
-    def _unknown(self, feature: str, start: int):
+    def _unknown(self, feature: str, start: int) -> Callable[[str, int], None]:
         def fail(value: str, pos: int) -> None:
             s = self.stream
             declared = s._label_domain if feature == s.target else s._declared.get(feature)

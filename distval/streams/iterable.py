@@ -30,6 +30,7 @@ import pyarrow as pa
 
 from distval.errors import DistvalError
 from distval.streams.base import (
+    Batches,
     Categories,
     Stream,
     _Pass,
@@ -152,7 +153,7 @@ class IterableStream(Stream):
 
     def _batches(
         self, rows: Iterator[Any], labels: Categories, nominal: dict[str, Categories], size: int
-    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    ) -> Batches:
         keys = self._keys
         done = 0
         limit = self.limit

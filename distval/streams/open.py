@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
+from typing import Any, cast
 
 from distval.errors import DistvalError
 from distval.streams.arff import ArffStream
@@ -22,7 +24,7 @@ __all__ = ["BUNDLED", "FILE_EXTENSIONS", "bundled_path", "open_stream"]
 BUNDLED = {"elec2": "elec2.parquet", "electricity": "elec2.parquet"}
 
 #: Supported file extensions (case-insensitive) -> stream class.
-FILE_EXTENSIONS = {
+FILE_EXTENSIONS: dict[str, Callable[..., Stream]] = {
     ".parquet": ParquetStream,
     ".csv": CsvStream,
     ".csv.gz": CsvStream,
@@ -61,7 +63,7 @@ def _extension(spec: str) -> str | None:
 
 
 def open_stream(
-    spec: str | os.PathLike | Stream | object | None = None,
+    spec: str | os.PathLike[str] | Stream | object | None = None,
     *,
     target: str | None = None,
     n_rows: int | None = None,
@@ -103,7 +105,7 @@ def open_stream(
     if not isinstance(spec, str):
         if target is not None:
             raise DistvalError(f"target={target!r} applies to file streams only")
-        return IterableStream(spec, n_rows=n_rows)
+        return IterableStream(cast(Iterable[Any], spec), n_rows=n_rows)  # IterableStream checks it
     text = spec.strip()
     if not text:
         raise DistvalError("the stream spec is empty")

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from distval.errors import DistvalError, check_positive_int
-from distval.streams.base import _Pass, format_value
+from distval.streams.base import Batches, _Pass, format_value
 from distval.streams.files import _DEFAULT_BATCH, _Decoder, _FileStream
 
 __all__ = ["ParquetStream"]
@@ -49,7 +47,7 @@ class ParquetStream(_FileStream):
 
     def __init__(
         self,
-        path: str | os.PathLike,
+        path: str | os.PathLike[str],
         *,
         target: str | None = None,
         limit: int | None = None,
@@ -105,7 +103,7 @@ class ParquetStream(_FileStream):
         decoder = self._new_decoder()
         return decoder.state(self._batches(decoder, size))
 
-    def _batches(self, decoder: _Decoder, size: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def _batches(self, decoder: _Decoder, size: int) -> Batches:
         pf = self._open()
         columns = [*self.feature_names, self.target]
         batch_size = max(self.batch_size, size)
@@ -129,7 +127,7 @@ class ParquetStream(_FileStream):
 
 
 def _is_numeric(t: pa.DataType) -> bool:
-    return (
+    return bool(
         pa.types.is_integer(t)
         or pa.types.is_floating(t)
         or pa.types.is_boolean(t)

@@ -8,14 +8,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from distval.errors import DistvalError
-from distval.streams.base import Categories, Stream, _Pass
+from distval.streams.base import Batches, Categories, Stream, _Pass
 from distval.streams.permutations import Seed, parse_permutation
 
 __all__ = ["PermutedStream", "StreamData"]
@@ -128,6 +127,6 @@ class PermutedStream(Stream):
         nominal = {f: Categories(cats) for f, cats in self.data.nominal.items()}
         return _Pass(self._batches(remap[y], size), labels, nominal)
 
-    def _batches(self, y: np.ndarray, size: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def _batches(self, y: np.ndarray, size: int) -> Batches:
         for lo in range(0, len(y), size):
             yield self.data.X[self.order[lo : lo + size]], y[lo : lo + size]

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable
 from itertools import islice
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
@@ -37,6 +37,7 @@ import pyarrow as pa
 
 from distval.errors import DistvalError
 from distval.streams.base import (
+    Batches,
     Categories,
     Stream,
     _Pass,
@@ -226,7 +227,7 @@ class GeneratorStream(Stream):
 
     def _batches(
         self, labels: Categories, nominal: dict[str, Categories], size: int
-    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    ) -> Batches:
         rows = iter(self._dataset())
         keys = self._keys
         d = len(keys)

@@ -97,7 +97,7 @@ CASES = [
     (["--window", "0"], "`window` must be a positive integer"),
     (["--alpha", "1.5"], "`alpha` must be in (0, 1)"),
     (["--alpha", "0"], "`alpha` must be in (0, 1)"),
-    (["--delta", "2"], "`delta` must be in (0, 1)"),
+    (["--adwin-delta", "2"], "`adwin_delta` must be in (0, 1)"),
     (["--fading", "1"], "`fading` must be in (0, 1)"),
     (["--output", "{d}/full"], "not empty"),
     (["--tests", "t-test"], "unknown test 't-test'"),
@@ -226,6 +226,28 @@ def test_config_json_reruns_a_saved_run_exactly(tmp_path, capsys):
     assert code == 0, err
     four = json.loads((tmp_path / "four" / "config.json").read_text())
     assert four["n_folds"] == 4 and four["seed"] == 7 and four["fading"] == 0.99
+
+
+def test_an_old_config_json_with_delta_sets_adwin_delta(tmp_path, capsys):
+    """Runs saved before the rename wrote ADWIN's δ as ``delta``: --config still reads it."""
+    old = {"stream": "sea", "n_rows": 600, "learners": ["nb", "majority"], "n_folds": 2,
+           "test_every": 300, "forgetting": "adwin", "delta": 0.01}
+    (tmp_path / "config.json").write_text(json.dumps(old))
+    code, _, err = run_cli(
+        capsys, "run", "--backend", "inprocess", "--no-progress", "--config",
+        str(tmp_path / "config.json"), "--output", str(tmp_path / "again"),
+    )
+    assert code == 0, err
+    saved = json.loads((tmp_path / "again" / "config.json").read_text())
+    assert saved["adwin_delta"] == 0.01 and "delta" not in saved
+    # the option given next to it wins, as for any saved value
+    code, _, err = run_cli(
+        capsys, "run", "--backend", "inprocess", "--no-progress", "--config",
+        str(tmp_path / "config.json"), "--adwin-delta", "0.05", "--output", str(tmp_path / "b"),
+    )
+    assert code == 0, err
+    assert json.loads((tmp_path / "b" / "config.json").read_text())["adwin_delta"] == 0.05
+    assert distval.RunConfig.from_dict(old).adwin_delta == 0.01
 
 
 def test_options_and_their_defaults_come_from_the_config_fields():

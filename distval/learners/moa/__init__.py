@@ -16,6 +16,7 @@ from __future__ import annotations
 import zipfile
 from collections import Counter
 from functools import lru_cache
+from typing import Any
 
 from distval.errors import DistvalError
 
@@ -69,7 +70,7 @@ def validate(cli: str) -> str:
     return str(template(cli).getClass().getName())
 
 
-def template(cli: str):
+def template(cli: str) -> Any:  # a JPype proxy of moa.classifiers.Classifier
     """A new, untrained MOA classifier parsed from ``cli`` (a :class:`DistvalError` if bad)."""
     if not cli:
         raise DistvalError("learner 'moa:' names no MOA class, e.g. moa:trees.HoeffdingTree")

@@ -32,6 +32,7 @@ import sys
 import tempfile
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from distval.errors import DistvalError
 
@@ -60,6 +61,7 @@ def _capymoa_jar() -> Path | None:
 def moa_jar() -> Path:
     """The MOA jar distval uses; a :class:`DistvalError` naming the extra if there is none."""
     override = os.environ.get("DISTVAL_MOA_JAR")
+    jar: Path | None
     if override:
         jar = Path(override)
         if not jar.is_file():
@@ -178,7 +180,7 @@ def start_jvm() -> Path | None:
 
 
 @lru_cache(maxsize=1)
-def host_class():
+def host_class() -> Any:  # a JPype class, or None
     """The Java class ``distval.moa.BatchHost``, or None without javac (per-row fallback)."""
     classes = start_jvm()
     if classes is None:

@@ -13,6 +13,7 @@ import os
 import sys
 import tempfile
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ class MoaReplicaError(Exception):
         self.index = index
 
 
-def _java():
+def _java() -> tuple[Any, Any]:
     """The JPype names used here; starts the JVM on first use."""
     host = jvm.host_class()
     jvm.guard_signals()
@@ -82,7 +83,7 @@ class MoaReplicas:
 
     # -- header -------------------------------------------------------------------------
 
-    def _header(self):
+    def _header(self) -> Any:  # a JPype InstancesHeader
         _, jpype = _java()
         attribute = jpype.JClass("com.yahoo.labs.samoa.instances.Attribute")
         array_list = jpype.JClass("java.util.ArrayList")
@@ -107,7 +108,7 @@ class MoaReplicas:
         instances.setClassIndex(len(s.feature_names))
         return jpype.JClass("com.yahoo.labs.samoa.instances.InstancesHeader")(instances)
 
-    def _attach(self, header) -> None:
+    def _attach(self, header: Any) -> None:
         host, jpype = _java()
         self._header_obj = header
         if host is not None:
@@ -178,7 +179,9 @@ class MoaReplicas:
             raise MoaReplicaError(0, str(exc)) from None
         return np.array(out, dtype=np.int32).reshape(len(self._learners), rows)
 
-    def _process_rows(self, X, y, weights, tested) -> np.ndarray:
+    def _process_rows(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray, tested: np.ndarray
+    ) -> np.ndarray:
         """The same rule as ``BatchHost.process``, one JPype call per step (no javac)."""
         global _noticed
         if not _noticed:
@@ -220,7 +223,7 @@ class MoaReplicas:
         new._attach(self._header_obj)
         return new
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         return {
             "cli": self.cli,
             "seeds": self.seeds,
@@ -228,13 +231,13 @@ class MoaReplicas:
             "replicas": [_save(c) for c in self._learners],
         }
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.cli, self.seeds, self.schema = state["cli"], state["seeds"], state["schema"]
         self._learners = [_load(b) for b in state["replicas"]]
         self._attach(self._header())
 
 
-def _make_python(cli: str, seed: int, header):
+def _make_python(cli: str, seed: int, header: Any) -> Any:
     """``BatchHost.make`` without the compiled host."""
     _, jpype = _java()
     classifier = jpype.JClass("moa.classifiers.Classifier")
@@ -248,7 +251,7 @@ def _make_python(cli: str, seed: int, header):
     return c
 
 
-def _save(obj) -> bytes:
+def _save(obj: Any) -> bytes:
     host, jpype = _java()
     if host is not None:
         return bytes(memoryview(host.save(obj)))
@@ -262,7 +265,7 @@ def _save(obj) -> bytes:
         os.unlink(path)
 
 
-def _load(data: bytes):
+def _load(data: bytes) -> Any:
     host, jpype = _java()
     classifier = jpype.JClass("moa.classifiers.Classifier")
     if host is not None:

@@ -1,0 +1,355 @@
+"""A run's results in memory: the time series, the final snapshot, the summary and its tables."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from distval.aggregator import Snapshot
+from distval.config import RunConfig
+from distval.errors import DistvalError
+from distval.metrics import MEASURES
+from distval.results.reader import SavedRun
+from distval.results.schema import (
+    EVENT_SCHEMA,
+    FOLD_SCHEMA,
+    Q_SCHEMA,
+    SUMMARY_MEASURES,
+    TEST_SCHEMA,
+    finite_or_none,
+)
+from distval.results.tables import markdown_table, text_table
+from distval.results.writer import ResultWriter
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["EvaluationResult"]
+
+#: A summary table: (caption, columns, rows, alignment), drawn by every renderer.
+Block = tuple[str, list[str], list[list[str]], str]
+
+
+@dataclass
+class EvaluationResult:
+    """What a run produced: the time series, the final snapshot and a summary.
+
+    ``folds()`` and ``tests()`` return pandas DataFrames of the whole time series;
+    ``final_folds()`` the last position only; ``summary()`` a JSON-ready dict.
+    """
+
+    config: RunConfig
+    classes: list[str] = field(default_factory=list)
+    n_rows: int = 0
+    elapsed: float = 0.0
+    fold_rows: list[dict[str, Any]] = field(default_factory=list)
+    test_rows: list[dict[str, Any]] = field(default_factory=list)
+    q_rows: list[dict[str, Any]] = field(default_factory=list)
+    event_rows: list[dict[str, Any]] = field(default_factory=list)
+    snapshot_seconds: list[float] = field(default_factory=list)  # wall time of each snapshot
+    final: Snapshot | None = None
+    interrupted: bool = False
+    output_dir: Path | None = None
+    #: Rows evaluated by each part of the backend: ``driver`` (this process) and ``actors``.
+    evaluated_by: dict[str, int] = field(default_factory=dict)
+    #: The backend that ran: "inprocess" or "ray" (None: not known).
+    backend: str | None = None
+
+    def add(self, snapshot: Snapshot) -> None:
+        self.fold_rows.extend(snapshot.folds)
+        self.test_rows.extend(snapshot.tests)
+        self.q_rows.extend(snapshot.q)
+        self.event_rows.extend(snapshot.events)
+        self.final = snapshot
+
+    def save(
+        self, directory: str | os.PathLike[str], extra: dict[str, Any] | None = None
+    ) -> None:
+        """Write this result (e.g. one computed in another process) as a results directory.
+
+        ``extra`` is merged into ``config.json``.
+        """
+        writer = ResultWriter(directory, overwrite=True)
+        writer.write_config(self.config, extra)
+        writer.append(
+            Snapshot(
+                self.n_rows, self.fold_rows, self.test_rows, events=self.event_rows, q=self.q_rows
+            )
+        )
+        writer.close(self)
+
+    def folds(self) -> pd.DataFrame:
+        return pa.Table.from_pylist(self.fold_rows, schema=FOLD_SCHEMA).to_pandas()
+
+    def tests(self) -> pd.DataFrame:
+        return pa.Table.from_pylist(self.test_rows, schema=TEST_SCHEMA).to_pandas()
+
+    def q(self) -> pd.DataFrame:
+        """The Q statistic of every pair over time (cumulative, window, fading)."""
+        return pa.Table.from_pylist(self.q_rows, schema=Q_SCHEMA).to_pandas()
+
+    def events(self) -> pd.DataFrame:
+        return pa.Table.from_pylist(self.event_rows, schema=EVENT_SCHEMA).to_pandas()
+
+    def final_folds(self) -> pd.DataFrame:
+        rows = self.final.folds if self.final else []
+        return pa.Table.from_pylist(rows, schema=FOLD_SCHEMA).to_pandas()
+
+    def final_tests(self) -> pd.DataFrame:
+        rows = self.final.tests if self.final else []
+        return pa.Table.from_pylist(rows, schema=TEST_SCHEMA).to_pandas()
+
+    def summary(self) -> dict[str, Any]:
+        """Mean and standard deviation over folds of the final measures, and final tests."""
+        learners: dict[str, dict[str, dict[str, dict[str, float | None]]]] = {}
+        rows = self.final.folds if self.final else []
+        for label in self.config.labels:
+            per_forgetting: dict[str, dict[str, dict[str, float | None]]] = {}
+            for kind in dict.fromkeys(r["forgetting"] for r in rows):
+                sel = [r for r in rows if r["learner"] == label and r["forgetting"] == kind]
+                stats_: dict[str, dict[str, float | None]] = {}
+                for m in MEASURES:
+                    v = np.array([r[m] for r in sel], dtype=float)
+                    v = v[np.isfinite(v)]
+                    stats_[m] = {
+                        "mean": finite_or_none(float(v.mean())) if len(v) else None,
+                        "std": finite_or_none(float(v.std(ddof=1))) if len(v) > 1 else None,
+                    }
+                per_forgetting[kind] = stats_
+            learners[label] = per_forgetting
+        return {
+            "rows": self.n_rows,
+            "elapsed_seconds": round(self.elapsed, 3),
+            "rows_per_second": round(self.n_rows / self.elapsed, 1) if self.elapsed else None,
+            "interrupted": self.interrupted,
+            "evaluated_by": dict(self.evaluated_by),
+            "backend": self.backend,
+            "classes": self.classes,
+            "config": self.config.to_dict(),
+            "learners": learners,
+            "tests": [
+                {k: finite_or_none(v) for k, v in t.items()}
+                for t in (self.final.tests if self.final else [])
+            ],
+            "q": [
+                {k: finite_or_none(v) for k, v in t.items()}
+                for t in (self.final.q if self.final else [])
+            ],
+            "friedman": self.final.friedman if self.final else None,
+            "detections": self._detection_counts(),
+        }
+
+    def _detection_counts(self) -> dict[str, dict[str, int]]:
+        counts: dict[str, dict[str, int]] = {}
+        for e in self.event_rows:
+            per = counts.setdefault(e["learner"], {})
+            per[e["detector"]] = per.get(e["detector"], 0) + 1
+        return counts
+
+    def _blocks(self) -> list[Block]:
+        """The summary as (caption, columns, rows, alignment) tables, for every renderer."""
+        s = self.summary()
+        blocks = [_measures_block(s["learners"], self.config.forgetting)]
+        if s["tests"]:
+            blocks.append(_tests_block(s["tests"], self.config.alpha))
+        if s["q"]:
+            blocks.append(_q_block(s["q"]))
+        return blocks
+
+    def _title(self) -> str:
+        cfg = self.config
+        head = f"{cfg.n_folds}-fold {cfg.scheme}{' prequential' if cfg.prequential else ''}"
+        cut = " (interrupted)" if self.interrupted else ""
+        return f"distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows{cut}"
+
+    def _footer(self) -> list[str]:
+        s = self.summary()
+        lines = [
+            f"{self.n_rows} rows in {self.elapsed:.1f} s ({s['rows_per_second'] or 0:.0f} rows/s)."
+        ]
+        by = self.evaluated_by
+        if self.backend == "ray" or "actors" in by:
+            parts = [f"{by[k]} by the {'driver' if k == 'driver' else 'Ray actors'}" for k in by]
+            lines.append("Rows evaluated: " + (", ".join(parts) or "none") + ".")
+            if not by.get("actors"):
+                lines.append(
+                    "Ray's actors evaluated no row: the driver finished the stream while they "
+                    "started, so this ran in-process (a job this short gains nothing from Ray)."
+                )
+        return lines
+
+    def to_markdown(self) -> str:
+        """The final measures and test decisions as Markdown tables."""
+        lines = [f"## {self._title()}", ""]
+        for caption, cols, rows, align in self._blocks():
+            lines += [caption, "", markdown_table(cols, rows, align), ""]
+        lines += self._footer()
+        return "\n".join(lines) + "\n"
+
+    def to_text(self) -> str:
+        """The final measures and test decisions as aligned plain-text tables (a terminal).
+
+        >>> res = EvaluationResult(RunConfig(learners=("nb",), n_folds=2), n_rows=0)
+        >>> print(res.to_text().splitlines()[0])
+        distval: elec2, 2-fold bootstrap prequential, 0 rows
+        """
+        lines = [self._title(), ""]
+        for caption, cols, rows, align in self._blocks():
+            lines += [caption.replace("`", ""), text_table(cols, rows, align), ""]
+        lines += self._footer()
+        return "\n".join(lines) + "\n"
+
+    def __repr__(self) -> str:
+        """A short summary: rows, final accuracy per learner, and the final decisions."""
+        cfg = self.config
+        lines = [f"<EvaluationResult {self._title().removeprefix('distval: ')}>"]
+        final = self.final.folds if self.final else []
+        for label in cfg.labels:
+            v = [r[cfg.measure] for r in final
+                 if r["learner"] == label and r["forgetting"] == cfg.forgetting]
+            v = [x for x in v if x == x]
+            if v:
+                lines.append(f"  {label}: {cfg.measure} {np.mean(v):.4f} ({cfg.forgetting})")
+        for t in self.final.tests if self.final else []:
+            if t["test"] in ("sign", "wilcoxon", "friedman"):
+                verdict = f"favours {t['favours']}" if t["reject"] else "no difference"
+                lines.append(
+                    f"  {t['test']} {t['learner_a']} vs {t['learner_b']}: p {t['pvalue']:.3g}, "
+                    f"{verdict}"
+                )
+        return "\n".join(lines)
+
+    def plot(self, measure: str | None = None) -> Figure:
+        """The common figure: ``measure`` (default the run's) under the run's forgetting over
+        time, the mean over folds per learner with the min–max range of the folds; a
+        matplotlib Figure (``distval report`` draws the full set).
+
+        >>> import distval
+        >>> res = distval.evaluate(stream="sea", n_rows=600, learners=("nb", "majority"),
+        ...                        n_folds=2, test_every=200)
+        >>> [line.get_label() for line in res.plot().axes[0].get_lines()]
+        ['nb', 'majority']
+        """
+        from matplotlib.figure import Figure
+
+        measure = measure or self.config.measure
+        if measure not in MEASURES:
+            raise DistvalError(f"unknown measure {measure!r}; choose one of {', '.join(MEASURES)}")
+        df = self.folds()
+        df = df[df["forgetting"] == self.config.forgetting]
+        fig = Figure(figsize=(8, 4.2), layout="constrained")
+        ax = fig.add_subplot()
+        styles = ["-", "--", "-.", ":"]
+        for i, label in enumerate(self.config.labels):
+            g = df[df["learner"] == label].groupby("position")[measure]
+            if not len(g):
+                continue
+            x = np.asarray(g.mean().index)
+            ax.plot(x, g.mean().to_numpy(), ls=styles[i % 4], lw=1.8, label=label)
+            ax.fill_between(x, g.min().to_numpy(), g.max().to_numpy(), alpha=0.15)
+        ax.set_xlabel("stream position (rows)")
+        ax.set_ylabel(f"{measure} ({self.config.forgetting})")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="best", fontsize="small", ncol=1 + len(self.config.labels) // 6)
+        return fig
+
+    def saved(self) -> SavedRun:
+        """This result as a :class:`SavedRun` (what ``load_results`` gives for a directory)."""
+        folds = self.folds()
+        return SavedRun(
+            self.output_dir or Path("."),
+            self.config.to_dict(),
+            folds,
+            self.tests(),
+            self.summary(),
+            q=self.q(),
+            events=self.events(),
+        )
+
+
+def _mean_sd(d: dict[str, float | None]) -> str:
+    if d["mean"] is None:
+        return "–"
+    return f"{d['mean']:.4f}" + (f" ± {d['std']:.4f}" if d["std"] is not None else "")
+
+
+def _num(v: float | None, spec: str = ".4g") -> str:
+    return "–" if v is None else format(v, spec)
+
+
+def _measures_block(learners: dict[str, Any], kind: str) -> Block:
+    """The final measures under ``kind`` forgetting, with the cumulative accuracy."""
+    rows = []
+    for label, per in learners.items():
+        if not per:
+            continue
+        main = per.get(kind, {})
+        cum = per.get("cumulative", main)
+        cells = [_mean_sd(main[m]) for m in SUMMARY_MEASURES] if main else []
+        rows.append([label, *cells, _mean_sd(cum["accuracy"])])
+    return (
+        f"Measures under `{kind}` forgetting at the end of the stream, mean ± sd over "
+        "folds; last column: cumulative accuracy.",
+        ["learner", *SUMMARY_MEASURES, "accuracy (cumulative)"],
+        rows,
+        "l" + "r" * (len(SUMMARY_MEASURES) + 1),
+    )
+
+
+def _tests_block(tests: list[dict[str, Any]], alpha: float) -> Block:
+    """The final test decisions and what each compared."""
+    rows = []
+    for t in tests:
+        compared = f"{t['measure']}, {t['forgetting']}" if t.get("measure") else "–"
+        digits = ".4f" if t.get("measure") != "errors" else ".6g"
+        rows.append(
+            [
+                t["learner_a"],
+                t["learner_b"],
+                t["test"],
+                compared,
+                _num(t["value_a"], digits),
+                _num(t["value_b"], digits),
+                _num(t["statistic"]),
+                _num(t["pvalue"]),
+                "yes" if t["reject"] else "no",
+                t.get("favours") or "–",
+            ]
+        )
+    return (
+        f"Tests (alpha = {alpha}): sign and Wilcoxon across folds; McNemar on "
+        "the errors of the (row, fold) pairs both learners tested. Values: the "
+        "compared quantity of A and B.",
+        ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0",
+         "favours"],
+        rows,
+        "llllrrrrll",
+    )
+
+
+def _q_block(q_rows: list[dict[str, Any]]) -> Block:
+    """The final Q statistic of every pair."""
+    rows = [
+        [
+            q["learner_a"],
+            q["learner_b"],
+            q["forgetting"],
+            _num(q["q"], "+.4f"),
+            _num(q["errors_a"], ".6g"),
+            _num(q["errors_b"], ".6g"),
+            q.get("favours") or "–",
+        ]
+        for q in q_rows
+    ]
+    return (
+        "Q statistic log(errors A / errors B) (gama2013; negative favours A):",
+        ["A", "B", "forgetting", "Q", "errors A", "errors B", "favours"],
+        rows,
+        "lllrrrl",
+    )

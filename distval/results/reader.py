@@ -1,0 +1,183 @@
+"""Reading a results directory back: :func:`load_results` and the :class:`SavedRun` it gives.
+
+Directories of every earlier version load: tests written before ``q.parquet`` existed are
+upgraded to today's columns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from distval.config import current_keys
+from distval.errors import DistvalError
+from distval.results.schema import EVENT_SCHEMA, Q_SCHEMA, TEST_SCHEMA
+
+__all__ = ["SavedRun", "load_results"]
+
+
+class SavedRun:
+    """What a results directory holds, as pandas DataFrames.
+
+    Attributes: ``directory``, ``config`` (dict of ``config.json``), ``folds``, ``tests``,
+    ``q`` (the Q statistic) and ``events`` (drift detections) (DataFrames, possibly empty;
+    tests of results written before ``q.parquet`` existed are upgraded), ``summary``
+    (``summary.json``, None if the run was cut off before writing it), ``forgetting`` (the
+    run's forgetting mechanism), ``labels`` (learners in run order).
+    """
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        config: dict[str, Any],
+        folds: pd.DataFrame,
+        tests: pd.DataFrame,
+        summary: dict[str, Any] | None = None,
+        *,
+        q: pd.DataFrame | None = None,
+        events: pd.DataFrame | None = None,
+    ) -> None:
+        self.directory = Path(directory)
+        self.config = config
+        self.summary = summary
+        self.folds = folds
+        self.tests, old_q = _upgrade_tests(tests, config)
+        self.q: pd.DataFrame = q if q is not None and len(q) else old_q
+        self.events: pd.DataFrame = (
+            events if events is not None else pd.DataFrame(columns=EVENT_SCHEMA.names)
+        )
+        kinds = list(dict.fromkeys(folds["forgetting"]))
+        self.forgetting: str = config.get("forgetting") or next(
+            (k for k in kinds if k != "cumulative"), "cumulative"
+        )
+        if self.forgetting not in kinds:
+            self.forgetting = kinds[0]
+        labels = list(config.get("labels") or [])
+        present = list(dict.fromkeys(folds["learner"]))
+        self.labels: list[str] = [lab for lab in labels if lab in present] or present
+
+    @property
+    def primary(self) -> pd.DataFrame:
+        """Fold rows under the run's forgetting mechanism."""
+        return self.folds[self.folds["forgetting"] == self.forgetting]
+
+    @property
+    def final_position(self) -> int:
+        return int(self.folds["position"].max())
+
+
+def _upgrade_tests(
+    tests: pd.DataFrame, config: dict[str, Any]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Tests in today's columns and the Q rows, from a table of any version.
+
+    Older results kept the Q statistic as ``q*`` test rows and had ``mean_a``/``mean_b``
+    (the fold means, even on McNemar rows) and ``n``; their values are kept where they mean
+    the same and left empty where they do not.
+    """
+    empty_q = pd.DataFrame({f.name: pd.Series(dtype=object) for f in Q_SCHEMA})
+    if tests is None or "mean_a" not in tests.columns:
+        return tests, empty_q
+    tests = tests.copy()
+    is_q = tests["test"].astype(str).str.match(r"^q(_window|_fading)?$")
+    old_q = tests[is_q]
+    kind = old_q["test"].map({"q": "cumulative", "q_window": "window", "q_fading": "fading"})
+    q = pd.DataFrame(
+        {
+            "position": old_q["position"],
+            "learner_a": old_q["learner_a"],
+            "learner_b": old_q["learner_b"],
+            "forgetting": kind,
+            "q": old_q["statistic"],
+            "errors_a": np.nan,
+            "errors_b": np.nan,
+            "favours": np.where(
+                old_q["statistic"] < 0,
+                old_q["learner_a"],
+                np.where(old_q["statistic"] > 0, old_q["learner_b"], None),
+            ),
+        }
+    ).reset_index(drop=True)
+    tests = tests[~is_q].reset_index(drop=True)
+    mcnemar = tests["test"].astype(str).str.startswith("mcnemar")
+    suffix = tests["test"].astype(str).str.extract(r"_(window|fading)$")[0].fillna("cumulative")
+    tests["measure"] = np.where(mcnemar, "errors", config.get("measure", "accuracy"))
+    tests["forgetting"] = np.where(mcnemar, suffix, config.get("forgetting", "adwin"))
+    tests["value_a"] = tests.pop("mean_a").where(~mcnemar)
+    tests["value_b"] = tests.pop("mean_b").where(~mcnemar)
+    n = tests.pop("n") if "n" in tests else pd.Series(np.nan, index=tests.index)
+    tests["favours"] = None
+    tests["folds_used"] = n.where(~mcnemar)
+    tests["discordant_pairs"] = n.where(mcnemar)
+    return tests[[f.name for f in TEST_SCHEMA]], q
+
+
+def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
+    """Read a run's output directory; a clear :class:`~distval.errors.DistvalError` if unusable.
+
+    The directory of a robustness run (``distval run --permute``) stands for its
+    ``original`` sub-directory, the run on the stream in its original order.
+
+    >>> load_results("/no/such/dir")
+    Traceback (most recent call last):
+    ...
+    distval.errors.DistvalError: results directory /no/such/dir does not exist
+    """
+    d = Path(results_dir)
+    if not d.exists():
+        raise DistvalError(f"results directory {d} does not exist")
+    if not d.is_dir():
+        raise DistvalError(f"{d} is not a directory")
+    if not (d / "folds.parquet").exists() and (d / "original" / "folds.parquet").exists():
+        d = d / "original"  # a robustness run (--permute): report the original order
+    if not (d / "folds.parquet").exists():
+        raise DistvalError(
+            f"{d} holds no folds.parquet: not a distval results directory "
+            "(make one with `distval run --output DIR`)"
+        )
+    config: dict[str, Any] = {}
+    if (d / "config.json").exists():
+        try:
+            config = current_keys(json.loads((d / "config.json").read_text()))
+        except ValueError as exc:
+            raise DistvalError(f"{d / 'config.json'} is not valid JSON: {exc}") from None
+
+    def read(name: str) -> pd.DataFrame:
+        try:
+            return pq.read_table(d / name).to_pandas()
+        except (OSError, pa.ArrowInvalid) as exc:
+            if name == "tests.parquet" and not (d / name).exists():
+                return pd.DataFrame(columns=TEST_SCHEMA.names)
+            raise DistvalError(f"cannot read {d / name}: {exc}") from None
+
+    folds = read("folds.parquet")
+    tests = read("tests.parquet")
+    q = pq.read_table(d / "q.parquet").to_pandas() if (d / "q.parquet").exists() else None
+    events = None
+    if (d / "events.parquet").exists():
+        events = pq.read_table(d / "events.parquet").to_pandas()
+    if folds.empty:
+        raise DistvalError(
+            f"{d / 'folds.parquet'} has no rows: the run stopped before its first check"
+        )
+    missing = {"position", "learner", "fold", "forgetting", "accuracy"} - set(folds.columns)
+    if missing:
+        raise DistvalError(f"{d / 'folds.parquet'} lacks the columns {', '.join(sorted(missing))}")
+    folds = folds.sort_values(["position", "learner", "fold"], kind="stable")
+    tests = tests.sort_values("position", kind="stable") if len(tests) else tests
+    summary = None
+    if (d / "summary.json").exists():
+        try:
+            summary = json.loads((d / "summary.json").read_text())
+        except ValueError:
+            summary = None  # a summary cut off mid-write: the tables fall back on folds
+    return SavedRun(
+        d, config, folds.reset_index(drop=True), pd.DataFrame(tests), summary, q=q, events=events
+    )
