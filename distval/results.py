@@ -78,6 +78,8 @@ TEST_SCHEMA = pa.schema(
         ("favours", pa.string()),  # the learner the data favour (null: a tie)
         ("folds_used", pa.int64()),  # sign, Wilcoxon: non-tied folds; Friedman: folds
         ("discordant_pairs", pa.int64()),  # McNemar: (row, fold) pairs where A, B differ
+        ("boundary", pa.float64()),  # the p-value limit `reject` used at this check
+        ("anytime_valid", pa.bool_()),  # `reject` stays valid when the checks are watched
     ]
 )
 Q_SCHEMA = pa.schema(
@@ -110,6 +112,17 @@ FILES = (
     "summary.json",
     "summary.md",
 )
+#: What the decisions of each ``--sequential`` rule mean, for the summary and the report.
+SEQUENTIAL_NOTES = {
+    "none": "Each decision is a fixed-alpha test at this check: watching the checks and "
+    "stopping at the first rejection errs more often than alpha (--sequential spending or "
+    "evalue give decisions that stay valid).",
+    "spending": "Decisions valid under peeking: each test's p-value met the alpha-spending "
+    "limit of its check (Lan-DeMets; 'p limit' at the last check) at some check so far.",
+    "evalue": "sign_evalue is valid at every check (an e-process over the folds' settled "
+    "signs; its statistic is the e-value, H0 rejected once it reaches 1/alpha, its p-value "
+    "1/largest e-value); the other rows are fixed-alpha tests at this check.",
+}
 SUMMARY_MEASURES = ("accuracy", "kappa", "kappa_m", "kappa_per", "kappa_plus", "recall_harm")
 
 
@@ -287,35 +300,7 @@ class EvaluationResult:
             return "–" if v is None else format(v, spec)
 
         if s["tests"]:
-            rows = []
-            for t in s["tests"]:
-                compared = f"{t['measure']}, {t['forgetting']}" if t.get("measure") else "–"
-                digits = ".4f" if t.get("measure") != "errors" else ".6g"
-                rows.append(
-                    [
-                        t["learner_a"],
-                        t["learner_b"],
-                        t["test"],
-                        compared,
-                        num(t["value_a"], digits),
-                        num(t["value_b"], digits),
-                        num(t["statistic"]),
-                        num(t["pvalue"]),
-                        "yes" if t["reject"] else "no",
-                        t.get("favours") or "–",
-                    ]
-                )
-            blocks.append(
-                (
-                    f"Tests (alpha = {cfg.alpha}): sign and Wilcoxon across folds; McNemar on "
-                    "the errors of the (row, fold) pairs both learners tested. Values: the "
-                    "compared quantity of A and B.",
-                    ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0",
-                     "favours"],
-                    rows,
-                    "llllrrrrll",
-                )
-            )
+            blocks.append(self._tests_block(s["tests"], num))
         if s["q"]:
             rows = [
                 [
@@ -338,6 +323,43 @@ class EvaluationResult:
                 )
             )
         return blocks
+
+    def _tests_block(self, tests: list[dict], num) -> tuple[str, list[str], list[list[str]], str]:
+        """The final tests as a table; with ``--sequential``, which decisions stay valid
+        when the checks are watched and the p-value limit each used."""
+        cfg = self.config
+        sequential = cfg.sequential != "none"
+        rows = []
+        for t in tests:
+            compared = f"{t['measure']}, {t['forgetting']}" if t.get("measure") else "–"
+            digits = ".4f" if t.get("measure") != "errors" else ".6g"
+            row = [
+                t["learner_a"],
+                t["learner_b"],
+                t["test"],
+                compared,
+                num(t["value_a"], digits),
+                num(t["value_b"], digits),
+                num(t["statistic"]),
+                num(t["pvalue"]),
+                "yes" if t["reject"] else "no",
+            ]
+            if sequential:
+                row += ["yes" if t.get("anytime_valid") else "no", num(t.get("boundary"), ".3g")]
+            rows.append([*row, t.get("favours") or "–"])
+        caption = (
+            f"Tests (alpha = {cfg.alpha}): sign and Wilcoxon across folds; McNemar on the errors "
+            "of the (row, fold) pairs both learners tested. Values: the compared quantity of A "
+            "and B. "
+        )
+        cols = ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0"]
+        if sequential:
+            cols += ["valid under peeking", "p limit"]
+            caption += SEQUENTIAL_NOTES[cfg.sequential]
+        else:
+            caption += SEQUENTIAL_NOTES["none"]
+        align = "llllrrrrl" + ("lr" if sequential else "") + "l"
+        return caption, [*cols, "favours"], rows, align
 
     def _title(self) -> str:
         cfg = self.config
@@ -591,6 +613,8 @@ class SavedRun:
         self.summary = summary
         self.folds = folds
         self.tests, old_q = _upgrade_tests(tests, config)
+        if self.tests is not None:
+            self.tests = _with_decision_columns(self.tests)
         self.q = q if q is not None and len(q) else old_q
         self.events = events if events is not None else pd.DataFrame(columns=EVENT_SCHEMA.names)
         kinds = list(dict.fromkeys(folds["forgetting"]))
@@ -611,6 +635,19 @@ class SavedRun:
     @property
     def final_position(self) -> int:
         return int(self.folds["position"].max())
+
+
+def _with_decision_columns(tests: pd.DataFrame) -> pd.DataFrame:
+    """Tests written before ``--sequential`` existed: their decisions were fixed-alpha ones
+    (``anytime_valid`` False; ``boundary`` unknown, NaN)."""
+    if "boundary" in tests.columns and "anytime_valid" in tests.columns:
+        return tests
+    tests = tests.copy()
+    if "boundary" not in tests.columns:
+        tests["boundary"] = np.nan
+    if "anytime_valid" not in tests.columns:
+        tests["anytime_valid"] = False
+    return tests
 
 
 def _upgrade_tests(tests, config: dict):
@@ -654,6 +691,7 @@ def _upgrade_tests(tests, config: dict):
     tests["favours"] = None
     tests["folds_used"] = n.where(~mcnemar)
     tests["discordant_pairs"] = n.where(mcnemar)
+    tests = _with_decision_columns(tests)
     return tests[[f.name for f in TEST_SCHEMA]], q
 
 
