@@ -356,7 +356,7 @@ class SettledSignEProcess:
         with np.errstate(invalid="ignore"):
             now = (self.signs == 0) & (diff != 0) & (np.abs(diff) >= self.settle * np.sqrt(total))
         self.signs[now] = np.sign(diff[now]).astype(np.int8)
-        if self.c >= 0:
+        if self.c >= 0 and now.any():  # the e-value moves only when a fold settles
             w = int((self.signs > 0).sum())
             u = self.n_folds - self.settled
             k, c = self.n_folds, self.c

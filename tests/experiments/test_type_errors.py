@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -337,8 +338,83 @@ def test_checkpoints_give_the_decisions_of_shorter_streams():
     cfg = tiny(streams=rbf, runs=1, n_rows=100)
     long = run_cell(cfg, *rbf[0], 0, "bootstrap", checkpoints=(50, 100))
     short = run_cell(tiny(streams=rbf, runs=1, n_rows=50), *rbf[0], 0, "bootstrap")
-    assert long["at"]["100"] == long["results"]
-    assert long["at"]["50"] == short["results"]
+    assert long["at"]["100"] == fixed_rows(long)
+    assert long["at"]["50"] == fixed_rows(short)
+
+
+#: Fields a cell's rows gained with per-look recording (issue 18).
+PER_LOOK = ("pvalues", "decisions", "ever_reject", "spending_reject")
+
+
+def fixed_rows(cell: dict) -> list[dict]:
+    """A cell's end-of-stream fixed-alpha rows, as cells.jsonl held them before per-look
+    recording."""
+    return [
+        {k: v for k, v in r.items() if k not in PER_LOOK}
+        for r in cell["results"]
+        if r["test"] in paper.TESTS
+    ]
+
+
+QUICK = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "type-errors-quick"
+
+
+def test_a_cell_gives_the_decisions_committed_before_per_look_recording():
+    """A committed quick cell (written by the single-module harness before issue 18) comes
+    out the same: the cell now compares through the aggregator's PairComparison."""
+    cfg = GridConfig.from_dict(json.loads((QUICK / "grid.json").read_text()))
+    lines = (QUICK / "cells.jsonl").read_text().splitlines()
+    old = next(c for c in map(json.loads, lines) if c["key"] == "SEA(50)|0|split")
+    new = run_cell(cfg, "SEA(50)", "SEA(50)", 0, "split")
+    assert "sd_diff" not in old["results"][0]  # written before sd_diff existed
+    assert [{k: v for k, v in r.items() if k != "sd_diff"} for r in fixed_rows(new)] == (
+        old["results"]
+    )
+
+
+def test_every_look_is_recorded_and_agrees_with_the_end():
+    cfg = tiny(streams=(("SEA(50)", "SEA(50)"),), runs=1, n_rows=300, looks=6)
+    cell = run_cell(cfg, "SEA(50)", "SEA(50)", 0, "bootstrap")
+    assert cell["looks"] == [50, 100, 150, 200, 250, 300]
+    assert len(cell["boundaries"]) == 6
+    assert all(a < b for a, b in zip(cell["boundaries"], cell["boundaries"][1:]))
+    for r in cell["results"]:
+        assert len(r["pvalues"]) == 6 and r["pvalues"][-1] == pytest.approx(r["pvalue"], 1e-3)
+        if r["test"] == "sign_evalue":
+            marks = r["decisions"]["evalue"]
+            assert r["ever_reject"] == r["reject"] == marks.endswith("1")
+            assert "10" not in marks  # an e-process rejection stays
+            assert min(r["pvalues"]) >= 1 / 46.6  # 10 folds: the e-value is at most 1/P0(R)
+            continue
+        fixed, spent = r["decisions"]["fixed"], r["decisions"]["spending"]
+        assert fixed[-1] == ("1" if r["reject"] else "0")
+        assert [c == "1" for c in fixed] == [p <= cfg.alpha for p in r["pvalues"]]
+        assert r["ever_reject"] == ("1" in fixed) and r["spending_reject"] == spent.endswith("1")
+        assert "10" not in spent  # a spending rejection stays
+        if "1" in spent:  # its first rejection: a p-value below the (smaller) spending limit
+            first = spent.index("1")
+            assert fixed[first] == "1" and r["pvalues"][first] <= cell["boundaries"][first] * 1.001
+
+
+def test_old_cells_without_looks_resume_and_stay_out_of_the_peeking_tables(tmp_path):
+    """A directory written before per-look recording resumes: its cells count in Tables 2-4
+    and only the new cells in the peeking tables."""
+    stored = [json.loads(x) for x in (QUICK / "cells.jsonl").read_text().splitlines()]
+    keep = [c for c in stored if c["key"] in ("SEA(50)|0|bootstrap", "SEA(50)|0|cv")]
+    old = json.loads((QUICK / "grid.json").read_text())
+    assert "looks" not in old
+    (tmp_path / "grid.json").write_text(json.dumps(old))
+    (tmp_path / "cells.jsonl").write_text("".join(json.dumps(c) + "\n" for c in keep))
+    cfg = make_grid("quick", streams=["SEA(50)"], runs=1)
+    result = run_grid(cfg, output_dir=tmp_path, progress=False)
+    lines = (tmp_path / "cells.jsonl").read_text().splitlines()
+    assert [json.loads(x)["key"] for x in lines] == [c["key"] for c in keep] + ["SEA(50)|0|split"]
+    t2 = result.tables["table2"]
+    assert (t2[t2.row == "sign prequential"].runs == 1).all()  # one run per scheme
+    peek = result.tables["peeking"]
+    assert set(peek[peek.cells > 0].scheme) == {"split"}
+    assert "1 of 3 cells" in (tmp_path / "tables.md").read_text()
+    assert (tmp_path / "peeking.png").stat().st_size > 0
 
 
 def test_noise_on_same_compares_a_with_its_own_noisy_copy():
