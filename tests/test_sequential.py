@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from distval.comparison import PairComparison, Plan
 from distval.errors import DistvalError
 from distval.sequential import (
     AlphaSpending,
@@ -218,27 +217,3 @@ def test_the_settled_e_process_finds_a_lasting_difference():
             e.update(a[r, :, look], b[r, :, look])
         found += e.reject and e.margin > 0
     assert found / len(a) > 0.9
-
-
-def test_a_pair_comparison_under_spending_keeps_windowed_tests_valid():
-    """Windowed McNemar p-values are nearly independent from check to check: spending each
-    check's share of alpha as its own level keeps "ever rejected" at most alpha on 1,000
-    null runs, where the fixed test at every check does not."""
-    rng = np.random.default_rng(37)
-    runs, looks = 1000, 20
-    n01 = rng.binomial(100, 0.2, size=(runs, looks)).astype(float)
-    n10 = rng.binomial(100, 0.2, size=(runs, looks)).astype(float)
-    ever_fixed = ever_valid = 0
-    for r in range(runs):
-        cmp = PairComparison(tests=("mcnemar",), alpha=0.05, n_folds=10,
-                             spending=Plan(looks * 100))
-        fixed = valid = False
-        for k in range(looks):
-            (o,) = cmp.look((k + 1) * 100, np.full(10, np.nan), np.full(10, np.nan),
-                            {"window": (n01[r, k], n10[r, k])})
-            assert o.anytime_valid and o.test == "mcnemar_window"
-            fixed, valid = fixed or o.fixed, o.reject
-        ever_fixed += fixed
-        ever_valid += valid
-    assert ever_fixed / runs > 0.3
-    assert ever_valid / runs <= mc_bound(0.05, runs)
