@@ -73,17 +73,23 @@ def null_fold_paths(rng, runs, folds=10, looks=20, per=200, p=0.1, edge=0.0, luc
     return a.cumsum(axis=2), b.cumsum(axis=2)
 
 
+def rejection_rate(make, a, b) -> float:
+    """Share of runs in which an e-process built by ``make()`` rejects at some look."""
+    hits = 0
+    for r in range(len(a)):
+        e = make()
+        for look in range(a.shape[2]):
+            e.update(a[r, :, look], b[r, :, look])
+        hits += e.reject
+    return hits / len(a)
+
+
 def test_the_e_process_is_a_supermartingale_under_the_null():
     """Its running maximum reaches 1/alpha in at most alpha of 2,000 null runs (Ville)."""
     rng = np.random.default_rng(11)
     a, b = null_fold_paths(rng, 2000)
-    rejected = 0
-    for r in range(len(a)):
-        e = SignEProcess(alpha=0.05)
-        for look in range(a.shape[2]):
-            e.update(a[r, :, look], b[r, :, look])
-        rejected += e.reject
-    assert rejected / len(a) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / len(a))
+    rate = rejection_rate(lambda: SignEProcess(alpha=0.05), a, b)
+    assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / len(a))
 
 
 def sign_pvalue(d: np.ndarray) -> float:
@@ -180,13 +186,7 @@ def test_betting_on_blocks_is_not_valid_when_seed_luck_lasts():
     for the whole stream; it then rejects two seeds of one algorithm far more than alpha."""
     rng = np.random.default_rng(29)
     a, b = null_fold_paths(rng, 1000, luck=0.03)
-    rejected = 0
-    for r in range(len(a)):
-        e = SignEProcess(alpha=0.05)
-        for look in range(a.shape[2]):
-            e.update(a[r, :, look], b[r, :, look])
-        rejected += e.reject
-    assert rejected / len(a) > 0.15
+    assert rejection_rate(lambda: SignEProcess(alpha=0.05), a, b) > 0.15
 
 
 def test_settled_signs_e_value_is_the_exact_sign_tests_conditional_rejection_chance():
