@@ -305,11 +305,13 @@ class Aggregator:
                     compared = (cfg.measure, cfg.forgetting, mean_a, mean_b)
                 else:
                     compared = ("errors", o.forgetting, *losses[o.forgetting])
-                n_key = "discordant_pairs" if o.test.startswith("mcnemar") else "folds_used"
+                pairs = o.test.startswith("mcnemar")
                 tests.append(
                     _test_row(pos, o.test, a, b, *compared, o.statistic, o.pvalue, o.reject,
                               _favoured(a, b, o.margin), boundary=o.boundary,
-                              anytime_valid=o.anytime_valid, **{n_key: o.n})
+                              anytime_valid=o.anytime_valid,
+                              folds_used=None if pairs else o.n,
+                              discordant_pairs=o.n if pairs else None)
                 )
             for kind, (la, lb) in losses.items():
                 q = float(q_statistic(la, lb))

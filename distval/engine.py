@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -384,7 +384,9 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     return out[:width] if width is not None else out
 
 
-def _valid_status(snap: Snapshot, config: RunConfig, shown: dict | None) -> str | None:
+def _valid_status(
+    snap: Snapshot, config: RunConfig, shown: dict[str, Any] | None
+) -> str | None:
     """The part of :func:`live_status` that marks the decision valid under peeking: the
     spending decision of the test shown, or the largest e-value of ``--sequential evalue``.
 

@@ -21,8 +21,10 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -324,7 +326,9 @@ class EvaluationResult:
             )
         return blocks
 
-    def _tests_block(self, tests: list[dict], num) -> tuple[str, list[str], list[list[str]], str]:
+    def _tests_block(
+        self, tests: list[dict[str, Any]], num: Callable[..., str]
+    ) -> tuple[str, list[str], list[list[str]], str]:
         """The final tests as a table; with ``--sequential``, which decisions stay valid
         when the checks are watched and the p-value limit each used."""
         cfg = self.config

@@ -172,7 +172,8 @@ def plot_tests(res: SavedRun):
         sub = res.tests[(res.tests["learner_a"] == a) & (res.tests["learner_b"] == b)]
         ax_p, ax_d = axes[row]
         names = [t for t in tests if t in set(sub["test"]) and t in with_p]
-        limits: dict[tuple[tuple, tuple], list[str]] = {}  # one line per distinct boundary
+        # one line per distinct boundary: (positions, limits) -> the tests that use it
+        limits: dict[tuple[tuple[float, ...], tuple[float, ...]], list[str]] = {}
         for j, test in enumerate(names):
             s = sub[sub["test"] == test]
             x = s["position"].to_numpy()
