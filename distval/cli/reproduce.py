@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from distval.cli.argtypes import positive_integer
 
@@ -173,33 +174,7 @@ def main(args: argparse.Namespace) -> int:
     if missing:
         print(f"note: skipping {', '.join(missing)}", file=sys.stderr)
     output = Path(args.output or Path("distval-results") / f"type-errors-{args.profile}")
-    from distval.experiments.type_errors import project, read_cells
-
-    cells = read_cells(output) if (output / "grid.json").is_file() else []
-    if cells:
-        stored = json.loads((output / "grid.json").read_text())
-        if stored.get("learner") != config.learner:
-            cells = []  # another learner's costs do not project this one
-    costs = None
-    if args.cost_from is not None:
-        from distval.experiments.type_errors import measured_costs
-
-        source = Path(args.cost_from)
-        stored = json.loads((source / "grid.json").read_text())
-        if stored.get("learner") != config.learner:
-            raise DistvalError(
-                f"--cost-from {source}: its learner {stored.get('learner')!r} is not "
-                f"{config.learner!r}"
-            )
-        costs = measured_costs(read_cells(source))
-    try:
-        projection = project(config, cells, costs=costs)
-    except DistvalError as exc:
-        if args.plan:
-            raise
-        print(f"note: no projection: {exc}", file=sys.stderr)
-    else:
-        print(projection.to_text(), file=sys.stdout if args.plan else sys.stderr, flush=True)
+    _print_projection(args, config, output)
     if args.plan:
         return 0
     progress = not args.no_progress
@@ -222,3 +197,36 @@ def main(args: argparse.Namespace) -> int:
         print(f"\n{len(result.cells)} of {total} cells done; rerun to resume.")
     print(f"results: {output}")
     return 0
+
+
+def _print_projection(args: argparse.Namespace, config: Any, output: Path) -> None:
+    """The grid's projected cost: on stdout with ``--plan`` (an error if there is none),
+    else on stderr before the run (a note if there is none)."""
+    import sys
+
+    from distval.errors import DistvalError
+    from distval.experiments.type_errors import measured_costs, project, read_cells
+
+    cells = read_cells(output) if (output / "grid.json").is_file() else []
+    if cells:
+        stored = json.loads((output / "grid.json").read_text())
+        if stored.get("learner") != config.learner:
+            cells = []  # another learner's costs do not project this one
+    costs = None
+    if args.cost_from is not None:
+        source = Path(args.cost_from)
+        stored = json.loads((source / "grid.json").read_text())
+        if stored.get("learner") != config.learner:
+            raise DistvalError(
+                f"--cost-from {source}: its learner {stored.get('learner')!r} is not "
+                f"{config.learner!r}"
+            )
+        costs = measured_costs(read_cells(source))
+    try:
+        projection = project(config, cells, costs=costs)
+    except DistvalError as exc:
+        if args.plan:
+            raise
+        print(f"note: no projection: {exc}", file=sys.stderr)
+    else:
+        print(projection.to_text(), file=sys.stdout if args.plan else sys.stderr, flush=True)
