@@ -12,6 +12,7 @@ from itertools import product
 
 import numpy as np
 import pytest
+from aggregator_feed import feed
 from scipy import stats
 
 from distval.aggregator import Aggregator
@@ -39,14 +40,8 @@ def test_without_a_rule_the_outcomes_are_the_fixed_tests_of_scipy():
     assert mcnemar.margin > 0  # A alone right more often: the data favour A
 
 
-def feed(cfg: RunConfig, y: np.ndarray, pred: np.ndarray, planned: int | None = None) -> list:
-    agg = Aggregator(cfg, planned_rows=planned)
-    snaps = []
-    for lo in range(0, len(y), 250):
-        snap = agg.update(lo, y[lo : lo + 250], [(np.arange(len(pred)), pred[:, lo : lo + 250])])
-        if snap:
-            snaps.append(snap)
-    return snaps
+def run(cfg: RunConfig, y: np.ndarray, pred: np.ndarray, planned: int | None = None) -> list:
+    return feed(Aggregator(cfg, planned_rows=planned), y, pred, 250)
 
 
 @pytest.fixture
@@ -65,7 +60,7 @@ def test_spending_limits_of_a_run_are_the_published_boundaries(two_learners):
     y, pred, k = two_learners
     cfg = RunConfig(learners=("nb", "ht"), n_folds=k, forgetting="cumulative",
                     test_every=1000, sequential="spending")
-    snaps = feed(cfg, y, pred, planned=5000)
+    snaps = run(cfg, y, pred, planned=5000)
     mc = [next(t for t in s.tests if t["test"] == "mcnemar") for s in snaps]
     z = [stats.norm.isf(t["boundary"] / 2) for t in mc]
     assert z == pytest.approx([4.877, 3.357, 2.680, 2.290, 2.031], abs=2e-3)
@@ -87,7 +82,7 @@ def test_the_e_value_of_a_run_against_a_direct_computation(two_learners):
     sign test (scipy) over every completion of the unsettled folds."""
     y, pred, k = two_learners
     cfg = RunConfig(learners=("nb", "ht"), n_folds=k, test_every=500, sequential="evalue")
-    snaps = feed(cfg, y, pred)
+    snaps = run(cfg, y, pred)
     right = pred == y
     signs = np.zeros(k, dtype=int)
     size = sum(stats.binom.pmf(w, k, 0.5) for w in range(k + 1)
@@ -117,7 +112,7 @@ def test_the_e_value_of_a_run_against_a_direct_computation(two_learners):
 def test_no_rule_changes_nothing_but_the_two_new_columns(two_learners):
     y, pred, k = two_learners
     cfg = RunConfig(learners=("nb", "ht"), n_folds=k, test_every=1000)
-    for t in feed(cfg, y, pred)[-1].tests:
+    for t in run(cfg, y, pred)[-1].tests:
         assert t["boundary"] == cfg.alpha and t["anytime_valid"] is False
         assert t["reject"] == (t["pvalue"] <= cfg.alpha)
 
