@@ -9,7 +9,10 @@ sliding window and fading, gama2013 §4). Every ``test_every`` rows it emits a
 McNemar tests (plus Friedman/Nemenyi for three learners or more; DESIGN.md §4), the Q
 statistic of every pair (cumulative, windowed, faded; gama2013 §4.1) and, when asked, the
 Page-Hinkley drift detections of every (learner, fold) since the previous snapshot
-(:class:`~distval.prequential.DriftMonitor`).
+(:class:`~distval.prequential.DriftMonitor`). Each pair is compared by a
+:class:`~distval.comparison.PairComparison`, which also applies the run's ``--sequential``
+rule: every test row says whether its decision is valid under peeking (``anytime_valid``)
+and the p-value limit it used (``boundary``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from distval import stats
+from distval.comparison import Decision, PairComparison, Plan
 from distval.config import RunConfig
 from distval.metrics import MEASURES, Tracker, make_tracker, measures
 from distval.prequential import DriftMonitor, DriftSettings, q_statistic
@@ -105,13 +109,16 @@ class Aggregator:
     stream's declared class count (:attr:`distval.streams.Stream.n_classes`) when it has
     one: the start values of ``--forgetting ewma`` (zliobaite2015 Algorithm 1) use it; without
     it the trackers start with two classes and add the others as they appear.
+    ``planned_rows`` is the horizon of ``--sequential spending`` (None: unknown).
 
     >>> agg = Aggregator(RunConfig(learners=("nb",), n_folds=2, forgetting="ewma"), n_classes=10)
     >>> agg.primary.prior[0].tolist() == [0.1] * 10
     True
     """
 
-    def __init__(self, config: RunConfig, n_classes: int | None = None) -> None:
+    def __init__(
+        self, config: RunConfig, n_classes: int | None = None, planned_rows: int | None = None
+    ) -> None:
         self.config = config
         self.labels = list(config.labels)
         self.n_folds = config.n_folds
@@ -126,6 +133,28 @@ class Aggregator:
             self.trackers.append(make_tracker("cumulative", self.n_slots, **kw))
         self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
         self.pair_counts = PairCounts(len(self.pairs), config.window, config.fading)
+        plan = Plan(planned_rows, config.spending_function)
+        spending = plan if config.sequential == "spending" else None
+        evalue = config.sequential == "evalue"
+        self.comparisons = [
+            PairComparison(
+                tests=config.tests or (),
+                alpha=config.alpha,
+                n_folds=self.n_folds,
+                mcnemar_alpha=config.mcnemar_alpha,
+                sign_method=config.sign_method,
+                fold_forgetting=config.forgetting,
+                spending=spending,
+                evalue=evalue,
+            )
+            for _ in self.pairs
+        ]
+        self.friedman_rule = Decision(
+            config.alpha, spending, canonical=config.forgetting == "cumulative"
+        )
+        #: Per pair and fold, the (row, fold) pairs where A alone was right and where B
+        #: alone was (the e-process of ``--sequential evalue`` bets on them).
+        self.fold_wins = np.zeros((2, len(self.pairs), self.n_folds)) if evalue else None
         self.drift = None
         if config.drift:
             settings = DriftSettings(
@@ -172,6 +201,9 @@ class Aggregator:
             loss_a = (tested & ~right_a).sum(axis=1)
             loss_b = (tested & ~right_b).sum(axis=1)
             self.pair_counts.update(d01, d10, loss_a, loss_b)
+            if self.fold_wins is not None:
+                self.fold_wins[0] += (tested & right_a & ~right_b).sum(axis=2)
+                self.fold_wins[1] += (tested & ~right_a & right_b).sum(axis=2)
         if self.drift is not None:
             k = self.n_folds
             for row, slot, detector in self.drift.update(pred, y, start):
@@ -250,12 +282,13 @@ class Aggregator:
                 r = stats.friedman(values[:, ok].T, alpha=cfg.alpha)
                 friedman = r.to_dict() | {"position": self.position}
                 best = int(np.argmin(r.average_ranks))
+                reject, boundary, valid = self.friedman_rule(self.position, r.pvalue, r.reject)
                 tests.append(
                     _test_row(
                         self.position, "friedman", "*", "*", cfg.measure, cfg.forgetting,
-                        float("nan"), float("nan"), r.statistic, r.pvalue, r.reject,
-                        self.labels[best] if r.reject else None,
-                        folds_used=int(ok.sum()),
+                        float("nan"), float("nan"), r.statistic, r.pvalue, reject,
+                        self.labels[best] if reject else None,
+                        folds_used=int(ok.sum()), boundary=boundary, anytime_valid=valid,
                     )
                 )
         events, self._events = self._events, []
@@ -268,12 +301,12 @@ class Aggregator:
         Sign and Wilcoxon compare the folds' ``measure`` under the run's forgetting (the
         values are the means over folds); McNemar compares the errors on the (row, fold)
         pairs both learners tested, cumulative, over the window and faded (the values are
-        those error counts). Each row names the learner its data favour.
+        those error counts); the e-process (``--sequential evalue``) the same errors per
+        fold. Each row names the learner its data favour.
         """
         cfg = self.config
         values = self.fold_values()
         counts = self.pair_counts.counts()
-        mcnemar_alpha = cfg.mcnemar_alpha or cfg.alpha
         pos = self.position
         tests: list[dict[str, Any]] = []
         q_rows: list[dict[str, Any]] = []
@@ -283,35 +316,27 @@ class Aggregator:
             ok = np.isfinite(va) & np.isfinite(vb)
             mean_a = float(np.mean(va[ok])) if ok.any() else float("nan")
             mean_b = float(np.mean(vb[ok])) if ok.any() else float("nan")
-            fold_args = (cfg.measure, cfg.forgetting, mean_a, mean_b)
-            d = va[ok] - vb[ok]
-            if "sign" in (cfg.tests or ()) and ok.any():
-                r = stats.sign_test(va[ok], vb[ok], alpha=cfg.alpha, method=cfg.sign_method)
-                wins, losses = int((d > 0).sum()), int((d < 0).sum())
-                favours = _favoured(a, b, wins - losses)
+            losses = {kind: (float(c[2][p]), float(c[3][p])) for kind, c in counts.items()}
+            wins = None
+            if self.fold_wins is not None:
+                wins = (self.fold_wins[0, p], self.fold_wins[1, p])
+            outcomes = self.comparisons[p].look(
+                pos, va, vb, {kind: (c[0][p], c[1][p]) for kind, c in counts.items()}, wins
+            )
+            for o in outcomes:
+                if o.test in ("sign", "wilcoxon"):
+                    compared = (cfg.measure, cfg.forgetting, mean_a, mean_b)
+                else:
+                    compared = ("errors", o.forgetting, *losses[o.forgetting])
+                pairs = o.test.startswith("mcnemar")
                 tests.append(
-                    _test_row(pos, "sign", a, b, *fold_args, r.statistic, r.pvalue, r.reject,
-                              favours, folds_used=r.n)
+                    _test_row(pos, o.test, a, b, *compared, o.statistic, o.pvalue, o.reject,
+                              _favoured(a, b, o.margin), boundary=o.boundary,
+                              anytime_valid=o.anytime_valid,
+                              folds_used=None if pairs else o.n,
+                              discordant_pairs=o.n if pairs else None)
                 )
-            if "wilcoxon" in (cfg.tests or ()) and ok.any():
-                r = stats.wilcoxon(va[ok], vb[ok], alpha=cfg.alpha)
-                nz = d[d != 0]
-                ranks = stats.midranks(np.abs(nz)) if len(nz) else np.zeros(0)
-                favours = _favoured(a, b, float((np.sign(nz) * ranks).sum()))
-                tests.append(
-                    _test_row(pos, "wilcoxon", a, b, *fold_args, r.statistic, r.pvalue, r.reject,
-                              favours, folds_used=r.n)
-                )
-            for kind, (n01, n10, loss_a, loss_b) in counts.items():
-                la, lb = float(loss_a[p]), float(loss_b[p])
-                if "mcnemar" in (cfg.tests or ()):
-                    r = stats.mcnemar(n01[p], n10[p], alpha=mcnemar_alpha)
-                    tests.append(
-                        _test_row(pos, "mcnemar" + _SUFFIX[kind], a, b, "errors", kind, la, lb,
-                                  r.statistic, r.pvalue, r.reject,
-                                  _favoured(a, b, float(n10[p] - n01[p])),
-                                  discordant_pairs=r.n)
-                    )
+            for kind, (la, lb) in losses.items():
                 q = float(q_statistic(la, lb))
                 q_rows.append(
                     {
@@ -328,12 +353,11 @@ class Aggregator:
         return tests, q_rows
 
 
-_SUFFIX = {"cumulative": "", "window": "_window", "fading": "_fading"}
-
 #: Columns of a test row, in order (:data:`distval.results.TEST_SCHEMA`).
 TEST_FIELDS = (
     "position", "test", "learner_a", "learner_b", "measure", "forgetting", "value_a",
     "value_b", "statistic", "pvalue", "reject", "favours", "folds_used", "discordant_pairs",
+    "boundary", "anytime_valid",
 )
 #: Columns of a Q-statistic row (:data:`distval.results.Q_SCHEMA`).
 Q_FIELDS = ("position", "learner_a", "learner_b", "forgetting", "q", "errors_a", "errors_b",
@@ -351,9 +375,12 @@ def _test_row(
     position: int, test: str, a: str, b: str, measure: str, forgetting: str,
     value_a: float, value_b: float, statistic: float, pvalue: float, reject: bool,
     favours: str | None, *, folds_used: int | None = None, discordant_pairs: int | None = None,
+    boundary: float | None = None, anytime_valid: bool = False,
 ) -> dict[str, Any]:
     """One test row: what it compared (``measure`` under ``forgetting``; A's and B's
-    values), the outcome and the learner the data favour.
+    values), the outcome and the learner the data favour; ``reject`` used the p-value limit
+    ``boundary`` (None: alpha of a fixed-sample test) and is valid under peeking when
+    ``anytime_valid``.
 
     >>> _test_row(10, "sign", "a", "b", "accuracy", "adwin", 0.9, 0.8, 9, 0.02, True, "a",
     ...           folds_used=10)["favours"]
@@ -374,4 +401,6 @@ def _test_row(
         "favours": favours,
         "folds_used": folds_used,
         "discordant_pairs": discordant_pairs,
+        "boundary": None if boundary is None else float(boundary),
+        "anytime_valid": bool(anytime_valid),
     }

@@ -11,6 +11,7 @@ from typing import Any
 from distval.errors import DistvalError, check_open_unit, check_positive_int
 from distval.learners import LearnerSpec, learner_spec
 from distval.metrics import FORGETTING, MEASURES
+from distval.sequential import SEQUENTIAL, SPENDING
 from distval.streams.iterable import stream_name
 from distval.validation import FOLD_CHOICES, SCHEMES, Validation
 
@@ -149,6 +150,29 @@ class RunConfig:
         1000, "compute measures and tests every N rows", metavar="N", type=int,
         group="measures and tests",
     )
+    sequential: str = _option(
+        "none",
+        "live decisions valid when the results are watched: none (a fixed-alpha test at "
+        "every check; stopping at its first rejection errs more often than alpha), spending "
+        "(alpha spending over the planned rows, Lan-DeMets), evalue (an e-process over the "
+        "folds' signs, valid at every check with no planned length)",
+        choices=SEQUENTIAL,
+        group="measures and tests",
+    )
+    planned_rows: int | None = _option(
+        None,
+        "stream length planned by --sequential spending (default: --n-rows or the stream's "
+        "known length; if neither is known, check k spends alpha*6/(pi^2 k^2))",
+        metavar="N",
+        type=int,
+        group="measures and tests",
+    )
+    spending_function: str = _option(
+        "obrien-fleming",
+        "spending function of --sequential spending",
+        choices=SPENDING,
+        group="measures and tests",
+    )
     seed: int = _option(
         1, "seed of fold routing, replicas and generators", type=int,
         group="learners and validation",
@@ -245,6 +269,42 @@ class RunConfig:
                     f"got {len(learners)}"
                 )
         object.__setattr__(self, "tests", tests)
+        self._check_sequential()
+
+    def _check_sequential(self) -> None:
+        """``sequential`` and its options: one clear message for a bad combination."""
+        if self.sequential not in SEQUENTIAL:
+            raise DistvalError(
+                f"unknown sequential rule {self.sequential!r}; choose one of "
+                f"{', '.join(SEQUENTIAL)}"
+            )
+        if self.spending_function not in SPENDING:
+            raise DistvalError(
+                f"unknown spending function {self.spending_function!r}; choose one of "
+                f"{', '.join(SPENDING)}"
+            )
+        if self.sequential != "none" and not self.tests:
+            raise DistvalError(
+                f"--sequential {self.sequential} decides tests: give two learners or more"
+            )
+        if self.sequential != "spending":
+            if self.planned_rows is not None:
+                raise DistvalError("--planned-rows is the horizon of --sequential spending")
+            if self.spending_function != "obrien-fleming":
+                raise DistvalError("--spending-function needs --sequential spending")
+            return
+        if self.sign_method == "critical" and "sign" in (self.tests or ()):
+            raise DistvalError(
+                "--sign-method critical decides by a critical number of wins, not a p-value: "
+                "--sequential spending needs the exact sign test"
+            )
+        if self.planned_rows is not None:
+            check_positive_int(self.planned_rows, "planned_rows")
+            if self.n_rows is not None and self.planned_rows < self.n_rows:
+                raise DistvalError(
+                    f"--planned-rows {self.planned_rows} is below --n-rows {self.n_rows}: "
+                    "checks past the plan would have no alpha left"
+                )
 
     @property
     def validation(self) -> Validation:

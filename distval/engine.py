@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -43,6 +43,7 @@ __all__ = [
     "iter_batches",
     "iter_inprocess",
     "open_config_stream",
+    "spending_horizon",
 ]
 
 
@@ -58,6 +59,23 @@ class Step(NamedTuple):
 def open_config_stream(config: RunConfig) -> Stream:
     """The stream a configuration names, opened with its row limit and seed."""
     return open_stream(config.stream, target=config.target, n_rows=config.n_rows, seed=config.seed)
+
+
+def spending_horizon(config: RunConfig, stream: Stream) -> int | None:
+    """The planned rows of ``--sequential spending``: ``--planned-rows``, else the stream's
+    known length (a generator's, a Parquet file's, or the ``--n-rows`` cap), else None (each
+    check k then spends ``alpha * 6 / (pi^2 k^2)``; :func:`distval.evaluation.evaluate` says
+    so in one line). None for the other rules.
+
+    >>> cfg = RunConfig(stream="sea", n_rows=5000, sequential="spending")
+    >>> spending_horizon(cfg, open_config_stream(cfg))
+    5000
+    """
+    if config.sequential != "spending":
+        return None
+    if config.planned_rows is not None:
+        return config.planned_rows
+    return stream.n_rows if stream.n_rows is not None else stream.limit
 
 
 def iter_batches(stream: Stream, config: RunConfig) -> Iterator[Batch]:
@@ -95,7 +113,11 @@ class LocalEvaluation:
         self.host = LearnerHost(
             config.specs, slots, stream.feature_names, config.seed, Schema.of(stream)
         )
-        self.aggregator = Aggregator(config, n_classes=getattr(stream, "n_classes", None))
+        self.aggregator = Aggregator(
+            config,
+            n_classes=getattr(stream, "n_classes", None),
+            planned_rows=spending_horizon(config, stream),
+        )
         self._ids = np.arange(len(slots))
 
     def step(self, batch: Batch) -> Snapshot | None:
@@ -319,19 +341,23 @@ class Run:
 
 def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> str:
     """A short status: the run's measure per learner (mean over folds) and, for the most
-    clearly different pair, the Wilcoxon (else sign) p-value and whom it favours. With a
+    clearly different pair, the Wilcoxon (else sign) p-value and whom it favours; with
+    ``--sequential``, the decision that stays valid when this line is watched. With a
     ``width``, parts are dropped from the end until it fits.
 
     >>> from distval.aggregator import Snapshot
     >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2)
     >>> folds = [{"learner": l, "forgetting": "adwin", "accuracy": a}
     ...          for l, a in [("ht", 0.9), ("ht", 0.8), ("nb", 0.7), ("nb", 0.7)]]
-    >>> tests = [{"test": "wilcoxon", "learner_a": "ht", "learner_b": "nb", "pvalue": 0.5,
-    ...           "favours": "ht"}]
+    >>> tests = [{"test": "wilcoxon", "learner_a": "ht", "learner_b": "nb", "pvalue": 0.03,
+    ...           "favours": "ht", "reject": False, "boundary": 0.0012, "anytime_valid": True}]
     >>> live_status(Snapshot(100, folds, tests), cfg)
-    'ht 0.850 | nb 0.700 | wilcoxon p 0.5 (ht)'
+    'ht 0.850 | nb 0.700 | wilcoxon p 0.03 (ht)'
     >>> live_status(Snapshot(100, folds, tests), cfg, width=20)
     'ht 0.850 | nb 0.700'
+    >>> spend = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="spending")
+    >>> live_status(Snapshot(100, folds, tests), spend).split(" | ")[-1]
+    'valid under peeking: not yet (needs p <= 0.0012)'
     """
     values: dict[str, list[float]] = {}
     for r in snap.folds:
@@ -340,16 +366,49 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     parts = [
         f"{k} {np.nanmean(v):.3f}" for k, v in values.items() if np.isfinite(v).any()
     ]
+    shown = None
     for name in ("wilcoxon", "sign"):
         rows = [t for t in snap.tests if t["test"] == name and t["pvalue"] == t["pvalue"]]
         if rows:
-            best = min(rows, key=lambda t: t["pvalue"])
+            shown = best = min(rows, key=lambda t: t["pvalue"])
             who = f" ({best['favours']})" if best.get("favours") else ""
             pair = "" if len(rows) == 1 else f" {best['learner_a']}/{best['learner_b']}"
             parts.append(f"{name}{pair} p {best['pvalue']:.3g}{who}")
             break
+    valid = _valid_status(snap, config, shown)
+    if valid:
+        parts.append(valid)
     out = " | ".join(parts)
     while width is not None and len(out) > width and len(parts) > 1:
         parts.pop()
         out = " | ".join(parts)
     return out[:width] if width is not None else out
+
+
+def _valid_status(
+    snap: Snapshot, config: RunConfig, shown: dict[str, Any] | None
+) -> str | None:
+    """The part of :func:`live_status` that marks the decision valid under peeking: the
+    spending decision of the test shown, or the largest e-value of ``--sequential evalue``.
+
+    >>> from distval.aggregator import Snapshot
+    >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="evalue")
+    >>> rows = [{"test": "sign_evalue", "learner_a": "ht", "learner_b": "nb", "statistic": 3.1,
+    ...          "reject": False, "favours": "ht"}]
+    >>> _valid_status(Snapshot(100, [], rows), cfg, None)
+    'e-value 3.1 (H0 rejected at 20, valid at any check)'
+    """
+    if config.sequential == "spending" and shown is not None and shown.get("anytime_valid"):
+        if shown["reject"]:
+            return "valid under peeking: H0 rejected"
+        return f"valid under peeking: not yet (needs p <= {shown['boundary']:.2g})"
+    rows = [t for t in snap.tests if t["test"] == "sign_evalue"]
+    if config.sequential != "evalue" or not rows:
+        return None
+    top = max(rows, key=lambda t: t["statistic"])
+    pair = "" if len(rows) == 1 else f" {top['learner_a']}/{top['learner_b']}"
+    limit = 1 / config.alpha
+    if top["reject"]:
+        who = f" ({top['favours']})" if top.get("favours") else ""
+        return f"e-value{pair} reached {limit:g}: H0 rejected, valid at any check{who}"
+    return f"e-value{pair} {top['statistic']:.3g} (H0 rejected at {limit:g}, valid at any check)"

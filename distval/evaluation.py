@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from distval.config import RunConfig
-from distval.engine import Run, Step, iter_inprocess, open_config_stream
-from distval.errors import DistvalError, LowPowerWarning, check_positive_int
+from distval.engine import Run, Step, iter_inprocess, open_config_stream, spending_horizon
+from distval.errors import DistvalError, DistvalWarning, LowPowerWarning, check_positive_int
 from distval.results import EvaluationResult
 from distval.stats import folds_to_reach, smallest_pvalue
 from distval.streams import Stream
 
-__all__ = ["AUTO_RAY_WORK", "BACKENDS", "check_backend", "evaluate", "low_power"]
+__all__ = ["AUTO_RAY_WORK", "BACKENDS", "check_backend", "evaluate", "low_power", "no_horizon"]
 
 BACKENDS = ("inprocess", "ray", "auto")
 #: Kept for callers of older versions: ``backend="auto"`` no longer decides from a row count
@@ -77,6 +77,24 @@ def low_power(config: RunConfig) -> str | None:
     )
 
 
+def no_horizon(config: RunConfig, stream: Stream) -> str | None:
+    """The notice of ``--sequential spending`` on a stream of unknown length without
+    ``--planned-rows`` (its checks then spend a series that needs no horizon); else None.
+
+    >>> from distval.streams import open_stream
+    >>> cfg = RunConfig(stream="sea", n_rows=5000, sequential="spending")
+    >>> no_horizon(cfg, open_stream("sea", n_rows=5000)) is None
+    True
+    """
+    if config.sequential != "spending" or spending_horizon(config, stream) is not None:
+        return None
+    return (
+        "--sequential spending: the stream's length is unknown and --planned-rows was not "
+        "given, so check k spends alpha*6/(pi^2 k^2) (valid at any number of checks, less "
+        "power than a planned horizon)"
+    )
+
+
 def _steps(
     backend: str, config: RunConfig, stream: Stream, address: str | None, n_actors: int | None
 ) -> Iterator[Step]:
@@ -130,6 +148,9 @@ def evaluate(
     warning = low_power(config)
     if warning:  # once, at the start, when the input is known to be good
         warnings.warn(warning, LowPowerWarning, stacklevel=2)
+    notice = no_horizon(config, stream)
+    if notice:
+        warnings.warn(notice, DistvalWarning, stacklevel=2)
     if config.stream_text != config.stream:  # a Python object: opened, kept as its name
         config = dataclasses.replace(config, stream=config.stream_text)
     if backend == "auto" and (address or n_actors):

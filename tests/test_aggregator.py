@@ -6,21 +6,12 @@ import pickle
 
 import numpy as np
 import pytest
+from aggregator_feed import feed
 from scipy import stats
 from sklearn.metrics import accuracy_score
 
 from distval.aggregator import Aggregator, PairCounts
 from distval.config import RunConfig
-
-
-def feed(agg, y, pred, size):
-    snaps = []
-    for lo in range(0, len(y), size):
-        hi = lo + size
-        snap = agg.update(lo, y[lo:hi], [(np.arange(pred.shape[0]), pred[:, lo:hi])])
-        if snap:
-            snaps.append(snap)
-    return snaps
 
 
 @pytest.fixture

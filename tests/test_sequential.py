@@ -13,7 +13,13 @@ import pytest
 from scipy import stats
 
 from distval.errors import DistvalError
-from distval.sequential import AlphaSpending, SignEProcess, boundaries, spending
+from distval.sequential import (
+    AlphaSpending,
+    SettledSignEProcess,
+    SignEProcess,
+    boundaries,
+    spending,
+)
 
 LOOKS = [0.2, 0.4, 0.6, 0.8, 1.0]
 
@@ -54,24 +60,36 @@ def test_spending_is_zero_at_the_start_and_alpha_at_the_end():
         boundaries([0.5, 0.4])
 
 
-def null_fold_paths(rng, runs, folds=10, looks=20, per=200, p=0.1, edge=0.0):
+def null_fold_paths(rng, runs, folds=10, looks=20, per=200, p=0.1, edge=0.0, luck=0.0):
     """Per run, fold and look: cumulative rows where A alone was right (wins_a) and where B
-    alone was (wins_b); each row is a discordance for A w.p. p + edge, for B w.p. p - edge."""
-    counts = rng.multinomial(per, [p + edge, p - edge, 1 - 2 * p], size=(runs, folds, looks))
-    return counts[..., 0].cumsum(axis=2), counts[..., 1].cumsum(axis=2)
+    alone was (wins_b); each row is a discordance for A w.p. p + e, for B w.p. p - e, with
+    e = edge + luck * N(0, 1) drawn once per (run, fold): ``luck`` is the lasting difference
+    between two seeds' models of one fold, in a random direction (the sign test's null when
+    edge = 0, though every fold's two models differ)."""
+    e = edge + luck * rng.standard_normal((runs, folds, 1))
+    e = np.clip(np.broadcast_to(e, (runs, folds, looks)), -p + 1e-3, p - 1e-3)
+    a = rng.binomial(per, p + e)
+    b = rng.binomial(per - a, (p - e) / (1 - p - e))
+    return a.cumsum(axis=2), b.cumsum(axis=2)
+
+
+def rejection_rate(make, a, b) -> float:
+    """Share of runs in which an e-process built by ``make()`` rejects at some look."""
+    hits = 0
+    for r in range(len(a)):
+        e = make()
+        for look in range(a.shape[2]):
+            e.update(a[r, :, look], b[r, :, look])
+        hits += e.reject
+    return hits / len(a)
 
 
 def test_the_e_process_is_a_supermartingale_under_the_null():
     """Its running maximum reaches 1/alpha in at most alpha of 2,000 null runs (Ville)."""
     rng = np.random.default_rng(11)
     a, b = null_fold_paths(rng, 2000)
-    rejected = 0
-    for r in range(len(a)):
-        e = SignEProcess(alpha=0.05)
-        for look in range(a.shape[2]):
-            e.update(a[r, :, look], b[r, :, look])
-        rejected += e.reject
-    assert rejected / len(a) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / len(a))
+    rate = rejection_rate(lambda: SignEProcess(alpha=0.05), a, b)
+    assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / len(a))
 
 
 def sign_pvalue(d: np.ndarray) -> float:
@@ -119,3 +137,83 @@ def test_an_unknown_horizon_spends_a_convergent_series():
     rule = AlphaSpending(n_rows=None, alpha=0.05)
     limits = [rule.threshold(1000 * k) for k in range(1, 2001)]
     assert sum(limits) < 0.05 and limits[0] == pytest.approx(0.05 * 6 / np.pi**2)
+
+
+def sign_pvalues(a, b) -> np.ndarray:
+    """(runs, looks) exact sign-test p-values of the folds' cumulative differences (scipy's
+    binomial test, tabulated for every count of wins and non-tied folds)."""
+    d = a - b
+    k = d.shape[1]
+    table = np.ones((k + 1, k + 1))
+    for n in range(1, k + 1):
+        for w in range(n + 1):
+            table[w, n] = stats.binomtest(w, n).pvalue
+    return table[(d > 0).sum(axis=1), (d != 0).sum(axis=1)]
+
+
+def mc_bound(rate: float, runs: int) -> float:
+    """alpha plus three Monte Carlo standard errors."""
+    return rate + 3 * np.sqrt(rate * (1 - rate) / runs)
+
+
+@pytest.mark.parametrize("luck", [0.0, 0.03])
+def test_settled_signs_stay_valid_at_every_look_where_fixed_tests_do_not(luck):
+    """2,000 null runs of 10 folds x 20 looks, with and without lasting seed luck per fold.
+
+    The fixed sign test rejects at some look far more often than alpha; the settled-sign
+    e-process's running maximum reaches 1/alpha in at most alpha of the runs (Ville), and so
+    does alpha spending over the planned looks."""
+    rng = np.random.default_rng(21 if luck else 23)
+    a, b = null_fold_paths(rng, 2000, luck=luck)
+    p = sign_pvalues(a, b)
+    ever_fixed = (p <= 0.05).any(axis=1).mean()
+    settled = spent = 0
+    for r in range(len(a)):
+        e, rule = SettledSignEProcess(10, alpha=0.05), AlphaSpending(n_rows=20 * 200)
+        for look in range(a.shape[2]):
+            e.update(a[r, :, look], b[r, :, look])
+            rule.decide((look + 1) * 200, p[r, look])
+        settled += e.reject
+        spent += rule.rejected
+    assert ever_fixed > 0.06  # the peeking problem, well outside Monte Carlo error of alpha
+    assert settled / len(a) <= mc_bound(0.05, len(a))
+    assert spent / len(a) <= mc_bound(0.05, len(a))
+
+
+def test_betting_on_blocks_is_not_valid_when_seed_luck_lasts():
+    """Why ``--sequential evalue`` settles each fold's sign once: :class:`SignEProcess` bets on
+    every block's sign, which is not a fair coin when each fold's two models differ by luck
+    for the whole stream; it then rejects two seeds of one algorithm far more than alpha."""
+    rng = np.random.default_rng(29)
+    a, b = null_fold_paths(rng, 1000, luck=0.03)
+    assert rejection_rate(lambda: SignEProcess(alpha=0.05), a, b) > 0.15
+
+
+def test_settled_signs_e_value_is_the_exact_sign_tests_conditional_rejection_chance():
+    """Checked against scipy's binomial test on every completion of the unsettled folds."""
+    from itertools import product
+
+    e = SettledSignEProcess(10, alpha=0.05)
+    e.update([40, 40, 40, 40, 40, 40, 5, 5, 5, 5], [10, 10, 10, 10, 10, 10, 5, 5, 5, 5])
+    assert e.settled == 6 and e.margin == 6
+    rejects = [
+        stats.binomtest(6 + sum(rest), 10).pvalue <= 0.05 for rest in product((0, 1), repeat=4)
+    ]
+    size = sum(stats.binom.pmf(w, 10, 0.5) for w in range(11)
+               if stats.binomtest(w, 10).pvalue <= 0.05)
+    assert e.evalue == pytest.approx(np.mean(rejects) / size)
+    # a fold, once settled, keeps its sign: later counts do not move it
+    e.update([0] * 10, [90] * 10)
+    assert e.margin == 6 - 4 and e.settled == 10
+
+
+def test_the_settled_e_process_finds_a_lasting_difference():
+    rng = np.random.default_rng(31)
+    a, b = null_fold_paths(rng, 200, edge=0.02)
+    found = 0
+    for r in range(len(a)):
+        e = SettledSignEProcess(10)
+        for look in range(a.shape[2]):
+            e.update(a[r, :, look], b[r, :, look])
+        found += e.reject and e.margin > 0
+    assert found / len(a) > 0.9

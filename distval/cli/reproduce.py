@@ -1,8 +1,9 @@
 """``distval reproduce``: reproduce the experiments of the papers.
 
 ``distval reproduce type-errors`` runs the type I / type II error grid of bifet2015 §4.1
-(Tables 2, 3 and 4; DESIGN.md §5) and writes the tables beside the paper's values; see
-:mod:`distval.experiments.type_errors` for the Python API.
+(Tables 2, 3 and 4; DESIGN.md §5) and writes the tables beside the paper's values, with the
+decisions at every look (the peeking tables: "ever rejected", alpha spending, e-process);
+see :mod:`distval.experiments.type_errors` for the Python API.
 
 Example
 -------
@@ -94,6 +95,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     te.add_argument("--seed", type=int, default=None, help="seed of the grid (1)")
     te.add_argument(
+        "--looks",
+        type=positive_integer,
+        default=None,
+        metavar="N",
+        help="looks per stream, equally spaced: every test is decided at each, for the type I "
+        "error of a user who watches the live results and for alpha spending and the "
+        "e-process (default: 20)",
+    )
+    te.add_argument(
         "--backend",
         choices=("ray", "inprocess"),
         default="ray",
@@ -182,6 +192,7 @@ def _grid(args: argparse.Namespace) -> GridConfig:
         "learner": args.learner,
         "sign_method": args.sign_method,
         "seed": args.seed,
+        "looks": args.looks,
     }
     if args.schemes is not None:
         overrides["schemes"] = tuple(args.schemes)

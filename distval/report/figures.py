@@ -159,7 +159,11 @@ def plot_tests(res: SavedRun) -> Figure | None:
 
     One row per learner pair (and one for Friedman): the p-value of every test (the dashed
     line is alpha; p-values below :data:`P_FLOOR` are drawn at it) and the decision: a bar
-    where H0 is rejected at that check, labelled with the learner the data favour.
+    where H0 is rejected at that check, labelled with the learner the data favour. With
+    ``--sequential spending`` each test's valid boundary (its p-value limit at every check)
+    is the dotted line of its colour beside alpha, and the decision panel shows the valid
+    decision as a solid bar and the fixed-alpha one (p <= alpha) as a pale bar; the
+    e-process of ``--sequential evalue`` draws its anytime-valid p-value against alpha.
     """
 
     if res.tests.empty:
@@ -174,6 +178,8 @@ def plot_tests(res: SavedRun) -> Figure | None:
         sub = res.tests[(res.tests["learner_a"] == a) & (res.tests["learner_b"] == b)]
         ax_p, ax_d = axes[row]
         names = [t for t in tests if t in set(sub["test"]) and t in with_p]
+        # one line per distinct boundary: (positions, limits) -> the tests that use it
+        limits: dict[tuple[tuple[float, ...], tuple[float, ...]], list[str]] = {}
         for j, test in enumerate(names):
             s = sub[sub["test"] == test]
             x = s["position"].to_numpy()
@@ -182,6 +188,14 @@ def plot_tests(res: SavedRun) -> Figure | None:
             ax_p.plot(x, p, label=test, **st)
             rej = s["reject"].to_numpy(dtype=bool)
             step = np.diff(x, prepend=0)
+            valid = s["anytime_valid"].to_numpy(dtype=bool)
+            limit = s["boundary"].to_numpy(dtype=float)
+            if valid.any() and not np.allclose(limit, alpha, equal_nan=False):
+                key = (tuple(x.tolist()), tuple(np.round(limit, 12).tolist()))
+                limits.setdefault(key, []).append(test)
+                fixed = p <= alpha
+                ax_d.barh(np.full(fixed.sum(), j), step[fixed], left=(x - step)[fixed],
+                          height=0.6, color=st["color"], alpha=0.25, lw=0)
             ax_d.barh(
                 np.full(rej.sum(), j),
                 step[rej],
@@ -194,6 +208,9 @@ def plot_tests(res: SavedRun) -> Figure | None:
             fav = last.get("favours") if "favours" in s else None
             if bool(last["reject"]) and isinstance(fav, str):
                 ax_d.text(res.final_position, j, f" {fav}", va="center", fontsize=7)
+        for i, ((xs, ys), which) in enumerate(limits.items()):
+            ax_p.plot(xs, np.clip(ys, P_FLOOR, 1.0), color="0.25", ls=(0, (1, 1 + i)), lw=1.6,
+                      marker="_", ms=8, label=f"valid limit: {', '.join(which)}")
         pair = "all learners (Friedman)" if a == "*" else f"{a} vs {b}"
         ax_p.set_yscale("log")
         ax_p.set_ylim(P_FLOOR / 3, 1.5)
@@ -205,7 +222,9 @@ def plot_tests(res: SavedRun) -> Figure | None:
         ax_d.set_ylim(-0.6, len(names) - 0.4)
         ax_d.set_xlim(0, res.final_position * 1.12)
         ax_d.invert_yaxis()
-        ax_d.set_title("decision (bar: H0 rejected; at the end: favoured)")
+        ax_d.set_title("decision (solid: valid rejection; pale: p <= alpha)"
+                       if res.tests["anytime_valid"].any() else
+                       "decision (bar: H0 rejected; at the end: favoured)")
         for ax in (ax_p, ax_d):
             ax.set_xlabel(_ROWS)
             ax.grid(alpha=0.3)

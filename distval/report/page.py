@@ -122,7 +122,8 @@ def _sections(res: SavedRun) -> list[dict[str, Any]]:
             "tests",
             "Across-fold tests over time",
             f"p-values against alpha = {alpha} (one log scale) and the decision at every "
-            "check, with the learner the data favour.",
+            "check, with the learner the data favour."
+            + _VALID_CAPTION.get(str(res.config.get("sequential", "none")), ""),
             plot_tests(res),
         )
         figure(
@@ -172,6 +173,17 @@ def _sections(res: SavedRun) -> list[dict[str, Any]]:
     )
     table("config", "Configuration", "The run's settings (config.json).", tables.config_rows(res))
     return sections
+
+
+#: What the tests figure adds under each ``--sequential`` rule.
+_VALID_CAPTION = {
+    "none": " Decisions are fixed-alpha tests at each check: stopping at the first rejection "
+    "errs more often than alpha.",
+    "spending": " Dotted: each test's alpha-spending limit (decisions valid under peeking, "
+    "solid bars); pale bars: p below alpha only, not valid if the checks are watched.",
+    "evalue": " sign_evalue: the e-process's anytime-valid p-value (1/largest e-value), "
+    "valid against alpha at every check; the other tests are fixed-alpha at each check.",
+}
 
 
 def _title(res: SavedRun) -> str:

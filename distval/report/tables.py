@@ -73,26 +73,29 @@ def final_tests_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
     values), the outcome and the learner the data favour."""
     t = res.tests
     last = t[t["position"] == t["position"].max()]
+    sequential = bool(last["anytime_valid"].any())
     cols = ["A", "B", "test", "compares", "value A", "value B", "statistic", "p-value",
-            "reject H0", "favours"]
+            "reject H0"]
+    if sequential:
+        cols += ["valid under peeking", "p limit"]
     rows = []
     for r in last.itertuples():
         digits = ".6g" if r.measure == "errors" else ".4f"
-        rows.append(
-            [
-                r.learner_a,
-                r.learner_b,
-                r.test,
-                f"{r.measure}, {r.forgetting}",
-                _num(r.value_a, digits),
-                _num(r.value_b, digits),
-                _num(r.statistic),
-                _num(r.pvalue),
-                "–" if r.pvalue != r.pvalue else ("yes" if r.reject else "no"),
-                r.favours if isinstance(r.favours, str) else "–",
-            ]
-        )
-    return cols, rows
+        row = [
+            r.learner_a,
+            r.learner_b,
+            r.test,
+            f"{r.measure}, {r.forgetting}",
+            _num(r.value_a, digits),
+            _num(r.value_b, digits),
+            _num(r.statistic),
+            _num(r.pvalue),
+            "–" if r.pvalue != r.pvalue else ("yes" if r.reject else "no"),
+        ]
+        if sequential:
+            row += ["yes" if r.anytime_valid else "no", _num(r.boundary, ".3g")]
+        rows.append([*row, r.favours if isinstance(r.favours, str) else "–"])
+    return [*cols, "favours"], rows
 
 
 def final_q_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
@@ -202,6 +205,9 @@ def config_rows(res: SavedRun) -> tuple[list[str], list[list[str]]]:
         "tests",
         "sign_method",
         "test_every",
+        "sequential",
+        "planned_rows",
+        "spending_function",
         "seed",
         "backend",
     )

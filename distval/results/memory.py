@@ -157,7 +157,7 @@ class EvaluationResult:
         s = self.summary()
         blocks = [_measures_block(s["learners"], self.config.forgetting)]
         if s["tests"]:
-            blocks.append(_tests_block(s["tests"], self.config.alpha))
+            blocks.append(_tests_block(s["tests"], self.config.alpha, self.config.sequential))
         if s["q"]:
             blocks.append(_q_block(s["q"]))
         return blocks
@@ -302,35 +302,50 @@ def _measures_block(learners: dict[str, Any], kind: str) -> Block:
     )
 
 
-def _tests_block(tests: list[dict[str, Any]], alpha: float) -> Block:
-    """The final test decisions and what each compared."""
+#: What the decisions of each ``--sequential`` rule mean, for the summary and the report.
+SEQUENTIAL_NOTES = {
+    "none": "Each decision is a fixed-alpha test at this check: watching the checks and "
+    "stopping at the first rejection errs more often than alpha (--sequential spending or "
+    "evalue give decisions that stay valid).",
+    "spending": "Decisions valid under peeking: each test's p-value met the alpha-spending "
+    "limit of its check (Lan-DeMets; 'p limit' at the last check) at some check so far.",
+    "evalue": "sign_evalue is valid at every check (an e-process over the folds' settled "
+    "signs; its statistic is the e-value, H0 rejected once it reaches 1/alpha, its p-value "
+    "1/largest e-value); the other rows are fixed-alpha tests at this check.",
+}
+
+
+def _tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "none") -> Block:
+    """The final test decisions and what each compared; with ``--sequential``, which
+    decisions stay valid when the checks are watched and the p-value limit each used."""
+    watched = sequential != "none"
     rows = []
     for t in tests:
         compared = f"{t['measure']}, {t['forgetting']}" if t.get("measure") else "–"
         digits = ".4f" if t.get("measure") != "errors" else ".6g"
-        rows.append(
-            [
-                t["learner_a"],
-                t["learner_b"],
-                t["test"],
-                compared,
-                _num(t["value_a"], digits),
-                _num(t["value_b"], digits),
-                _num(t["statistic"]),
-                _num(t["pvalue"]),
-                "yes" if t["reject"] else "no",
-                t.get("favours") or "–",
-            ]
-        )
-    return (
-        f"Tests (alpha = {alpha}): sign and Wilcoxon across folds; McNemar on "
-        "the errors of the (row, fold) pairs both learners tested. Values: the "
-        "compared quantity of A and B.",
-        ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0",
-         "favours"],
-        rows,
-        "llllrrrrll",
+        row = [
+            t["learner_a"],
+            t["learner_b"],
+            t["test"],
+            compared,
+            _num(t["value_a"], digits),
+            _num(t["value_b"], digits),
+            _num(t["statistic"]),
+            _num(t["pvalue"]),
+            "yes" if t["reject"] else "no",
+        ]
+        if watched:
+            row += ["yes" if t.get("anytime_valid") else "no", _num(t.get("boundary"), ".3g")]
+        rows.append([*row, t.get("favours") or "–"])
+    cols = ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0"]
+    if watched:
+        cols += ["valid under peeking", "p limit"]
+    caption = (
+        f"Tests (alpha = {alpha}): sign and Wilcoxon across folds; McNemar on the errors of "
+        "the (row, fold) pairs both learners tested. Values: the compared quantity of A and "
+        "B. " + SEQUENTIAL_NOTES[sequential if watched else "none"]
     )
+    return caption, [*cols, "favours"], rows, "llllrrrrl" + ("lr" if watched else "") + "l"
 
 
 def _q_block(q_rows: list[dict[str, Any]]) -> Block:

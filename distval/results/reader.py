@@ -48,7 +48,8 @@ class SavedRun:
         self.config = config
         self.summary = summary
         self.folds = folds
-        self.tests, old_q = _upgrade_tests(tests, config)
+        tests, old_q = _upgrade_tests(tests, config)
+        self.tests = _with_decision_columns(tests)
         self.q: pd.DataFrame = q if q is not None and len(q) else old_q
         self.events: pd.DataFrame = (
             events if events is not None else pd.DataFrame(columns=EVENT_SCHEMA.names)
@@ -71,6 +72,19 @@ class SavedRun:
     @property
     def final_position(self) -> int:
         return int(self.folds["position"].max())
+
+
+def _with_decision_columns(tests: pd.DataFrame) -> pd.DataFrame:
+    """Tests written before ``--sequential`` existed: their decisions were fixed-alpha ones
+    (``anytime_valid`` False; ``boundary`` unknown, NaN)."""
+    if "boundary" in tests.columns and "anytime_valid" in tests.columns:
+        return tests
+    tests = tests.copy()
+    if "boundary" not in tests.columns:
+        tests["boundary"] = np.nan
+    if "anytime_valid" not in tests.columns:
+        tests["anytime_valid"] = False
+    return tests
 
 
 def _upgrade_tests(

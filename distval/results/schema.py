@@ -48,6 +48,8 @@ TEST_SCHEMA = pa.schema(
         ("favours", pa.string()),  # the learner the data favour (null: a tie)
         ("folds_used", pa.int64()),  # sign, Wilcoxon: non-tied folds; Friedman: folds
         ("discordant_pairs", pa.int64()),  # McNemar: (row, fold) pairs where A, B differ
+        ("boundary", pa.float64()),  # the p-value limit `reject` used at this check
+        ("anytime_valid", pa.bool_()),  # `reject` stays valid when the checks are watched
     ]
 )
 Q_SCHEMA = pa.schema(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
@@ -107,6 +108,12 @@ CASES = [
     (["--config", "{d}/nosuch.json"], "cannot read"),
     (["--config", "{d}/ragged.csv"], "is not valid JSON"),
     (["--learners", "ht", "river.preprocessing:StandardScaler"], "is not a classifier"),
+    (["--sequential", "evalue", "--planned-rows", "100"], "--planned-rows is the horizon"),
+    (["--sequential", "spending", "--planned-rows", "200"], "is below --n-rows 300"),
+    (["--learners", "ht", "--sequential", "spending"], "give two learners or more"),
+    (["--spending-function", "pocock"], "--spending-function needs --sequential spending"),
+    (["--sequential", "bayes"], "argument --sequential: invalid choice: 'bayes'"),
+    (["--sequential", "spending", "--sign-method", "critical"], "needs the exact sign test"),
     (
         ["--learners", "ht", "failing_learner:BreaksAt(after=50)"],
         "learner 'failing_learner:BreaksAt(after=50)' (fold 0) failed on a batch starting at row 0:"
@@ -322,3 +329,23 @@ def test_in_a_ray_job_results_default_to_a_findable_absolute_path(monkeypatch, t
     monkeypatch.chdir(tmp_path)
     assert default_output().is_absolute()
     assert default_output().parent == tmp_path / "distval-results"
+
+
+def test_spending_on_a_stream_of_unknown_length_says_what_it_does(files, tmp_path, capsys):
+    """A CSV's length is unknown before it is read: without --planned-rows, check k spends
+    alpha * 6 / (pi^2 k^2), said in one line, and every decision is marked valid."""
+    out_dir = tmp_path / "res"
+    code, out, err = run_cli(
+        capsys, "run", "--stream", str(files / "ok.csv"), "--backend", "inprocess",
+        "--no-progress", "--folds", "10", "--learners", "nb", "majority", "--test-every", "300",
+        "--sequential", "spending", "--output", str(out_dir),
+    )
+    assert code == 0, err
+    notices = [x for x in err.splitlines() if "--planned-rows" in x]
+    assert len(notices) == 1 and notices[0].startswith("distval: warning: --sequential spending")
+    tests = pq.read_table(out_dir / "tests.parquet").to_pandas()
+    assert tests["anytime_valid"].all()
+    mc = tests[tests["test"] == "mcnemar"]
+    k = np.arange(1, len(mc) + 1)
+    assert mc["boundary"].to_numpy() == pytest.approx(0.05 * 6 / (np.pi**2 * k**2))
+    assert "valid under peeking" in out and "p limit" in out

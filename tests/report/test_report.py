@@ -475,3 +475,46 @@ def test_report_rejects_an_unknown_format_in_one_line(run1, capsys):
     assert cli.main(["report", str(d), "--format", "gif"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("distval: error: unknown figure format 'gif'") and err.count("\n") == 1
+
+
+def test_a_spending_run_draws_its_valid_limits_and_marks_its_decisions(tmp_path):
+    """The tests figure draws each test's alpha-spending limit beside alpha (one line per
+    distinct schedule), the table says which decisions are valid under peeking."""
+    from distval.report.tables import final_tests_table
+
+    d = tmp_path / "spend"
+    distval.evaluate(stream="sea", n_rows=1500, learners=("nb", "majority"), n_folds=10,
+                     test_every=300, forgetting="cumulative", sequential="spending",
+                     output_dir=d)
+    res = load_results(d)
+    tests = pd.read_parquet(d / "tests.parquet")
+    ax_p = plot_tests(res).axes[0]
+    limits = [ln for ln in ax_p.get_lines() if ln.get_label().startswith("valid limit")]
+    # statistics over all rows share the recursion's limits, windowed ones the union bound's
+    named = {ln.get_label().split(": ")[1]: ln for ln in limits}
+    assert set(named) == {"sign, wilcoxon, mcnemar", "mcnemar_window, mcnemar_fading"}
+    for label, test in (("sign, wilcoxon, mcnemar", "mcnemar"),
+                        ("mcnemar_window, mcnemar_fading", "mcnemar_window")):
+        limit = tests[tests["test"] == test]["boundary"]
+        np.testing.assert_allclose(named[label].get_ydata(), np.maximum(limit, P_FLOOR), 1e-5)
+    cols, rows = final_tests_table(res)
+    assert "valid under peeking" in cols and "p limit" in cols
+    valid = [r[cols.index("valid under peeking")] for r in rows]
+    assert set(valid) == {"yes"}
+    assert make_report(d).exists()
+    assert "alpha-spending limit" in (d / "report.md").read_text()
+
+
+def test_tests_written_before_sequential_decisions_load_as_fixed_alpha(run3, tmp_path):
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    d = tmp_path / "before"
+    shutil.copytree(run3[0], d, ignore=shutil.ignore_patterns("report"))
+    t = pq.read_table(d / "tests.parquet")
+    pq.write_table(t.drop_columns(["boundary", "anytime_valid"]), d / "tests.parquet")
+    assert "anytime_valid" not in pq.read_schema(d / "tests.parquet").names
+    saved = load_results(d)
+    assert not saved.tests["anytime_valid"].any() and saved.tests["boundary"].isna().all()
+    assert make_report(d).exists()

@@ -1,0 +1,247 @@
+"""Running a grid: cells in this process or as Ray tasks, stored at once, resumed later.
+
+Finished cells are appended to ``cells.jsonl`` as they finish, so an interrupted grid
+resumes without recomputing them (a line cut by the interruption is recomputed). A grid may
+be resumed with more or fewer runs or streams; its other settings must match the stored
+``grid.json`` (settings added since it was written take their defaults, so directories of
+earlier versions resume: their old cells lack the per-look fields, new cells have them).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import MISSING, fields
+from pathlib import Path
+from typing import IO, Any
+
+from distval.errors import DistvalError
+from distval.evaluation import check_backend
+from distval.experiments.type_errors.cell import cell_key, run_cell
+from distval.experiments.type_errors.profiles import GridConfig
+from distval.experiments.type_errors.tables import GRID_FILES, GridResult, collect, write
+from distval.results import claim_output
+
+__all__ = ["GRID_NOTES", "Progress", "read_cells", "run_grid"]
+
+
+def _read_cells(path: Path) -> list[dict[str, Any]]:
+    cells = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                cells.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # a line cut by an interruption: that cell runs again
+    return cells
+
+
+#: Notes that may sit beside a grid's files (a committed result's README) without making
+#: the directory "another run's"; never deleted, even by ``overwrite``.
+GRID_NOTES = ("README.md",)
+
+
+def _prepare_dir(config: GridConfig, output_dir: Path, overwrite: bool) -> Path:
+    # with overwrite, foreign files are allowed anyway and only GRID_FILES are deleted
+    owned = GRID_FILES if overwrite else GRID_FILES + GRID_NOTES
+    claim_output(output_dir, owned, overwrite=overwrite, resumable=True)
+    cfg_path, cells_path = output_dir / "grid.json", output_dir / "cells.jsonl"
+    wanted = config.to_dict()
+    if cfg_path.exists() and not overwrite:
+        defaults = {f.name: f.default for f in fields(GridConfig) if f.default is not MISSING}
+        stored = defaults | json.loads(cfg_path.read_text())
+        # cells are keyed by (stream, run, scheme) and their seeds depend on the run only,
+        # so a grid may be resumed with more (or fewer) runs or streams
+        free = ("streams", "runs")
+        same = {k: v for k, v in stored.items() if k not in free} == {
+            k: v for k, v in wanted.items() if k not in free
+        }
+        if not same:
+            raise DistvalError(
+                f"{output_dir} holds a grid with other settings; use another --output "
+                "or --overwrite to start again"
+            )
+    cfg_path.write_text(json.dumps(wanted, indent=2))
+    return cells_path
+
+
+def run_grid(
+    config: GridConfig,
+    *,
+    output_dir: str | Path | None = None,
+    overwrite: bool = False,
+    backend: str = "inprocess",
+    address: str | None = None,
+    progress: bool = True,
+    max_cells: int | None = None,
+    progress_stream: IO[str] | None = None,
+) -> GridResult:
+    """Run (or resume) the grid; every finished cell is appended to ``cells.jsonl`` at once.
+
+    Parameters
+    ----------
+    config : GridConfig
+    output_dir : path, optional
+        Where ``grid.json``, ``cells.jsonl``, the tables (Markdown, CSV) and the chart go.
+        Cells already in ``cells.jsonl`` are not recomputed. None: nothing is written.
+    overwrite : bool
+        Discard the cells of an earlier grid in ``output_dir``.
+    backend : {"inprocess", "ray"}
+        ``ray``: each cell is a Ray task with one CPU (local Ray, or ``address``).
+    progress : bool
+        A :class:`Progress` line: cells done, cells/hour, CPU-seconds per cell and the
+        projected finish (rewritten in place on a terminal, one line per update otherwise).
+    progress_stream : text stream, optional
+        Where progress goes (default ``sys.stderr``).
+    max_cells : int, optional
+        Stop after this many new cells (a partial grid, resumable later).
+    """
+    if backend not in ("inprocess", "ray"):
+        raise DistvalError(f"unknown backend {backend!r}; choose inprocess or ray")
+    check_backend(backend, address)
+    # run-major order: a partial grid covers every stream
+    todo = [
+        (label, spec, run, scheme)
+        for run in range(config.runs)
+        for label, spec in config.streams
+        for scheme in config.schemes
+    ]
+    keys = {cell_key(lb, r, s) for lb, _, r, s in todo}
+    cells_path = None
+    done: dict[str, dict[str, Any]] = {}
+    if output_dir is not None:
+        output_dir = Path(output_dir)
+        cells_path = _prepare_dir(config, output_dir, overwrite)
+        done = {c["key"]: c for c in _read_cells(cells_path) if c.get("key") in keys}
+    todo = [c for c in todo if cell_key(c[0], c[2], c[3]) not in done]
+    if max_cells is not None:
+        todo = todo[:max_cells]
+
+    bar = Progress(len(keys), len(done), stream=progress_stream) if progress else None
+
+    def store(cell: dict[str, Any]) -> None:
+        done[cell["key"]] = cell
+        if cells_path is not None:
+            with cells_path.open("a") as fh:
+                fh.write(json.dumps(cell) + "\n")
+        if bar is not None:
+            bar.update(cell)
+
+    try:
+        if backend == "ray" and todo:
+            _run_ray(config, todo, store, address)
+        else:
+            for label, spec, run, scheme in todo:
+                store(run_cell(config, label, spec, run, scheme))
+    finally:
+        if bar is not None:
+            bar.close()
+    result = collect(config, [done[k] for k in sorted(done)], output_dir)
+    if output_dir is not None and len(result.cells):
+        write(result)
+    return result
+
+
+class Progress:
+    """Progress of a grid: cells done, cells/hour, CPU-seconds per cell, projected finish.
+
+    On a terminal the line is rewritten in place; otherwise (a log file, ``nohup``, a
+    cluster job) a plain line is printed every ``every`` seconds and at the end, so logs
+    stay readable. The rate counts only cells finished in this session (resumed cells are
+    not timed again).
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> p = Progress(4, 1, stream=out, every=0)
+    >>> p.update({"cpu_seconds": 2.0}); p.close()
+    >>> out.getvalue().splitlines()[0].split(",")[0]
+    'type-errors grid: 2/4 cells (50.0%)'
+    """
+
+    def __init__(
+        self, total: int, done: int = 0, *, stream: IO[str] | None = None, every: float = 60.0
+    ) -> None:
+        self.total, self.done, self.start_done = total, done, done
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.every = every
+        self.t0 = time.time()
+        self.last = -float("inf")
+        self.cpu = 0.0
+
+    def line(self) -> str:
+        new = self.done - self.start_done
+        elapsed = time.time() - self.t0
+        share = 100 * self.done / max(self.total, 1)
+        text = f"type-errors grid: {self.done}/{self.total} cells ({share:.1f}%)"
+        if new > 0 and elapsed > 0:
+            rate = new / elapsed * 3600
+            left = (self.total - self.done) / rate * 3600
+            finish = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() + left))
+            text += (
+                f", {rate:.1f} cells/h, {self.cpu / new:.1f} CPU-s/cell, "
+                f"projected finish {finish} (in {_duration(left)})"
+            )
+        return text
+
+    def update(self, cell: dict[str, Any] | None = None) -> None:
+        self.done += 1
+        if cell is not None:
+            self.cpu += float(cell.get("cpu_seconds") or 0.0)
+        now = time.time()
+        if self.tty:
+            self.stream.write("\r" + self.line() + " " * 4)
+            self.stream.flush()
+        elif now - self.last >= self.every or self.done == self.total:
+            self.last = now
+            print(self.line(), file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+        elif self.done > self.start_done and self.done < self.total:
+            print(self.line(), file=self.stream, flush=True)
+        self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds // 3600:.0f} h {seconds % 3600 // 60:02.0f} min"
+    return f"{seconds / 86400:.1f} days"
+
+
+def _cell(config: GridConfig, cell: tuple[str, str, int, str]) -> dict[str, Any]:
+    return run_cell(config, *cell)
+
+
+def _run_ray(
+    config: GridConfig,
+    todo: list[tuple[str, str, int, str]],
+    store: Callable[[dict[str, Any]], None],
+    address: str | None,
+) -> None:
+    from distval.ray_backend.tasks import map_tasks, ray_session
+
+    with ray_session(address):
+        for _, cell in map_tasks(
+            # a cell is deterministic: Ray may rerun it if its node or worker is lost
+            _cell,
+            todo,
+            shared=(config,),
+            max_retries=2,
+            name=lambda c: f"grid cell {c[:3]}",
+        ):
+            store(cell)
+
+
+def read_cells(output_dir: str | Path) -> list[dict[str, Any]]:
+    """The finished cells stored in a grid's output directory (none if there is none)."""
+    return _read_cells(Path(output_dir) / "cells.jsonl")

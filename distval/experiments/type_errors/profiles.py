@@ -1,0 +1,299 @@
+"""The grid's settings: profiles (quick, standard, paper), streams and :class:`GridConfig`.
+
+bifet2015 §4.1 (DESIGN.md §5): two seeds of one randomised tree ensemble, k = 10 folds,
+alpha = 0.05, 50 runs per stream in the paper; the ``quick`` and ``standard`` profiles are
+smaller grids of the same design, sized by measured CPU costs.
+
+>>> g = make_grid("quick", streams=["SEA(50)"])
+>>> g.runs, g.n_rows, g.looks
+(5, 3000, 20)
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from distval.errors import DistvalError
+from distval.experiments import bifet2015 as paper
+
+__all__ = [
+    "COST_SOURCE",
+    "ENSEMBLE",
+    "PROFILES",
+    "REAL",
+    "REAL_ROWS",
+    "REFERENCE_COST",
+    "SYNTHETIC",
+    "TESTS",
+    "GridConfig",
+    "bagged_ht",
+    "make_grid",
+    "open_real_stream",
+    "stream_rows",
+]
+
+
+#: The ten synthetic configurations of bifet2015 §4.1 (specs of :mod:`distval.streams.synth`).
+SYNTHETIC = paper.PAPER_STREAMS[3:]
+#: Real streams read from a user-given file: (label, option name, where to get it).
+REAL = {
+    "CovType": ("--covtype", "UCI covtype.data.gz or MOA covtypeNorm.arff"),
+    "Poker": ("--poker", "UCI poker-hand-*.data or MOA poker-lsn.arff"),
+}
+TESTS = paper.TESTS
+
+#: Size of the ``standard`` profile: 11 streams x 10 runs x 3 schemes = 330 cells of 50,000
+#: rows, about 90 minutes on two idle cores by the measured costs below.
+STANDARD_RUNS = 10
+STANDARD_ROWS = 50_000
+
+#: Measured CPU-seconds per 1,000 rows of one cell (one pass, both learners, 10 folds, mean
+#: over bootstrap, cv and split) of :data:`ENSEMBLE` at 50,000 rows: the first 36 cells of
+#: benchmarks/results/type-errors-standard, on this project's 2-core machine under a load
+#: average of 5-27 (so possibly above an idle machine's). :func:`project` uses it when no
+#: finished cell of the grid is at hand; CovType and Poker, never measured, borrow the
+#: dearest stream's cost (``COST_SOURCE``).
+REFERENCE_COST = {
+    "Electricity": 0.40,
+    "LED(50000)": 2.58,
+    "SEA(50)": 0.26,
+    "SEA(50000)": 0.27,
+    "HYP(10,0.001)": 0.67,
+    "HYP(10,0.0001)": 0.54,
+    "RBF(0,0)": 0.72,
+    "RBF(50,0.001)": 0.72,
+    "RBF(10,0.001)": 0.63,
+    "RBF(50,0.0001)": 0.65,
+    "RBF(10,0.0001)": 0.66,
+}
+COST_SOURCE = {"CovType": "LED(50000)", "Poker": "LED(50000)"}
+#: Rows of the real streams when read whole (UCI / MOA files).
+REAL_ROWS = {"Electricity": 45_312, "CovType": 581_012, "Poker": 829_201}
+
+#: The randomised tree ensemble of the ``standard`` and ``paper`` profiles: MOA's online
+#: bagging of ten Hoeffding trees. Two seeds of it differ the way two random forests do
+#: (each tree sees Poisson(1) copies of every row). Measured at 20,000 rows (one cv cell):
+#: 4-12x less CPU than MOA's AdaptiveRandomForest with ten trees (Electricity 10.4 vs 57.0,
+#: LED(50000) 30.7 vs 124.5, SEA(50) 2.1 vs 26.0 CPU-s), which would not fit 50,000 rows
+#: x 10 runs in 90 minutes on two cores (benchmarks/results/type-errors-standard/README.md).
+ENSEMBLE = "moa:meta.OzaBag -l trees.HoeffdingTree -s 10"
+
+#: Profiles: runs per stream, rows per stream (None = whole stream) and learner.
+#: ``standard`` is sized to about 90 minutes on two idle cores (measured CPU seconds per
+#: cell); ``paper`` follows bifet2015 §4.1 (50 runs, 10 folds, a randomised tree ensemble);
+#: the paper does not state the synthetic stream length, 1,000,000 rows is assumed.
+PROFILES: dict[str, dict[str, Any]] = {
+    "quick": {
+        "runs": 5,
+        "n_rows": 3000,
+        "learner": "distval.experiments.type_errors:bagged_ht(n_models=2, grace_period=100)",
+    },
+    "standard": {"runs": STANDARD_RUNS, "n_rows": STANDARD_ROWS, "learner": ENSEMBLE},
+    "paper": {"runs": 50, "n_rows": None, "synthetic_rows": 1_000_000, "learner": ENSEMBLE},
+}
+
+
+def bagged_ht(n_models: int = 2, seed: int | None = None, **tree_params: Any) -> Any:
+    """A cheap randomised tree ensemble: online bagging of Hoeffding trees.
+
+    Oza's online bagging (river ``ensemble.BaggingClassifier``) trains each tree on
+    Poisson(1) copies of every row, so two ensembles with different ``seed`` differ the way
+    two random forests do, at a fraction of ARF's cost (no feature sampling, no drift
+    detectors). It is the ``quick`` profile's learner.
+
+    >>> m = bagged_ht(n_models=2, seed=3, grace_period=50)
+    >>> type(m).__name__, m.seed, len(m)
+    ('BaggingClassifier', 3, 2)
+    """
+    from river import ensemble, tree
+
+    return ensemble.BaggingClassifier(
+        tree.HoeffdingTreeClassifier(**tree_params), n_models=n_models, seed=seed
+    )
+
+
+@dataclass(frozen=True)
+class GridConfig:
+    """The grid of one experiment: streams x runs x schemes (x variants x tests x changes).
+
+    ``streams`` holds (label, spec) pairs; ``spec`` is anything :func:`open_stream` takes.
+    ``n_rows`` caps every stream (None: whole files, ``synthetic_rows`` for generators).
+    """
+
+    streams: tuple[tuple[str, str], ...]
+    runs: int = 5
+    n_rows: int | None = 3000
+    synthetic_rows: int = 1_000_000
+    learner: str = PROFILES["quick"]["learner"]
+    schemes: tuple[str, ...] = paper.SCHEMES
+    n_folds: int = 10
+    alpha: float = 0.05
+    pnoise: tuple[float, ...] = (0.05, 0.10)
+    sign_method: str = "exact"
+    seed: int = 1
+    batch_size: int = 500
+    #: Which learner the noise filter wraps: ``"other"`` compares A with noise(A') (the
+    #: change then holds the seed-to-seed difference too), ``"same"`` A with noise(A).
+    noise_on: str = "other"
+    #: Looks per stream, equally spaced over its rows: the decisions of every test are
+    #: recorded at each (fixed alpha, alpha spending, the e-process), for the type I error
+    #: of a user who watches the live results ("ever rejected at any look").
+    looks: int = 20
+
+    def __post_init__(self) -> None:
+        from distval.learners import parse_learner
+        from distval.validation import SCHEMES
+
+        if not self.streams:
+            raise DistvalError("no stream to evaluate")
+        if self.runs < 1:
+            raise DistvalError(f"--runs must be at least 1, got {self.runs}")
+        if self.n_rows is not None and self.n_rows < 10:
+            raise DistvalError(f"--n-rows must be at least 10, got {self.n_rows}")
+        bad = [s for s in self.schemes if s not in SCHEMES]
+        if bad or not self.schemes:
+            raise DistvalError(f"unknown scheme(s) {bad}; choose among {', '.join(SCHEMES)}")
+        if not 0 < self.alpha < 1:
+            raise DistvalError(f"alpha must be in (0, 1), got {self.alpha}")
+        if any(not 0 < p < 1 for p in self.pnoise):
+            raise DistvalError(f"pnoise values must be in (0, 1), got {self.pnoise}")
+        if self.n_folds < 2:
+            raise DistvalError(f"at least 2 folds are needed, got {self.n_folds}")
+        if isinstance(self.looks, bool) or not isinstance(self.looks, int) or self.looks < 1:
+            raise DistvalError(f"--looks must be at least 1, got {self.looks!r}")
+        if self.noise_on not in ("other", "same"):
+            raise DistvalError(f"noise_on must be 'other' or 'same', got {self.noise_on!r}")
+        try:
+            parse_learner(self.learner).build()
+        except DistvalError:
+            raise
+        except Exception as exc:
+            raise DistvalError(f"learner {self.learner!r}: {exc}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["streams"] = [list(s) for s in self.streams]
+        d["schemes"] = list(self.schemes)
+        d["pnoise"] = list(self.pnoise)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GridConfig:
+        """The inverse of :meth:`to_dict` (e.g. a ``grid.json``); missing keys take defaults.
+
+        >>> import json
+        >>> g = make_grid("quick", streams=["SEA(50)"])
+        >>> GridConfig.from_dict(json.loads(json.dumps(g.to_dict()))) == g
+        True
+        """
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise DistvalError(f"unknown grid setting(s) {unknown}")
+        kw = dict(d)
+        kw["streams"] = tuple((str(a), str(b)) for a, b in d["streams"])
+        for key in ("schemes", "pnoise"):
+            if key in kw:
+                kw[key] = tuple(kw[key])
+        return cls(**kw)
+
+    def rows_of(self, spec: str) -> int | None:
+        """Row cap of a stream: ``n_rows``, or ``synthetic_rows`` for an uncapped generator."""
+        if self.n_rows is not None:
+            return self.n_rows
+        from distval.streams.open import BUNDLED, FILE_EXTENSIONS
+
+        is_file = spec.lower() in BUNDLED or any(spec.lower().endswith(e) for e in FILE_EXTENSIONS)
+        return None if is_file else self.synthetic_rows
+
+
+def open_real_stream(label: str, path: str | Path | None, n_rows: int | None = None) -> Any:
+    """Open CoverType or Poker from the file a user gives (CSV/.data, Parquet or ARFF).
+
+    The label must be the last column, as in the UCI and MOA distributions. A missing path
+    or file ends with one clear :class:`DistvalError` naming the option and the source.
+
+    >>> open_real_stream("CovType", None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    distval.errors.DistvalError: CovType is not bundled: give --covtype PATH (UCI ...
+    """
+    from distval.streams import open_stream
+
+    option, source = REAL[label]
+    if path is None:
+        raise DistvalError(f"{label} is not bundled: give {option} PATH ({source})")
+    path = Path(path)
+    if not path.is_file():
+        raise DistvalError(f"{option}: no such file: {path} ({label}: {source})")
+    stream = open_stream(str(path), n_rows=n_rows)
+    if len(stream.feature_names) < 1:
+        raise DistvalError(f"{option}: {path} has no feature column")
+    return stream
+
+
+def make_grid(
+    profile: str = "quick",
+    *,
+    streams: list[str] | None = None,
+    covtype: str | Path | None = None,
+    poker: str | Path | None = None,
+    **overrides: Any,
+) -> GridConfig:
+    """A :class:`GridConfig` from a profile, optional stream selection and overrides.
+
+    ``streams`` (labels among Electricity, CovType, Poker and the synthetic specs of
+    :data:`SYNTHETIC`; default all) selects streams; CovType and Poker are included only
+    when their file is given (an explicit request without a file is an error).
+
+    >>> g = make_grid("quick", streams=["SEA(50)", "Electricity"], runs=2)
+    >>> [label for label, _ in g.streams], g.runs, g.n_rows
+    (['Electricity', 'SEA(50)'], 2, 3000)
+    """
+    if profile not in PROFILES:
+        raise DistvalError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    settings = dict(PROFILES[profile])
+    settings.update({k: v for k, v in overrides.items() if v is not None})
+    files = {"CovType": covtype, "Poker": poker}
+    wanted = list(paper.PAPER_STREAMS) if streams is None else list(streams)
+    known = {s.lower().replace(" ", ""): s for s in paper.PAPER_STREAMS}
+    known["elec2"] = "Electricity"
+    chosen = []
+    for name in wanted:
+        label = known.get(name.lower().replace(" ", ""))
+        if label is None:
+            raise DistvalError(
+                f"unknown stream {name!r}; choose among {', '.join(paper.PAPER_STREAMS)}"
+            )
+        if label in files:
+            if files[label] is None:
+                if streams is not None:
+                    open_real_stream(label, None)  # raises the clear message
+                continue
+            open_real_stream(label, files[label], n_rows=1)  # fail early on a bad file
+            chosen.append((label, str(Path(str(files[label])).resolve())))
+        elif label == "Electricity":
+            chosen.append((label, "elec2"))
+        else:
+            chosen.append((label, label))
+    order = {s: i for i, s in enumerate(paper.PAPER_STREAMS)}
+    chosen.sort(key=lambda pair: order[pair[0]])
+    return GridConfig(streams=tuple(dict.fromkeys(chosen)), **settings)
+
+
+def stream_rows(config: GridConfig, label: str, spec: str) -> int:
+    """Rows one cell of this stream reads (whole real files: their published size).
+
+    >>> stream_rows(make_grid("paper"), "Electricity", "elec2"), stream_rows(
+    ...     make_grid("paper"), "SEA(50)", "SEA(50)")
+    (45312, 1000000)
+    """
+    cap = config.rows_of(spec)
+    whole = REAL_ROWS.get(label)
+    if cap is None:
+        if whole is None:
+            raise DistvalError(f"size of {label} unknown; give --n-rows")
+        return whole
+    return cap if whole is None else min(cap, whole)

@@ -1,0 +1,58 @@
+"""The projected cost of a grid (distval.experiments.type_errors.projection)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from type_error_grids import tiny
+
+from distval.cli import main as cli_main
+from distval.errors import DistvalError
+from distval.experiments.type_errors import make_grid
+
+
+def test_paper_plan_prints_projection_without_running(tmp_path, capsys):
+    out = tmp_path / "paper"
+    argv = ["reproduce", "type-errors", "--profile", "paper", "--plan", "--output", str(out)]
+    assert cli_main(argv) == 0
+    text = capsys.readouterr().out
+    assert "11 streams x 50 runs x 3 schemes = 1650 cells (0 done)" in text
+    assert "core-hours" in text and "CPU-s/cell" in text and "in 12 h (overnight)" in text
+    assert "LED(50000)" in text and "1,000,000" in text
+    assert not out.exists()  # nothing ran, nothing was written
+
+
+def test_projection_uses_finished_cells():
+    from distval.experiments.type_errors import project
+
+    cfg = tiny(streams=(("SEA(50)", "SEA(50)"),), runs=2, schemes=("cv",))
+    cells = [{"key": "SEA(50)|0|cv", "stream": "SEA(50)", "cpu_seconds": 6.0, "n_rows": 120}]
+    p = project(cfg, cells)
+    (row,) = p.streams
+    assert row["cpu_per_krow"] == pytest.approx(50.0) and row["cells_done"] == 1
+    assert p.core_hours == pytest.approx(6.0 / 3600)
+    with pytest.raises(DistvalError, match="no measured cost"):
+        project(cfg)  # a river learner with no finished cell: nothing to project from
+
+
+def test_plan_with_costs_measured_by_another_grid(tmp_path, capsys):
+    from distval.experiments.type_errors import ENSEMBLE
+
+    # a standard grid's directory: per-row costs come from its cells, none counts as done
+    std = tmp_path / "std"
+    std.mkdir()
+    (std / "grid.json").write_text(json.dumps(make_grid("standard").to_dict()))
+    cell = {"key": "LED(50000)|0|cv", "stream": "LED(50000)", "cpu_seconds": 200.0}
+    (std / "cells.jsonl").write_text(json.dumps(cell | {"n_rows": 50_000}) + "\n")
+    argv = ["reproduce", "type-errors", "--profile", "paper", "--plan"]
+    argv += ["--cost-from", str(std), "--output", str(tmp_path / "paper")]
+    assert cli_main(argv) == 0
+    text = capsys.readouterr().out
+    led = next(x for x in text.splitlines() if x.startswith("LED(50000)"))
+    assert "4.000" in led and "4000.0" in led and "measured elsewhere" in led  # 4 CPU-s/1k rows
+    assert "(0 done)" in text
+    # another learner's costs are refused
+    (std / "grid.json").write_text(json.dumps(make_grid("quick").to_dict()))
+    assert cli_main(argv) == 2
+    assert ENSEMBLE in capsys.readouterr().err
