@@ -130,6 +130,7 @@ def _upgrade_tests(
     tests["favours"] = None
     tests["folds_used"] = n.where(~mcnemar)
     tests["discordant_pairs"] = n.where(mcnemar)
+    tests = _with_decision_columns(tests)
     return tests[[f.name for f in TEST_SCHEMA]], q
 
 
