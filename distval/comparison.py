@@ -36,7 +36,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import rankdata
 
 from distval import stats
 from distval.sequential import AlphaSpending, SettledSignEProcess
@@ -178,7 +177,7 @@ class PairComparison:
         if "wilcoxon" in self.tests and ok.any():
             r = stats.wilcoxon(va, vb, alpha=self.alpha)
             nz = d[d != 0]
-            ranks = rankdata(np.abs(nz)) if len(nz) else np.zeros(0)
+            ranks = stats.midranks(np.abs(nz)) if len(nz) else np.zeros(0)
             margin = float((np.sign(nz) * ranks).sum())
             out.append(self._outcome(position, "wilcoxon", kind, r, margin, self.alpha))
         if "mcnemar" in self.tests:

@@ -54,7 +54,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, stats
 
 from distval.errors import DistvalError, check_open_unit
 
@@ -83,6 +82,8 @@ def spending(
     >>> spending([0.5, 1.0], 0.05).round(4).tolist()
     [0.0031, 0.05]
     """
+    from scipy import stats  # on first use: ~0.7 s of imports
+
     alpha = check_open_unit(alpha, "alpha")
     frac = np.clip(np.asarray(t, dtype=np.float64), 0.0, 1.0)
     if kind == "obrien-fleming":
@@ -129,10 +130,14 @@ class _Recursion:
 
     def next(self, t: float, spend: float) -> float:
         """The boundary at information ``t`` that spends ``spend`` more; moves to that look."""
+        from scipy import optimize, stats  # on first use: ~0.7 s of imports
+
         sd = math.sqrt(t - self.t)
         grid, weights = self.grid, self.weights
 
         def cross(c: float) -> float:
+            from scipy import stats  # on first use: ~0.7 s of imports
+
             b = c * math.sqrt(t)
             if grid is None or weights is None:
                 return float(2 * stats.norm.sf(b / sd))
@@ -204,6 +209,8 @@ class AlphaSpending:
 
     def threshold(self, position: int) -> float:
         """The nominal p-value below which the look at ``position`` rejects (and records it)."""
+        from scipy import stats  # on first use: ~0.7 s of imports
+
         if position == self._position:
             return self._limit  # the same look again (the end of a stream that ends on one)
         self._position = position
@@ -315,6 +322,8 @@ class SettledSignEProcess:
     """
 
     def __init__(self, n_folds: int, alpha: float = 0.05, settle: float = 1.5) -> None:
+        from scipy import stats  # on first use: ~0.7 s of imports
+
         self.alpha = check_open_unit(alpha, "alpha")
         if n_folds < 1:
             raise DistvalError(f"at least one fold is needed, got {n_folds}")
@@ -350,6 +359,8 @@ class SettledSignEProcess:
 
     def update(self, wins_a: npt.ArrayLike, wins_b: npt.ArrayLike) -> float:
         """Settle the folds that reach the threshold at this look; returns the e-value."""
+        from scipy import stats  # on first use: ~0.7 s of imports
+
         a = np.asarray(wins_a, dtype=np.float64)
         b = np.asarray(wins_b, dtype=np.float64)
         diff, total = a - b, a + b
