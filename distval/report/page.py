@@ -61,13 +61,15 @@ if TYPE_CHECKING:
 __all__ = ["make_report"]
 
 
-def _sections(res: SavedRun) -> list[dict[str, Any]]:
-    """Figures (with PNG bytes) and tables of the report, in page order."""
-    sections: list[dict[str, Any]] = []
+class _Sections:
+    """The report's sections in page order: figures (with PNG bytes) and tables."""
 
-    def figure(key: str, title: str, caption: str, fig: Figure | None) -> None:
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+
+    def figure(self, key: str, title: str, caption: str, fig: Figure | None) -> None:
         if fig is not None:
-            sections.append(
+            self.items.append(
                 {
                     "kind": "figure",
                     "id": f"fig-{key}",
@@ -80,11 +82,11 @@ def _sections(res: SavedRun) -> list[dict[str, Any]]:
             )
 
     def table(
-        key: str, title: str, caption: str, cols_rows: tuple[list[str], list[list[str]]]
+        self, key: str, title: str, caption: str, cols_rows: tuple[list[str], list[list[str]]]
     ) -> None:
         cols, rows = cols_rows
         if rows:
-            sections.append(
+            self.items.append(
                 {
                     "kind": "table",
                     "id": f"tab-{key}",
@@ -95,84 +97,100 @@ def _sections(res: SavedRun) -> list[dict[str, Any]]:
                 }
             )
 
+
+def _sections(res: SavedRun) -> list[dict[str, Any]]:
+    """Figures (with PNG bytes) and tables of the report, in page order."""
+    page = _Sections()
+    _measure_sections(page, res)
+    if not res.tests.empty:
+        _test_sections(page, res)
+    page.figure(
+        "adwin_width",
+        "ADWIN window width",
+        "Rows inside each fold's ADWIN window: it shrinks after a detected change.",
+        plot_adwin_width(res),
+    )
+    page.figure(
+        "baselines",
+        "Baselines",
+        "Learners against the Majority and Persistent baselines.",
+        plot_baselines(res),
+    )
+    page.table(
+        "config", "Configuration", "The run's settings (config.json).", tables.config_rows(res)
+    )
+    return page.items
+
+
+def _measure_sections(page: _Sections, res: SavedRun) -> None:
+    """The final measures and the measures over time."""
     fg = res.forgetting
-    table(
+    page.table(
         "measures",
         "Final measures",
         f"Mean ± sd over folds at row {res.final_position}, under {fg} forgetting"
         + (" and cumulatively." if fg != "cumulative" else "."),
         tables.measures_table(res),
     )
-    figure(
+    page.figure(
         "accuracy",
         "Accuracy over time",
         "Thin lines: single folds; thick line: mean over folds; band: min-max over folds; "
         "dotted: cumulative mean.",
         plot_measure(res, "accuracy"),
     )
-    figure(
+    page.figure(
         "kappa_m",
         "κm over time",
         "κm compares with the majority-class classifier: below 0 is worse than it.",
         plot_measure(res, "kappa_m"),
     )
-    if not res.tests.empty:
-        alpha = res.config.get("alpha", 0.05)
-        figure(
-            "tests",
-            "Across-fold tests over time",
-            f"p-values against alpha = {alpha} (one log scale) and the decision at every "
-            "check, with the learner the data favour."
-            + _VALID_CAPTION.get(str(res.config.get("sequential", "none")), ""),
-            plot_tests(res),
-        )
-        figure(
-            "critical_difference",
-            "Critical-difference diagram",
-            "Nemenyi test after Friedman: learners at their average rank over the folds; a bar "
-            "joins learners whose ranks differ by less than the critical difference.",
-            plot_critical_difference(res),
-        )
-        figure(
-            "q",
-            "Q statistic over time",
-            "log(errors A / errors B), cumulative, over the window and faded; below 0 favours "
-            "A. Drift detections (with --drift) are the ticks on the measure figures.",
-            plot_q(res),
-        )
-        table(
-            "tests",
-            "Final test decisions",
-            f"At row {int(res.tests['position'].max())}.",
-            tables.final_tests_table(res),
-        )
-        table(
-            "q",
-            "Q statistic",
-            "log(errors A / errors B) over the (row, fold) pairs both learners tested "
-            "(gama2013): negative favours A.",
-            tables.final_q_table(res),
-        )
-        table(
-            "decisions",
-            "Decisions over time",
-            "How often and since when each test rejected H0 (equal performance).",
-            tables.decisions_rows(res),
-        )
-    figure(
-        "adwin_width",
-        "ADWIN window width",
-        "Rows inside each fold's ADWIN window: it shrinks after a detected change.",
-        plot_adwin_width(res),
+
+
+def _test_sections(page: _Sections, res: SavedRun) -> None:
+    """The tests over time, the critical-difference diagram, Q and the final decisions."""
+    alpha = res.config.get("alpha", 0.05)
+    page.figure(
+        "tests",
+        "Across-fold tests over time",
+        f"p-values against alpha = {alpha} (one log scale) and the decision at every "
+        "check, with the learner the data favour."
+        + _VALID_CAPTION.get(str(res.config.get("sequential", "none")), ""),
+        plot_tests(res),
     )
-    figure(
-        "baselines",
-        "Baselines",
-        "Learners against the Majority and Persistent baselines.",
-        plot_baselines(res),
+    page.figure(
+        "critical_difference",
+        "Critical-difference diagram",
+        "Nemenyi test after Friedman: learners at their average rank over the folds; a bar "
+        "joins learners whose ranks differ by less than the critical difference.",
+        plot_critical_difference(res),
     )
-    table("config", "Configuration", "The run's settings (config.json).", tables.config_rows(res))
-    return sections
+    page.figure(
+        "q",
+        "Q statistic over time",
+        "log(errors A / errors B), cumulative, over the window and faded; below 0 favours "
+        "A. Drift detections (with --drift) are the ticks on the measure figures.",
+        plot_q(res),
+    )
+    page.table(
+        "tests",
+        "Final test decisions",
+        f"At row {int(res.tests['position'].max())}.",
+        tables.final_tests_table(res),
+    )
+    page.table(
+        "q",
+        "Q statistic",
+        "log(errors A / errors B) over the (row, fold) pairs both learners tested "
+        "(gama2013): negative favours A.",
+        tables.final_q_table(res),
+    )
+    page.table(
+        "decisions",
+        "Decisions over time",
+        "How often and since when each test rejected H0 (equal performance).",
+        tables.decisions_rows(res),
+    )
 
 
 #: What the tests figure adds under each ``--sequential`` rule.
