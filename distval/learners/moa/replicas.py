@@ -47,14 +47,23 @@ def _java() -> tuple[Any, Any]:
     return host, jpype
 
 
-def default_threads() -> int:
-    """Java threads a host's MOA replicas use: ``DISTVAL_MOA_THREADS``, else every core.
+def default_threads(reserve: int = 0) -> int:
+    """Java threads a host's MOA replicas use: ``DISTVAL_MOA_THREADS``, else every core but
+    ``reserve`` (at least one).
 
     The replicas of a batch are independent, so they run in parallel without changing any
-    result (``BatchHost.process``); a Ray learner actor uses one (one actor per core).
+    result (``BatchHost.process``); a Ray learner actor uses one (one actor per core), and
+    the in-process engine's overlapped loop reserves a core for its reader and aggregator
+    threads (on the 2-core reference machine one Java thread then ran the default job as
+    fast as two or faster: the stages stop competing for the cores).
+
+    >>> default_threads(reserve=10**6)
+    1
     """
     value = os.environ.get("DISTVAL_MOA_THREADS", "")
-    return max(1, int(value)) if value.strip().isdigit() else max(1, os.cpu_count() or 1)
+    if value.strip().isdigit():
+        return max(1, int(value))
+    return max(1, (os.cpu_count() or 1) - reserve)
 
 
 def _grown(known: int, needed: int) -> int:
