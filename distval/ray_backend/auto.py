@@ -37,7 +37,7 @@ __all__ = ["AUTO_PROBE_SECONDS", "AUTO_THRESHOLD_SECONDS", "iter_auto", "project
 #: Projected time left (seconds) above which ``auto`` moves the run to Ray.
 AUTO_THRESHOLD_SECONDS = 30.0
 #: How long the driver runs alone before it projects the time left.
-AUTO_PROBE_SECONDS = 1.0
+AUTO_PROBE_SECONDS = 2.0
 
 
 def projected_seconds(elapsed: float, rows_done: int, total_rows: int | None) -> float:
@@ -118,8 +118,8 @@ def iter_auto(
         yield from local.steps(batches)
         yield Step(0, local.aggregator.finish(), "driver")
         return
-    start = time.perf_counter()
-    rows = 0
+    start: float | None = None  # the clock starts after the first batch: its one-off costs
+    rows = done = 0  # (imports, first calls) would inflate the projection
     starter: _RayStarter | None = None
     try:
         for batch in batches:
@@ -132,11 +132,16 @@ def iter_auto(
                     yield from starter.run.take_over(local, batch, batches)
                 return
             yield Step(len(batch), local.step(batch), "driver")
+            done += len(batch)
+            if start is None:
+                start = time.perf_counter()
+                continue
             rows += len(batch)
             if starter is None:
                 elapsed = time.perf_counter() - start
+                total = None if stream.n_rows is None else stream.n_rows - (done - rows)
                 if elapsed >= probe_seconds and (
-                    projected_seconds(elapsed, rows, stream.n_rows) > threshold
+                    projected_seconds(elapsed, rows, total) > threshold
                 ):
                     starter = _RayStarter(config, stream)
         yield Step(0, local.aggregator.finish(), "driver")
