@@ -54,12 +54,19 @@ def projected_seconds(elapsed: float, rows_done: int, total_rows: int | None) ->
 
 
 class _RayStarter:
-    """Starts a private local Ray and a :class:`RayRun` in a background thread."""
+    """Starts a private local Ray and a :class:`RayRun` in a background thread.
+
+    The thread stays alive until :meth:`close`: Ray ties the local cluster's processes (GCS,
+    raylet) to the thread that started them (they are killed when it ends: a hand-over
+    after that found the GCS gone and the driver terminated a minute later).
+    """
 
     def __init__(self, config: RunConfig, stream: Stream) -> None:
         self.run: Any = None
         self.error: BaseException | None = None
         self.started = False
+        self._up = threading.Event()  # Ray and the RayRun exist, or the start failed
+        self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._start, args=(config, stream), name="distval-ray-start", daemon=True
         )
@@ -74,21 +81,23 @@ class _RayStarter:
             self.run = RayRun(config, stream)
         except BaseException as exc:  # reported to the driver, which then stays in-process
             self.error = exc
+        self._up.set()
+        self._stop.wait()  # keeps the cluster's processes alive (class docstring)
 
     def ready(self) -> bool:
         """Whether Ray and every actor are up (False while booting or if the start failed)."""
-        if self._thread.is_alive() or self.run is None:
+        if not self._up.is_set() or self.run is None:
             return False
         return bool(self.run.actors.ready())
 
     def wait(self) -> None:
         """Block until Ray and the actors are up (or their start failed)."""
-        self._thread.join()
+        self._up.wait()
         while self.run is not None and not self.run.actors.ready():
             time.sleep(0.05)
 
     def close(self) -> None:
-        self._thread.join()
+        self._up.wait()
         if self.run is not None:
             with contextlib.suppress(Exception):  # already gone: nothing to clean up
                 self.run.actors.kill()
@@ -96,6 +105,8 @@ class _RayStarter:
             import ray
 
             ray.shutdown()
+        self._stop.set()
+        self._thread.join()
 
 
 def iter_auto(
