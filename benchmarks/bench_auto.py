@@ -16,12 +16,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 
-from common import save, table
+from common import in_fresh_process, save, table
 
 BACKENDS = ("inprocess", "ray", "auto")
 
@@ -37,15 +35,7 @@ def one(backend: str, n_rows: int | None) -> dict:
 
 
 def fresh(backend: str, n_rows: int | None) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    done = subprocess.run(
-        [sys.executable, __file__, "--one", backend, str(n_rows or 0)],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return in_fresh_process(__file__, backend, str(n_rows or 0))
 
 
 def main() -> None:

@@ -36,7 +36,7 @@ from distval.learners.moa.replicas import MoaReplicas
 from distval.learners.registry import replica_seed
 from distval.learners.schema import Schema
 
-from common import save, table
+from common import in_fresh_process, save, table
 
 LEARNERS = {
     "HT": "trees.HoeffdingTree",
@@ -115,17 +115,9 @@ def bare_seconds(job: str, arff: Path, threads: int = 1) -> tuple[float, float]:
     return time.perf_counter() - t0, correct / (10 * stream.n_rows)
 
 
-def fresh(kind: str, learner: str, arff: Path) -> float:
-    """One measurement in a fresh Python process (cold JVM, own Ray): its seconds."""
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    done = subprocess.run(
-        [sys.executable, __file__, "--one", kind, learner, str(arff)],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def fresh(kind: str, learner: str, arff: Path) -> list[float]:
+    """One measurement in a fresh Python process (cold JVM, own Ray): [seconds, accuracy]."""
+    return in_fresh_process(__file__, kind, learner, str(arff))
 
 
 def one(kind: str, learner: str, arff: Path) -> None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +37,7 @@ from distval.config import RunConfig
 from distval.engine import LocalEvaluation, Run, Step, open_config_stream
 from distval.validation import FoldAssigner
 
-from common import save, table
+from common import in_fresh_process, save, table
 
 SETS = {
     "trivial": ("majority", "persistent"),
@@ -125,15 +124,7 @@ def evaluate_seconds(learners: tuple[str, ...], arff: str, backend: str) -> dict
 
 
 def fresh(*args: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    done = subprocess.run(
-        [sys.executable, __file__, "--one", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return in_fresh_process(__file__, *args)
 
 
 def main() -> None:

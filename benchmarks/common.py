@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import os
 import platform
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -30,6 +33,20 @@ def table(rows: list[dict], columns: list[str] | None = None) -> str:
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(fmt(r.get(c, "")) for c in columns) + " |" for r in rows]
     return "\n".join(lines)
+
+
+def in_fresh_process(script: str, *args: str) -> Any:
+    """Run ``script --one *args`` in a fresh Python process (cold imports, JIT, JVM; its own
+    Ray) with the repository on the path, and return the JSON its last line prints."""
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run(
+        [sys.executable, script, "--one", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def machine() -> dict:

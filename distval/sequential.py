@@ -136,8 +136,6 @@ class _Recursion:
         grid, weights = self.grid, self.weights
 
         def cross(c: float) -> float:
-            from scipy import stats  # on first use: ~0.7 s of imports
-
             b = c * math.sqrt(t)
             if grid is None or weights is None:
                 return float(2 * stats.norm.sf(b / sd))
