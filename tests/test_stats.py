@@ -562,3 +562,16 @@ def test_wilcoxon_tied_ranks_match_scipy_permutation_for_9_to_13_folds():
         got = wilcoxon(a, b)
         assert got.statistic == pytest.approx(ref.statistic)
         assert got.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+@pytest.mark.parametrize("n", range(1, 26))
+def test_smallest_pvalue_is_scipy_exact_floor(n):
+    """Every fold won by one learner: scipy's exact two-sided p-values of the sign test
+    (binomtest) and of the Wilcoxon test (all signed ranks positive)."""
+    sign = st.binomtest(n, n, 0.5).pvalue
+    assert ds.smallest_pvalue("sign", n) == pytest.approx(sign, rel=1e-12)
+    if n <= 20:  # scipy's exact Wilcoxon distribution is slow beyond
+        wil = st.wilcoxon(np.arange(1.0, n + 1.0), method="exact").pvalue
+        assert ds.smallest_pvalue("wilcoxon", n) == pytest.approx(wil, rel=1e-12)
+    with pytest.raises(DistvalError, match="sign"):
+        ds.smallest_pvalue("mcnemar", n)

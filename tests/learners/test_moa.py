@@ -364,3 +364,43 @@ def test_threads_and_overlapped_stages_give_the_same_numbers(monkeypatch, assert
     plain = distval.evaluate(**opts)
     assert_same_rows(plain.fold_rows, fast.fold_rows)
     assert_same_rows(plain.test_rows, fast.test_rows)
+
+
+def test_the_jvm_runs_with_distvals_gc_options():
+    """The JVM of this process got :func:`jvm_args`: the young generation and the no-op
+    ``System.gc()`` (read back from Java's own RuntimeMXBean)."""
+    import jpype
+
+    from distval.learners.moa import jvm
+
+    jvm.start_jvm()
+    management = jpype.JClass("java.lang.management.ManagementFactory")
+    running = [str(a) for a in management.getRuntimeMXBean().getInputArguments()]
+    assert set(jvm.jvm_args()) <= set(running)
+    assert "-XX:+DisableExplicitGC" in running or "-XX:-DisableExplicitGC" in running
+
+
+def test_the_java_batch_call_runs_with_a_frozen_python_heap(tmp_path):
+    """JPype runs a full Python collection after Java collections; during the Java host's
+    batch call the objects that existed before the batch are frozen (those collections scan
+    only the batch's objects), and after it nothing is frozen. A spy around the real Java
+    host records the freeze count at each call."""
+    import gc
+
+    arff = write_arff(tmp_path / "rows.arff", n=1500)
+    stream = open_config_stream(RunConfig(stream=str(arff)))
+    reps = MoaReplicas([moa_cli("moa:bayes.NaiveBayes")] * 2, [1, 2], Schema.of(stream))
+    java_host, frozen = reps._host, []
+
+    class Spy:
+        def process(self, *args):
+            frozen.append(gc.get_freeze_count())
+            return java_host.process(*args)
+
+    reps._host = Spy()
+    for chunk in stream.chunks(500):
+        ones = np.ones((len(chunk), 2))
+        preds = reps.process(chunk.X, chunk.y, ones, ones.astype(np.int8))
+        assert gc.get_freeze_count() == 0
+        assert preds.shape == (2, len(chunk))
+    assert len(frozen) == 3 and min(frozen) > len(gc.get_objects()) // 2

@@ -8,7 +8,13 @@
   jar's size and mtime and the javac path. Compilation goes to a temporary directory renamed
   into place, so concurrent processes never see a half-written class. Without a ``javac`` (a
   JRE only) the host runs a slower per-row loop instead (see :mod:`.replicas`).
-* JVM options: ``$DISTVAL_JVM_ARGS`` (default ``-Xmx4g``; crash logs go to the temp directory).
+* JVM options: ``$DISTVAL_JVM_ARGS`` (default ``-Xmx4g``; crash logs go to the temp directory),
+  plus :data:`GC_ARGS` unless those options already set them. JPype links the two garbage
+  collectors: every Java collection runs a full Python collection (under the GIL, about 0.1 s
+  in a run's process), and Python collections that see memory grow call ``System.gc()``. A
+  1M-row job's default young generation meant 60-80 Java collections and 7-11 s of Python
+  collections; a 512 MB young generation and no explicit Java GC leave about five, and
+  :func:`frozen_python_heap` makes each of them cheap.
 * Ray's failure signal handler (absl) catches the SIGSEGV the JVM raises on purpose (implicit
   null checks) and aborts the process. Starting the JVM therefore sets
   ``RAY_DISABLE_FAILURE_SIGNAL_HANDLER=1`` in this process's environment: Ray started
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import faulthandler
+import gc
 import hashlib
 import importlib.util
 import os
@@ -30,17 +37,80 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from distval.errors import DistvalError
 
-__all__ = ["EXTRA_HINT", "find_java_home", "guard_signals", "host_class", "moa_jar", "start_jvm"]
+__all__ = [
+    "EXTRA_HINT",
+    "GC_ARGS",
+    "find_java_home",
+    "frozen_python_heap",
+    "guard_signals",
+    "host_class",
+    "jvm_args",
+    "moa_jar",
+    "start_jvm",
+]
 
 EXTRA_HINT = 'MOA learners need the optional extra: pip install "distval[moa]"'
 _SOURCE = Path(__file__).with_name("BatchHost.java")
 _HOST_CLASS = "distval.moa.BatchHost"
+#: JVM options added to ``$DISTVAL_JVM_ARGS``, each with the option prefixes that mean the
+#: user set it already: a young generation that fills once per ~100k rows of a 20-replica job
+#: instead of every ~15k, and ``System.gc()`` (JPype's call) a no-op.
+GC_ARGS = {
+    "-Xmn512m": ("-Xmn", "-XX:NewSize", "-XX:MaxNewSize"),
+    "-XX:+DisableExplicitGC": ("-XX:+DisableExplicitGC", "-XX:-DisableExplicitGC"),
+}
+
+
+def jvm_args(env: str | None = None) -> list[str]:
+    """The JVM's options: ``env`` (default ``$DISTVAL_JVM_ARGS``, else ``-Xmx4g``), then the
+    :data:`GC_ARGS` it does not set, then a crash-log location unless it names one.
+
+    >>> jvm_args("-Xmx2g")[:3]
+    ['-Xmx2g', '-Xmn512m', '-XX:+DisableExplicitGC']
+    >>> jvm_args("-Xmx2g -Xmn1g -XX:-DisableExplicitGC")[:3]
+    ['-Xmx2g', '-Xmn1g', '-XX:-DisableExplicitGC']
+    """
+    given = shlex.split(env if env is not None else os.environ.get("DISTVAL_JVM_ARGS", "-Xmx4g"))
+    args = given + [
+        extra for extra, set_by in GC_ARGS.items()
+        if not any(a.startswith(set_by) for a in given)
+    ]
+    if not any(a.startswith("-XX:ErrorFile") for a in given):
+        crash_log = Path(tempfile.gettempdir()) / "distval_hs_err_pid%p.log"
+        args.append(f"-XX:ErrorFile={crash_log}")
+    return args
+
+
+@contextlib.contextmanager
+def frozen_python_heap() -> Iterator[None]:
+    """Python objects that exist on entry are left out of Python's collections until exit
+    (:func:`gc.freeze`): the full collections JPype runs after each Java collection then scan
+    only what the run creates (0.15 s each at the end of a 1M-row run, 0.03-0.05 s frozen).
+    Nothing is lost: on exit the objects go back to the oldest generation. A heap someone
+    else froze is left as it is.
+
+    >>> import gc
+    >>> with frozen_python_heap():
+    ...     gc.get_freeze_count() > 0
+    True
+    >>> gc.get_freeze_count()
+    0
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _capymoa_jar() -> Path | None:
@@ -165,10 +235,7 @@ def start_jvm() -> Path | None:
         # faulthandler off first, so that turning it off later (guard_signals) restores the
         # JVM's own handler, not whatever preceded faulthandler.
         guard_signals()
-        args = shlex.split(os.environ.get("DISTVAL_JVM_ARGS", "-Xmx4g"))
-        if not any(a.startswith("-XX:ErrorFile") for a in args):
-            crash_log = Path(tempfile.gettempdir()) / "distval_hs_err_pid%p.log"
-            args.append(f"-XX:ErrorFile={crash_log}")
+        args = jvm_args()
         path = [str(jar)] + ([str(classes)] if classes else [])
         try:
             jpype.startJVM(str(_libjvm(home)), *args, classpath=path, convertStrings=False)

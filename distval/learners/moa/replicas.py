@@ -168,8 +168,16 @@ class MoaReplicas:
     ) -> np.ndarray:
         """Predict-then-train ``rows`` rows; ``weights``/``tested`` are (rows, replicas).
 
-        Returns (replicas, rows) int32 predictions, -1 where not tested.
+        Returns (replicas, rows) int32 predictions, -1 where not tested. Python's heap is
+        frozen meanwhile (:func:`~distval.learners.moa.jvm.frozen_python_heap`): the full
+        Python collections that Java's collections set off scan only the batch's objects.
         """
+        with jvm.frozen_python_heap():
+            return self._process(X, y, weights, tested)
+
+    def _process(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray, tested: np.ndarray
+    ) -> np.ndarray:
         self._grow(X, y)
         if self._host is None:
             return self._process_rows(X, y, weights, tested)
