@@ -46,9 +46,10 @@ class LearnerActor:
         if self.host.moa is not None:
             self.host.moa.threads = 1  # one actor per core: its MOA replicas on one thread
 
-    def process(self, batch: Batch) -> np.ndarray:
+    def process(self, parcel: list[Batch]) -> list[np.ndarray]:
+        """Each batch of a parcel (consecutive batches), in order: its predictions."""
         assert self.host is not None, "load() comes first"
-        return self.host.process(batch)
+        return [self.host.process(batch) for batch in parcel]
 
     def checkpoint(self) -> tuple[LearnerHost | None, bool]:
         """(state, True): the second value lets the driver confirm the copy without fetching it."""
@@ -68,9 +69,15 @@ class AggregatorActor:
     def load(self, aggregator: Aggregator) -> None:
         self.aggregator = copy.deepcopy(aggregator)
 
-    def consume(self, batch: Batch, *parts: np.ndarray) -> Snapshot | None:
-        assert self.aggregator is not None, "load() comes first"
-        return self.aggregator.update(batch.start, batch.y, list(zip(self.slot_ids, parts)))
+    def consume(self, parcel: list[Batch], *parts: list[np.ndarray]) -> list[Snapshot | None]:
+        """Each batch of a parcel with every learner actor's predictions for it: the
+        aggregator's answer per batch."""
+        agg = self.aggregator
+        assert agg is not None, "load() comes first"
+        return [
+            agg.update(batch.start, batch.y, list(zip(self.slot_ids, preds)))
+            for batch, *preds in zip(parcel, *parts)
+        ]
 
     def finish(self) -> Snapshot | None:
         assert self.aggregator is not None, "load() comes first"

@@ -6,17 +6,20 @@ learner's folds and one process serves many folds. The driver reads and routes b
 as the in-process engine (:func:`distval.engine.iter_batches`), puts each batch in the object
 store once and hands the reference to every learner actor; the aggregator actor receives the
 same reference plus every actor's predictions and returns a snapshot every ``test_every``
-rows. At most ``max_in_flight`` batches are under way, so memory stays flat on any stream.
+rows. Batches travel in parcels of consecutive batches sized by time (:class:`ParcelSizer`):
+a call to an actor costs milliseconds of Ray's own work, so fast learners (MOA's) get
+parcels of about :data:`PARCEL_SECONDS` of work each, while a slow learner's batch travels
+alone. At most ``max_in_flight`` parcels are under way, so memory stays flat on any stream.
 
 Start-up: the actors' processes take seconds to boot. Meanwhile the driver evaluates the
 first batches itself (:class:`distval.engine.LocalEvaluation`) and, once every actor is up,
 hands each its share of that state. The same core classes see the same batches either way,
 so the numbers do not change.
 
-Faults: every ``checkpoint_every`` batches the driver asks each actor for a copy of its state
+Faults: every ``checkpoint_every`` parcels the driver asks each actor for a copy of its state
 (kept in the object store, owned by the driver); the state handed over after the warm-up is
 the first checkpoint. If an actor dies, all actors are rebuilt from the last complete
-checkpoint and the batches since then are replayed; the results are the same as without the
+checkpoint and the parcels since then are replayed; the results are the same as without the
 fault. After ``max_recoveries`` rebuilds the run stops with a clear message, keeping on disk
 what was computed.
 """
@@ -24,6 +27,7 @@ what was computed.
 from __future__ import annotations
 
 import itertools
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -42,7 +46,11 @@ from distval.ray_backend.actors import AggregatorActor, LearnerActor
 from distval.ray_backend.session import ray_session
 from distval.streams import Stream
 
-__all__ = ["RayRun", "deal_slots", "iter_ray", "warm_up"]
+__all__ = ["PARCEL_SECONDS", "ParcelSizer", "RayRun", "deal_slots", "iter_ray", "warm_up"]
+
+#: The actors' work a parcel of batches aims at: Ray's round trip (16-30 ms on a 2-core
+#: machine) and per-call work stay a few per cent of it.
+PARCEL_SECONDS = 0.5
 
 
 def deal_slots(n_learners: int, n_folds: int, n_actors: int) -> list[list[tuple[int, int]]]:
@@ -69,6 +77,43 @@ def warm_up(
             yield batch
             return
         yield Step(len(batch), local.step(batch), "driver")
+
+
+class ParcelSizer:
+    """How many batches the next parcel takes: as many as the actors get through in
+    :data:`PARCEL_SECONDS` at the rate of the parcels delivered so far (rows per second
+    between deliveries, smoothed), at most twice the last parcel's and at most ``largest``.
+
+    >>> sizer = ParcelSizer(batch_rows=1000)
+    >>> sizer.batches()
+    1
+    >>> for t in (0.0, 0.01, 0.02, 0.03):  # parcels of 1,000 rows every 10 ms: 100k rows/s
+    ...     sizer.delivered(1000, now=t)
+    >>> [sizer.batches() for _ in range(7)]
+    [2, 4, 8, 16, 32, 50, 50]
+    """
+
+    def __init__(self, batch_rows: int, largest: int = 256) -> None:
+        self.batch_rows, self.largest = batch_rows, largest
+        self.rate: float | None = None
+        self._last_time: float | None = None
+        self._last = 1
+
+    def delivered(self, rows: int, now: float | None = None) -> None:
+        """A parcel of ``rows`` rows came back (at time ``now``, default the clock's)."""
+        now = time.perf_counter() if now is None else now
+        if self._last_time is not None and now > self._last_time:
+            rate = rows / (now - self._last_time)
+            self.rate = rate if self.rate is None else 0.7 * self.rate + 0.3 * rate
+        self._last_time = now
+
+    def batches(self) -> int:
+        """The next parcel's size in batches."""
+        want = 1
+        if self.rate is not None:
+            want = int(self.rate * PARCEL_SECONDS / self.batch_rows)
+        self._last = max(1, min(want, 2 * self._last, self.largest))
+        return self._last
 
 
 class _Actors:
@@ -105,10 +150,12 @@ class _Actors:
         for actor, state in zip(self.all, states):
             actor.load.remote(state)
 
-    def submit(self, batch_ref: ObjectRef[Batch]) -> ObjectRef[Snapshot | None]:
-        parts = [a.process.remote(batch_ref) for a in self.learners]
-        snapshot: ObjectRef[Snapshot | None] = self.aggregator.consume.remote(batch_ref, *parts)
-        return snapshot
+    def submit(self, parcel_ref: ObjectRef[list[Batch]]) -> ObjectRef[list[Snapshot | None]]:
+        parts = [a.process.remote(parcel_ref) for a in self.learners]
+        snaps: ObjectRef[list[Snapshot | None]] = self.aggregator.consume.remote(
+            parcel_ref, *parts
+        )
+        return snaps
 
     def checkpoint(self) -> tuple[list[ObjectRef[Any]], list[ObjectRef[bool]]]:
         """(state refs, ok refs): the states stay in the object store, owned by the driver."""
@@ -125,7 +172,9 @@ class RayRun:
 
     ``n_actors``: learner actors (default one per CPU). ``warm_up_batches``: batches the
     driver evaluates itself before handing over (default: as many as it can while the actors
-    start; 0: none). ``actors`` is the live set, rebuilt after a fault.
+    start; 0: none). ``largest_parcel``: the most batches a parcel takes (1: every batch
+    travels alone). ``checkpoint_every``: parcels between checkpoints. ``actors`` is the live
+    set, rebuilt after a fault.
     """
 
     def __init__(
@@ -135,6 +184,7 @@ class RayRun:
         *,
         n_actors: int | None = None,
         max_in_flight: int = 4,
+        largest_parcel: int = 256,
         checkpoint_every: int = 50,
         max_recoveries: int = 3,
         warm_up_batches: int | None = None,
@@ -155,11 +205,16 @@ class RayRun:
         self._checkpoint: tuple[list[ObjectRef[Any]], int] = ([], 0)
         # a checkpoint under way: (refs, oks, index)
         self._pending: tuple[list[ObjectRef[Any]], list[ObjectRef[bool]], int] | None = None
-        # (index, batch ref, rows) since the last complete checkpoint
-        self._log: list[tuple[int, ObjectRef[Batch], int]] = []
-        # (index, rows, snapshot ref)
-        self._in_flight: deque[tuple[int, int, ObjectRef[Snapshot | None]]] = deque()
+        # (index, parcel ref, rows of each batch) since the last complete checkpoint
+        self._log: list[tuple[int, ObjectRef[list[Batch]], list[int]]] = []
+        # (index, rows of each batch, snapshots ref)
+        self._in_flight: deque[tuple[int, list[int], ObjectRef[list[Snapshot | None]]]] = (
+            deque()
+        )
         self._delivered = -1
+        self.sizer = ParcelSizer(config.batch_size, largest_parcel)
+        #: Batches of every parcel sent (replays not counted).
+        self.parcels: list[int] = []
 
     def _new_actors(self, states: list[ObjectRef[Any]] | None = None) -> _Actors:
         actors = _Actors(self.config.specs, self._slot_ids, self._cpus_per_actor)
@@ -198,10 +253,16 @@ class RayRun:
         del local, parts
         self.actors.load(handed)
         self._checkpoint = (handed, 0)
-        for index, batch in enumerate(itertools.chain([rest], batches)):
-            ref = ray.put(batch)
-            self._log.append((index, ref, len(batch)))
-            self._in_flight.append((index, len(batch), self.actors.submit(ref)))
+        pending = itertools.chain([rest], batches)
+        for index in itertools.count():
+            parcel = list(itertools.islice(pending, self.sizer.batches()))
+            if not parcel:
+                break
+            ref = ray.put(parcel)
+            rows = [len(batch) for batch in parcel]
+            self.parcels.append(len(rows))
+            self._log.append((index, ref, rows))
+            self._in_flight.append((index, rows, self.actors.submit(ref)))
             self._advance_checkpoint(index)
             yield from self._drain(self.max_in_flight - 1)
         yield from self._drain(0)
@@ -235,14 +296,16 @@ class RayRun:
         while len(self._in_flight) > limit:
             index, rows, ref = self._in_flight[0]
             try:
-                snap = ray.get(ref)
+                snaps = ray.get(ref)
             except RayActorError:
                 self._recover()
                 continue
             self._in_flight.popleft()
-            if index > self._delivered:  # a replayed batch is not counted twice
+            if index > self._delivered:  # a replayed parcel is not counted twice
                 self._delivered = index
-                yield Step(rows, snap, "actors")
+                self.sizer.delivered(sum(rows))
+                for n, snap in zip(rows, snaps):
+                    yield Step(n, snap, "actors")
 
     def _recover(self) -> None:
         """Rebuild every actor from the last complete checkpoint and replay the batches since."""

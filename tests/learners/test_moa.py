@@ -234,7 +234,9 @@ def test_a_killed_learner_actor_with_moa_replicas_recovers_exactly(ray_local, as
     stream = open_config_stream(cfg)
     run = Run(cfg, stream)
     killed = []
-    ray_run = RayRun(cfg, stream, n_actors=2, checkpoint_every=3, warm_up_batches=1)
+    ray_run = RayRun(
+        cfg, stream, n_actors=2, checkpoint_every=3, warm_up_batches=1, largest_parcel=2
+    )
     for index, step in enumerate(ray_run.steps()):
         run.feed(step)
         if not killed and index >= 4:

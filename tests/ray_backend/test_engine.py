@@ -71,6 +71,24 @@ def test_ray_results_equal_in_process_results(
     assert ray_local.is_initialized()  # a Ray the caller started is left running
 
 
+def test_parcels_of_many_batches_give_the_in_process_numbers(ray_local, assert_same_rows):
+    """Parcels grow as fast as the sizer allows when the actors look very fast (doubling, up
+    to 8 batches): the same rows as in-process, test points inside parcels included."""
+    opts = SMALL | {"n_rows": 6000, "batch_size": 200, "learners": ("nb", "majority")}
+    cfg = RunConfig(**opts)
+    stream = open_config_stream(cfg)
+    run = Run(cfg, stream)
+    ray_run = RayRun(cfg, stream, n_actors=2, warm_up_batches=1, largest_parcel=8)
+    ray_run.sizer.rate = 1e12
+    for step in ray_run.steps():
+        run.feed(step)
+    assert ray_run.parcels == [2, 4, 8, 8, 7]  # doubling from one batch, up to 8
+    assert sum(ray_run.parcels) == 6000 // 200 - 1
+    local = distval.evaluate(**opts)
+    assert_same_rows(local.fold_rows, run.close().fold_rows)
+    assert_same_rows(local.test_rows, run.result.test_rows)
+
+
 def test_default_run_on_ray_equals_in_process(ray_local, assert_same_rows):
     """distval.evaluate on Ray: the driver works while the actors start, then hands over."""
     opts = SMALL | {"n_rows": 3600, "learners": ("ht", "nb")}
@@ -109,6 +127,7 @@ def run_with_fault(kill, *, max_recoveries=3, output_dir=None):
         stream,
         n_actors=2,
         checkpoint_every=3,
+        largest_parcel=2,  # parcels of one and two batches replayed after a fault
         warm_up_batches=1,  # the first checkpoint is the state the driver hands over
         max_recoveries=max_recoveries,
     )
