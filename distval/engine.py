@@ -97,6 +97,13 @@ def iter_batches(stream: Stream, config: RunConfig) -> Iterator[Batch]:
             )
 
 
+#: Batches a stage of the overlapped in-process loop may run ahead of the next: the reader
+#: of the host, the host of the aggregator. The aggregator stalls now and then (loading its
+#: numba kernels, importing scipy.stats at the first test); with 4 the JVM thread waited
+#: about 1 s of a 1M-row MOA job for it, with 64 0.03 s. A queued batch is tens of kB.
+AHEAD = 64
+
+
 class LocalEvaluation:
     """Every replica in one host and the aggregator, in this process.
 
@@ -149,7 +156,7 @@ class LocalEvaluation:
             from distval.learners.moa.replicas import default_threads
 
             moa.threads = default_threads(reserve=1)  # a core for the reader and aggregator
-        agg_in: queue.Queue[tuple[Batch, np.ndarray] | None] = queue.Queue(maxsize=4)
+        agg_in: queue.Queue[tuple[Batch, np.ndarray] | None] = queue.Queue(maxsize=AHEAD)
         agg_out: queue.Queue[Step | BaseException] = queue.Queue()
         stop = threading.Event()
 
@@ -170,7 +177,7 @@ class LocalEvaluation:
         worker.start()
         sent = got = 0
         try:
-            for batch in prefetch(batches, depth=4, stop=stop):
+            for batch in prefetch(batches, depth=AHEAD, stop=stop):
                 preds = self.host.process(batch)
                 agg_in.put((batch, preds))
                 sent += 1
