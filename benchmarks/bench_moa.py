@@ -188,8 +188,8 @@ def main() -> None:
             " (ADWIN windows, a snapshot with all measures every 1000 rows);"
             " ray: the same on Ray with all cores, Ray start included;"
             " bare host: the Java batch host alone over in-memory batches (loop timed only), its"
-            " replicas on one Java thread, and on every core (distval's in-process loop keeps"
-            " a core for its reader and aggregator threads: every core but one, at least one).",
+            " replicas on one Java thread, and on every core (as distval's in-process loop runs"
+            " them, beside its reader and aggregator threads).",
             "- every distval and bare-host measurement runs in a fresh process (cold JVM and JIT).",
             "- HT + NB: distval's job, both learners in one run (and the Sign, Wilcoxon and"
             " McNemar tests between them every 1000 rows) against the two MOA runs a MOA user"

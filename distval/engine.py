@@ -151,11 +151,6 @@ class LocalEvaluation:
             for batch in batches:
                 yield Step(len(batch), self.step(batch))
             return
-        moa = self.host.moa
-        if moa is not None and moa.threads is None:
-            from distval.learners.moa.replicas import default_threads
-
-            moa.threads = default_threads(reserve=1)  # a core for the reader and aggregator
         agg_in: queue.Queue[tuple[Batch, np.ndarray] | None] = queue.Queue(maxsize=AHEAD)
         agg_out: queue.Queue[Step | BaseException] = queue.Queue()
         stop = threading.Event()
