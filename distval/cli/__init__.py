@@ -11,6 +11,7 @@ only parses arguments and calls the library; bad input ends with one line
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 from types import ModuleType
@@ -18,7 +19,7 @@ from typing import NoReturn
 
 from distval.errors import DistvalError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "command", "main"]
 
 #: Commands: module under ``distval.cli`` and help text.
 COMMANDS = {
@@ -77,5 +78,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def command() -> int:
+    """The ``distval`` program (the console script, ``python -m distval.cli``): :func:`main`,
+    then a quick exit. By then every result is written and closed, and the process is about
+    to end: Python's heap is frozen, so the interpreter's last collection skips it (after a
+    MOA run it walked the whole heap for most of a second), and a JVM the run started is left
+    to the operating system instead of being destroyed (JPype's ``DestroyJavaVM``).
+    """
+    status = main()
+    gc.freeze()
+    if "jpype" in sys.modules:  # a run used the JVM (read at exit by JPype's atexit hook)
+        import jpype.config
+
+        jpype.config.destroy_jvm = False
+    return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(command())

@@ -2,6 +2,6 @@
 
 import sys
 
-from distval.cli import main
+from distval.cli import command
 
-sys.exit(main())
+sys.exit(command())

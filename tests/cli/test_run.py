@@ -208,6 +208,33 @@ def test_version(capsys):
     assert version("distval") == distval.__version__
 
 
+def test_the_command_exits_quickly_only_after_the_results_are_written(tmp_path):
+    """The ``distval`` program (:func:`distval.cli.command`) returns main's status with the
+    heap frozen and the JVM left to the OS, in a process of its own; the results it wrote
+    are complete (one final fold row per replica, read back with pyarrow)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "res"
+    code = (
+        "import gc, sys\n"
+        "from distval.cli import command\n"
+        f"sys.argv = ['distval', 'run', '--stream', 'sea', '--n-rows', '600', '--learners',"
+        f" 'moa:bayes.NaiveBayes', 'nb', '--folds', '2', '--backend', 'inprocess',"
+        f" '--no-progress', '--output', {str(out)!r}]\n"
+        "status = command()\n"
+        "import jpype.config\n"
+        "print(status, gc.get_freeze_count() > 0, jpype.config.destroy_jvm)\n"
+        "sys.exit(status)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "0 True False"
+    folds = pq.read_table(out / "folds.parquet").to_pandas()
+    assert folds["position"].max() == 600
+    assert len(folds[folds["position"] == 600]) == 2 * 2 * 2  # learners x folds x forgetting
+
+
 def test_config_json_reruns_a_saved_run_exactly(tmp_path, capsys):
     first = tmp_path / "first"
     argv = ["run", "--backend", "inprocess", "--no-progress", "--stream", "sea(noise=0.1)"]
