@@ -70,9 +70,8 @@ COLLECTORS = tuple(
 #: JVM options added to ``$DISTVAL_JVM_ARGS``, each with the option prefixes that mean the
 #: user set it already: a young generation that fills once per ~100k rows of a 20-replica job
 #: instead of every ~15k, ``System.gc()`` (JPype's call) a no-op, and the throughput
-#: collector instead of G1 (whose write barriers and concurrent refinement threads cost the
-#: replicas' tree building: alternated 1M-row HT + NB runs took 9.6-9.9 s with it against
-#: 10.3-11.1 s, ARF(10) on 100k rows 15.1 s against 19.3 s, on 2 cores).
+#: collector instead of G1 (``benchmarks/bench_jvm.py``: with G1 the 1M-row HT + NB job and
+#: ARF(10) on 100k rows took 1.04x and 1.03x as long on 2 cores, medians of five rounds).
 GC_ARGS = {
     "-Xmn512m": ("-Xmn", "-XX:NewSize", "-XX:MaxNewSize"),
     "-XX:+DisableExplicitGC": ("-XX:+DisableExplicitGC", "-XX:-DisableExplicitGC"),

@@ -53,8 +53,8 @@ def default_threads() -> int:
     The replicas of a batch are independent, so they run in parallel without changing any
     result (``BatchHost.process``); a Ray learner actor uses one (one actor per core). The
     in-process engine's reader and aggregator threads share the cores with them: on the
-    2-core reference machine two Java threads ran ARF(10) on 100k rows in 9.6-11.0 s against
-    14.8 s for one, and HT + NB on 1M rows, NB on 1M and HT on 100k rows as fast as one.
+    2-core reference machine one Java thread took 1.24x as long as two for ARF(10) on 100k
+    rows and 1.02x for HT + NB on 1M rows (``benchmarks/bench_jvm.py``, medians of five).
 
     >>> default_threads() >= 1
     True
