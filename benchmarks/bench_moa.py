@@ -6,7 +6,8 @@ The job of every column: 10-fold prequential bootstrap on SEA rows written once 
 * ``moa cli``: ``java -cp moa.jar moa.DoTask "EvaluatePrequentialCV ... -a Bootstrap-Validation
   -w 10"``, JVM start included, as a user runs it;
 * ``distval``: ``distval.evaluate`` in-process with the ``moa:`` learner (defaults: ADWIN
-  windows, measures and snapshots every 1000 rows); the JVM starts inside the timing;
+  windows, measures and snapshots every 1000 rows), timed from before distval is imported:
+  imports and JVM start included (the Python process's own start and exit are not);
 * ``distval ray``: the same on Ray, on all cores (Ray start included);
 * ``bare host``: the Java batch host alone over the same in-memory batches and bootstrap
   weights, no stream reading and no evaluator.
@@ -32,7 +33,6 @@ from pathlib import Path
 
 import numpy as np
 
-import distval
 from distval.config import RunConfig
 from distval.engine import iter_batches, open_config_stream
 from distval.learners.moa import moa_cli
@@ -89,13 +89,29 @@ def moa_cli_seconds(learner: str, arff: Path, n: int) -> tuple[float, float]:
     return seconds, acc
 
 
-def distval_seconds(job: str, arff: Path, backend: str) -> tuple[float, float]:
+#: The distval columns' measurement, run as ``python -c``: the clock starts before anything of
+#: distval (or numpy) is imported, so its imports and JVM start are timed, as MOA's are.
+DISTVAL_TIMING = """
+import time
+t0 = time.perf_counter()
+import json
+import distval
+specs = {specs!r}
+res = distval.evaluate(stream={arff!r}, learners=specs, n_folds=10, backend={backend!r})
+seconds = time.perf_counter() - t0
+print(json.dumps([seconds, res.summary()["learners"][specs[0]]["cumulative"]["accuracy"]["mean"]]))
+"""
+
+
+def distval_seconds(job: str, arff: Path, backend: str) -> list[float]:
+    """``distval.evaluate`` in a fresh process, imports included: [seconds, accuracy]."""
     specs = tuple(f"moa:{LEARNERS[name]}" for name in names(job))
-    t0 = time.perf_counter()
-    res = distval.evaluate(stream=str(arff), learners=specs, n_folds=10, backend=backend)
-    seconds = time.perf_counter() - t0
-    acc = res.summary()["learners"][specs[0]]["cumulative"]["accuracy"]["mean"]
-    return seconds, acc
+    code = DISTVAL_TIMING.format(specs=specs, arff=str(arff), backend=backend)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def bare_seconds(job: str, arff: Path, threads: int = 1) -> tuple[float, float]:
@@ -121,15 +137,15 @@ def bare_seconds(job: str, arff: Path, threads: int = 1) -> tuple[float, float]:
 
 
 def fresh(kind: str, learner: str, arff: Path) -> list[float]:
-    """One measurement in a fresh Python process (cold JVM, own Ray): [seconds, accuracy]."""
-    return in_fresh_process(__file__, kind, learner, str(arff))
+    """One measurement in a fresh Python process (cold JVM, own Ray): [seconds, accuracy];
+    ``kind`` is a distval backend or ``bare<threads>``."""
+    if kind.startswith("bare"):
+        return in_fresh_process(__file__, kind, learner, str(arff))
+    return distval_seconds(learner, arff, kind)
 
 
 def one(kind: str, learner: str, arff: Path) -> None:
-    if kind.startswith("bare"):
-        print(json.dumps(bare_seconds(learner, arff, int(kind[4:] or 1))))
-    else:
-        print(json.dumps(distval_seconds(learner, arff, kind)))
+    print(json.dumps(bare_seconds(learner, arff, int(kind[4:] or 1))))
 
 
 def cli_seconds(job: str, arff: Path) -> float:
@@ -190,7 +206,8 @@ def headline(repeats: int) -> None:
             " cells list the rounds in order.",
             "- moa cli: `java moa.DoTask EvaluatePrequentialCV ...`, the whole process (JVM start"
             " and exit), both learners' runs for HT + NB; distval: `distval.evaluate` timed in a"
-            " fresh process (imports and JVM start included, the process's exit not);"
+            " fresh process from before `import distval` (imports and JVM start included, the"
+            " process's exit not);"
             " distval run: the whole `python -m distval.cli run ... --backend inprocess`"
             " process, start to exit, results written and the summary printed.",
             "- goal: distval / moa <= 0.6 (issue 13).",
@@ -259,7 +276,8 @@ def main() -> None:
             table(rows),
             "",
             "- moa cli: EvaluatePrequentialCV -a Bootstrap-Validation -w 10, JVM start included;"
-            " distval: distval.evaluate in-process (JVM start included), defaults"
+            " distval: distval.evaluate in-process (timed from before `import distval`: imports"
+            " and JVM start included), defaults"
             " (ADWIN windows, a snapshot with all measures every 1000 rows);"
             " ray: the same on Ray with all cores, Ray start included;"
             " bare host: the Java batch host alone over in-memory batches (loop timed only), its"
