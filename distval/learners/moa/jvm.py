@@ -71,7 +71,8 @@ COLLECTORS = tuple(
 #: user set it already: a young generation that fills once per ~100k rows of a 20-replica job
 #: instead of every ~15k, ``System.gc()`` (JPype's call) a no-op, and the throughput
 #: collector instead of G1 (``benchmarks/bench_jvm.py``: with G1 the 1M-row HT + NB job and
-#: ARF(10) on 100k rows took 1.04x and 1.03x as long on 2 cores, medians of five rounds).
+#: ARF(10) on 100k rows took 1.03-1.04x and 1.03-1.15x as long on 2 cores, medians of five
+#: rounds in two runs).
 GC_ARGS = {
     "-Xmn512m": ("-Xmn", "-XX:NewSize", "-XX:MaxNewSize"),
     "-XX:+DisableExplicitGC": ("-XX:+DisableExplicitGC", "-XX:-DisableExplicitGC"),

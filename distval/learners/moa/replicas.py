@@ -53,8 +53,9 @@ def default_threads() -> int:
     The replicas of a batch are independent, so they run in parallel without changing any
     result (``BatchHost.process``); a Ray learner actor uses one (one actor per core). The
     in-process engine's reader and aggregator threads share the cores with them: on the
-    2-core reference machine one Java thread took 1.24x as long as two for ARF(10) on 100k
-    rows and 1.02x for HT + NB on 1M rows (``benchmarks/bench_jvm.py``, medians of five).
+    2-core reference machine one Java thread took 1.24-1.41x as long as two for ARF(10) on
+    100k rows and 1.02-1.10x for HT + NB on 1M rows (``benchmarks/bench_jvm.py``, medians of
+    five rounds in two runs).
 
     >>> default_threads() >= 1
     True
