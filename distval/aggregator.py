@@ -256,23 +256,21 @@ class Aggregator:
 
     def snapshot(self) -> Snapshot:
         cfg, k = self.config, self.n_folds
-        folds = []
+        folds: list[dict[str, Any]] = []
+        learners = [self.labels[s // k] for s in range(self.n_slots)]
+        fold_ids = [s % k for s in range(self.n_slots)]
         for tracker in self.trackers:
             m = self._measures(tracker)
-            widths = tracker.widths.tolist()
-            cols = {name: m[name].tolist() for name in (*MEASURES, "n")}
-            for s in range(self.n_slots):
-                row = {
-                    "position": self.position,
-                    "learner": self.labels[s // k],
-                    "fold": s % k,
-                    "forgetting": tracker.name,
-                    "n": float(cols["n"][s]),
-                    "width": float(widths[s]),
-                }
-                row.update({name: float(cols[name][s]) for name in MEASURES})
-                row["recall_by_class"] = [float(r) for r in m["recall"][s]]
-                folds.append(row)
+            columns = [
+                itertools.repeat(self.position),
+                learners,
+                fold_ids,
+                itertools.repeat(tracker.name),
+                *(np.asarray(c, dtype=np.float64).tolist() for c in (m["n"], tracker.widths)),
+                *(np.asarray(m[name], dtype=np.float64).tolist() for name in MEASURES),
+                np.asarray(m["recall"], dtype=np.float64).tolist(),
+            ]
+            folds.extend(dict(zip(_FOLD_KEYS, values)) for values in zip(*columns))
         tests, q_rows = self._test_rows()
         friedman = None
         if "friedman" in (cfg.tests or ()) and len(self.labels) >= 3:
@@ -353,6 +351,9 @@ class Aggregator:
         return tests, q_rows
 
 
+#: Keys of a fold row, in order (:data:`distval.results.FOLD_SCHEMA`).
+_FOLD_KEYS = ("position", "learner", "fold", "forgetting", "n", "width", *MEASURES,
+              "recall_by_class")
 #: Columns of a test row, in order (:data:`distval.results.TEST_SCHEMA`).
 TEST_FIELDS = (
     "position", "test", "learner_a", "learner_b", "measure", "forgetting", "value_a",
