@@ -7,6 +7,7 @@ inferred from the first block; text columns are nominal by first appearance.
 from __future__ import annotations
 
 import csv
+import io
 import os
 import re
 from collections.abc import Callable
@@ -84,6 +85,7 @@ def _sample_lines(
             if (len(buf) >= max_bytes and b"\n" in buf) or len(buf) >= 1 << 24:
                 break
     text = buf.decode("utf-8", "replace").lstrip("\ufeff")
+    _check_quoting(path, text)
     lines = text.splitlines()
     if buf and not buf.endswith(b"\n") and len(lines) > 1:
         lines = lines[:-1]
@@ -91,6 +93,30 @@ def _sample_lines(
     lead = next((i for i, ln in enumerate(lines) if ln), len(lines))
     lines = [ln for ln in lines if ln.strip()]
     return list(csv.reader(lines)), lead
+
+
+def _check_quoting(path: str, text: str) -> None:
+    r"""One clear error for text after a closing quote (``"a"b``) in the first lines of a CSV
+    file: that is not CSV, and readers disagree on it (Python's ``csv`` keeps ``a"b``,
+    pyarrow's reader ``ab``, and the quote that follows may swallow the lines below). A sample
+    that ends inside a quoted field is fine.
+
+    >>> _check_quoting("f.csv", 'x,y\n"a,b",1\n"a ""b"" c",2\n"d')
+    >>> _check_quoting("f.csv", 'x,y\n"a"b,1\n')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    distval.errors.DistvalError: f.csv, line 2: text after a closing quote; quote the whole...
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        for _ in reader:
+            pass
+    except csv.Error as e:
+        if "unexpected end of data" in str(e):
+            return
+        raise DistvalError(
+            f"{path}, line {reader.line_num}: text after a closing quote; quote the whole "
+            "field and double every quote inside it"
+        ) from None
 
 
 _CONVERSION = re.compile(
