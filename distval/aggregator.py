@@ -123,6 +123,8 @@ class Aggregator:
         self.labels = list(config.labels)
         self.n_folds = config.n_folds
         self.n_slots = len(self.labels) * self.n_folds
+        self._slot_learners = [self.labels[s // self.n_folds] for s in range(self.n_slots)]
+        self._slot_folds = [s % self.n_folds for s in range(self.n_slots)]
         kw: dict[str, Any] = {
             "window": config.window, "fading": config.fading, "adwin_delta": config.adwin_delta
         }
@@ -255,16 +257,14 @@ class Aggregator:
         return got
 
     def snapshot(self) -> Snapshot:
-        cfg, k = self.config, self.n_folds
+        cfg = self.config
         folds: list[dict[str, Any]] = []
-        learners = [self.labels[s // k] for s in range(self.n_slots)]
-        fold_ids = [s % k for s in range(self.n_slots)]
         for tracker in self.trackers:
             m = self._measures(tracker)
             columns = [
                 itertools.repeat(self.position),
-                learners,
-                fold_ids,
+                self._slot_learners,
+                self._slot_folds,
                 itertools.repeat(tracker.name),
                 *(np.asarray(c, dtype=np.float64).tolist() for c in (m["n"], tracker.widths)),
                 *(np.asarray(m[name], dtype=np.float64).tolist() for name in MEASURES),
