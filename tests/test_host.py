@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pickle
+import time
 
 import numpy as np
+import pytest
 from river import datasets
 
 from distval.learners import make_replicas, parse_learner
@@ -81,3 +83,65 @@ def test_host_survives_pickle_and_continues_identically():
     copy = pickle.loads(pickle.dumps(host))
     for b in bs[2:]:
         assert (host.process(b) == copy.process(b)).all()
+
+
+def test_parts_rejoined_in_a_new_layout_continue_as_the_plain_river_loop():
+    """The Ray engine's rebalancing moves replicas between hosts: split a host into parts,
+    join them again in another layout halfway, and every slot still predicts exactly what a
+    plain river loop over its replica does."""
+    X, y = sea(1200)
+    v = Validation("bootstrap", 3, prequential=True)
+    specs = [parse_learner("ht(grace_period=50)"), parse_learner("nb")]
+    slots = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
+    host = LearnerHost(specs, slots, ["0", "1", "2"], seed=4)
+    bs = list(batches(X, y, v, 300))
+    first = [host.process(b) for b in bs[:2]]
+    layout = [[(1, 2), (0, 0)], [(0, 2), (1, 0)], [(0, 1), (1, 1)]]
+    parts = [pickle.loads(pickle.dumps(host.part(g))) for g in layout]  # as Ray moves them
+    moved = LearnerHost.join([parts[2].part([(1, 1)]), parts[0], parts[1]])
+    moved = LearnerHost.join([moved, parts[2].part([(0, 1)])])
+    assert sorted(moved.slots) == slots
+    rest = [moved.process(b) for b in bs[2:]]
+    a = FoldAssigner(v, seed=3).assign(len(y))
+    w, t = a.weights, a.tested(True)
+    for learner, fold in slots:
+        ref = plain_loop(specs[learner], learner, [fold], X, y, w, t, seed=4)[0]
+        before = np.hstack([p[slots.index((learner, fold))] for p in first])
+        after = np.hstack([p[moved.slots.index((learner, fold))] for p in rest])
+        assert (np.r_[before, after] == ref).all()
+
+
+def test_host_counts_each_replicas_seconds_and_keeps_them_through_parts():
+    X, y = sea(600)
+    v = Validation("cv", 2, prequential=True)
+    host = LearnerHost(
+        [parse_learner("ht"), parse_learner("majority")], [(0, 0), (1, 0), (0, 1)],
+        ["0", "1", "2"], seed=1,
+    )
+    t0 = time.perf_counter()
+    for b in batches(X, y, v, 200):
+        host.process(b)
+    elapsed = time.perf_counter() - t0
+    assert all(b > 0 for b in host.busy)
+    assert sum(host.busy) <= elapsed
+    assert host.part([(0, 1), (1, 0)]).busy == [host.busy[2], host.busy[1]]
+    joined = LearnerHost.join([host.part([(1, 0)]), host.part([(0, 0), (0, 1)])])
+    assert joined.busy == [host.busy[1], host.busy[0], host.busy[2]]
+
+
+def test_join_refuses_shared_slots_and_hosts_pickled_before_busy_still_load():
+    host = LearnerHost([parse_learner("nb")], [(0, 0), (0, 1)], ["0", "1", "2"], seed=1)
+    with pytest.raises(ValueError, match="share a slot"):
+        LearnerHost.join([host, host.part([(0, 1)])])
+    with pytest.raises(ValueError, match="one host or more"):
+        LearnerHost.join([])
+    old = pickle.dumps(host)
+    state = pickle.loads(old).__dict__
+    for name in ("busy", "_nominal", "_categorical"):  # what earlier versions did not keep
+        del state[name]
+    revived = LearnerHost.__new__(LearnerHost)
+    revived.__setstate__(state)
+    X, y = sea(200)
+    b = next(batches(X, y, Validation("cv", 2, prequential=True), 200))
+    assert (revived.process(b) == host.process(b)).all()
+    assert revived.busy[0] > 0

@@ -13,6 +13,8 @@ JVM, one call per batch (:class:`~distval.learners.moa.replicas.MoaReplicas`).
 from __future__ import annotations
 
 import copy
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,6 +119,9 @@ class LearnerHost:
             j: list(known[f]) for j, f in enumerate(self.feature_names) if f in known
         }
         self._observing = [m is not None and observes_labels(m) for m in self.models]
+        #: Seconds each slot's replica has spent in :meth:`process` so far (a batch's MOA
+        #: call is shared evenly by its replicas); the Ray engine balances actors by them.
+        self.busy = [0.0] * len(self.slots)
         self.moa = None
         self._moa_at: list[int] = []  # slot positions of the MOA replicas, in their order
         if moa_slots:
@@ -149,6 +154,7 @@ class LearnerHost:
         new._weighted = [self._weighted[where[s]] for s in picked]
         new._categorical = [self._categorical[where[s]] for s in picked]
         new._observing = [self._observing[where[s]] for s in picked]
+        new.busy = [self.busy[where[s]] for s in picked]
         if self.moa is not None:
             in_moa = {j: r for r, j in enumerate(self._moa_at)}
             new._moa_at = [k for k, s in enumerate(picked) if where[s] in in_moa]
@@ -156,16 +162,51 @@ class LearnerHost:
             new.moa = self.moa.part(rows) if rows else None
         return new
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Hosts pickled by earlier versions (checkpoints on disk) lack the newer attributes.
+        n = len(state["slots"])
+        self.__dict__.update({"_nominal": {}, "_categorical": [False] * n, "busy": [0.0] * n})
+        self.__dict__.update(state)
+
+    @classmethod
+    def join(cls, hosts: Sequence[LearnerHost]) -> LearnerHost:
+        """One host of the slots of ``hosts`` (parts of one run's host, without MOA
+        replicas), in their order, sharing their replicas as trained so far.
+
+        >>> from distval.learners import parse_learner
+        >>> host = LearnerHost([parse_learner("nb")], [(0, 0), (0, 1), (0, 2)], ["a"], seed=1)
+        >>> joined = LearnerHost.join([host.part([(0, 2)]), host.part([(0, 0), (0, 1)])])
+        >>> joined.slots, joined.models[0] is host.models[2]
+        ([(0, 2), (0, 0), (0, 1)], True)
+        """
+        if not hosts or any(h.moa is not None for h in hosts):
+            raise ValueError("join takes one host or more, none with MOA replicas")
+        slots = [s for h in hosts for s in h.slots]
+        if len(set(slots)) < len(slots):
+            raise ValueError("the hosts share a slot")
+        new = copy.copy(hosts[0])
+        new.slots = slots
+        new.models = [m for h in hosts for m in h.models]
+        new._weighted = [w for h in hosts for w in h._weighted]
+        new._categorical = [c for h in hosts for c in h._categorical]
+        new._observing = [o for h in hosts for o in h._observing]
+        new.busy = [b for h in hosts for b in h.busy]
+        return new
+
     def process(self, batch: Batch) -> np.ndarray:
         """Predict-then-learn every row; returns (slots, rows) predictions, -1 = not tested."""
         n = len(batch.y)
         out = np.full((len(self.slots), n), -1, dtype=np.int32)
+        busy = self.busy
         if self.moa is not None:
+            t0 = time.perf_counter()
             self._process_moa(batch, out)
+            share = (time.perf_counter() - t0) / len(self._moa_at)
+            for j in self._moa_at:
+                busy[j] += share
             if len(self._moa_at) == len(self.slots):
                 return out  # no river replica: no dicts to build
-        nominal = getattr(self, "_nominal", None)  # hosts pickled before it existed: none
-        categorical = getattr(self, "_categorical", [False] * len(self.slots))
+        nominal, categorical = self._nominal, self._categorical
         codes = named = None
         ys = batch.y.tolist()
         for j, (learner, fold) in enumerate(self.slots):
@@ -179,6 +220,7 @@ class LearnerHost:
                 if codes is None:
                     codes = to_dicts(batch.X, self.feature_names)
                 xs = codes
+            t0 = time.perf_counter()
             try:
                 out[j] = self._replica(j, fold, batch, xs, ys)
             except Exception as exc:
@@ -186,6 +228,7 @@ class LearnerHost:
                     f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
                     f"at row {batch.start}: {type(exc).__name__}: {exc}"
                 ) from exc
+            busy[j] += time.perf_counter() - t0
         return out
 
     def _process_moa(self, batch: Batch, out: np.ndarray) -> None:

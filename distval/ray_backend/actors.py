@@ -55,6 +55,11 @@ class LearnerActor:
         """(state, True): the second value lets the driver confirm the copy without fetching it."""
         return self.host, True
 
+    def busy(self) -> list[tuple[tuple[int, int], float]]:
+        """(slot, seconds its replica has worked so far) of every hosted slot."""
+        assert self.host is not None, "load() comes first"
+        return list(zip(self.host.slots, self.host.busy))
+
 
 class AggregatorActor:
     """Hosts an :class:`~distval.aggregator.Aggregator`, fed whole batches and every
@@ -68,6 +73,10 @@ class AggregatorActor:
 
     def load(self, aggregator: Aggregator) -> None:
         self.aggregator = copy.deepcopy(aggregator)
+
+    def regroup(self, slot_ids: list[list[int]]) -> None:
+        """The learner actors host these slots from the next batch on."""
+        self.slot_ids = slot_ids
 
     def consume(self, parcel: list[Batch], *parts: list[np.ndarray]) -> list[Snapshot | None]:
         """Each batch of a parcel with every learner actor's predictions for it: the

@@ -16,6 +16,13 @@ first batches itself (:class:`distval.engine.LocalEvaluation`) and, once every a
 hands each its share of that state. The same core classes see the same batches either way,
 so the numbers do not change.
 
+Balance: a learner actor waits for the slowest at every batch, so every
+``rebalance_seconds`` the driver lets the parcels under way finish and compares the actors'
+work since the last look (the seconds each replica spent, :attr:`LearnerHost.busy`). When the
+busiest actor is more than :data:`MIN_GAIN` further above the mean than a new layout would be
+(:func:`balance_slots`), the replicas move, as trained, to their new actors. The numbers do
+not change; hosts with MOA replicas stay where they are.
+
 Faults: every ``checkpoint_every`` parcels the driver asks each actor for a copy of its state
 (kept in the object store, owned by the driver); the state handed over after the warm-up is
 the first checkpoint. If an actor dies, all actors are rebuilt from the last complete
@@ -40,17 +47,35 @@ from distval.aggregator import Snapshot
 from distval.config import RunConfig
 from distval.engine import LocalEvaluation, Step, iter_batches
 from distval.errors import DistvalError
-from distval.learners.host import Batch
+from distval.learners.host import Batch, LearnerHost
 from distval.learners.registry import LearnerSpec
 from distval.ray_backend.actors import AggregatorActor, LearnerActor
 from distval.ray_backend.session import ray_session
 from distval.streams import Stream
 
-__all__ = ["PARCEL_SECONDS", "ParcelSizer", "RayRun", "deal_slots", "iter_ray", "warm_up"]
+__all__ = [
+    "MIN_GAIN",
+    "PARCEL_SECONDS",
+    "REBALANCE_SECONDS",
+    "ParcelSizer",
+    "RayRun",
+    "balance_slots",
+    "deal_slots",
+    "iter_ray",
+    "spread",
+    "warm_up",
+]
 
 #: The actors' work a parcel of batches aims at: Ray's round trip (16-30 ms on a 2-core
 #: machine) and per-call work stay a few per cent of it.
 PARCEL_SECONDS = 0.5
+#: Seconds between two looks at the learner actors' balance.
+REBALANCE_SECONDS = 20.0
+#: Replicas move when that cuts the busiest actor's excess over the mean work by at least
+#: this share of the mean.
+MIN_GAIN = 0.02
+
+Slot = tuple[int, int]
 
 
 def deal_slots(n_learners: int, n_folds: int, n_actors: int) -> list[list[tuple[int, int]]]:
@@ -62,6 +87,35 @@ def deal_slots(n_learners: int, n_folds: int, n_actors: int) -> list[list[tuple[
     slots = [(i, f) for i in range(n_learners) for f in range(n_folds)]
     n = max(1, min(n_actors, len(slots)))
     return [slots[i::n] for i in range(n)]
+
+
+def balance_slots(costs: dict[Slot, float], n_groups: int) -> list[list[Slot]]:
+    """The slots in ``n_groups`` groups of even summed cost: the costliest slot first, each to
+    the group with the least so far (longest processing time first, at most 4/3 of the best
+    layout's largest group; Graham, SIAM J. Appl. Math. 17, 1969). Groups list their slots in
+    order.
+
+    >>> balance_slots({(0, 0): 5.0, (0, 1): 4.0, (1, 0): 3.0, (1, 1): 3.0, (1, 2): 1.0}, 2)
+    [[(0, 0), (1, 1)], [(0, 1), (1, 0), (1, 2)]]
+    """
+    groups: list[list[Slot]] = [[] for _ in range(max(1, min(n_groups, len(costs))))]
+    loads = [0.0] * len(groups)
+    for slot in sorted(costs, key=lambda s: (-costs[s], s)):
+        least = loads.index(min(loads))
+        groups[least].append(slot)
+        loads[least] += costs[slot]
+    return [sorted(g) for g in groups]
+
+
+def spread(groups: list[list[Slot]], costs: dict[Slot, float]) -> float:
+    """How far the costliest group is above the mean group: max / mean - 1 (0: even).
+
+    >>> spread([[(0, 0)], [(0, 1), (0, 2)]], {(0, 0): 3.0, (0, 1): 0.5, (0, 2): 0.5})
+    0.5
+    """
+    loads = [sum(costs.get(s, 0.0) for s in g) for g in groups]
+    mean = sum(loads) / len(loads)
+    return max(loads) / mean - 1 if mean > 0 else 0.0
 
 
 def warm_up(
@@ -162,6 +216,12 @@ class _Actors:
         calls = [a.checkpoint.options(num_returns=2).remote() for a in self.all]
         return [c[0] for c in calls], [c[1] for c in calls]
 
+    def regroup(self, states: list[ObjectRef[LearnerHost]], slot_ids: list[list[int]]) -> None:
+        """Give every learner actor its new share and the aggregator the new layout."""
+        for actor, state in zip(self.learners, states):
+            actor.load.remote(state)
+        self.aggregator.regroup.remote(slot_ids)
+
     def kill(self) -> None:
         for a in self.all:
             ray.kill(a, no_restart=True)
@@ -173,8 +233,10 @@ class RayRun:
     ``n_actors``: learner actors (default one per CPU). ``warm_up_batches``: batches the
     driver evaluates itself before handing over (default: as many as it can while the actors
     start; 0: none). ``largest_parcel``: the most batches a parcel takes (1: every batch
-    travels alone). ``checkpoint_every``: parcels between checkpoints. ``actors`` is the live
-    set, rebuilt after a fault.
+    travels alone). ``checkpoint_every``: parcels between checkpoints. ``rebalance_seconds``:
+    time between looks at the actors' balance (None: never); ``min_gain``: the least cut in
+    the busiest actor's excess worth moving replicas for. ``actors`` is the live set,
+    rebuilt after a fault.
     """
 
     def __init__(
@@ -188,12 +250,17 @@ class RayRun:
         checkpoint_every: int = 50,
         max_recoveries: int = 3,
         warm_up_batches: int | None = None,
+        rebalance_seconds: float | None = REBALANCE_SECONDS,
+        min_gain: float = MIN_GAIN,
     ) -> None:
         self.config, self.stream = config, stream
         self.max_in_flight = max_in_flight
         self.checkpoint_every = checkpoint_every
         self.max_recoveries = max_recoveries
         self.warm_up_batches = warm_up_batches
+        moa = any(spec.is_moa for spec in config.specs)
+        self.rebalance_seconds = None if moa else rebalance_seconds
+        self.min_gain = min_gain
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1  # type: ignore[no-untyped-call]
         k = config.n_folds
         self.groups = deal_slots(len(config.learners), k, n_actors or cpus)
@@ -215,6 +282,11 @@ class RayRun:
         self.sizer = ParcelSizer(config.batch_size, largest_parcel)
         #: Batches of every parcel sent (replays not counted).
         self.parcels: list[int] = []
+        #: Every look at the balance: (:func:`spread` of the work since the last look,
+        #: the spread the best new layout would have had, whether the replicas moved).
+        self.balance: list[tuple[float, float, bool]] = []
+        self._busy: dict[Slot, float] = {}  # each slot's busy seconds at the last look
+        self._looked_at = 0.0
 
     def _new_actors(self, states: list[ObjectRef[Any]] | None = None) -> _Actors:
         actors = _Actors(self.config.specs, self._slot_ids, self._cpus_per_actor)
@@ -249,6 +321,8 @@ class RayRun:
         """Hand the state of ``local`` (every batch before ``rest`` evaluated) to the actors
         and evaluate ``rest`` and the remaining ``batches`` there, then the final snapshot."""
         parts = [local.host.part(g) for g in self.groups]
+        self._busy = {s: b for p in parts for s, b in zip(p.slots, p.busy)}
+        self._looked_at = time.perf_counter()
         handed = [ray.put(p) for p in parts] + [ray.put(local.aggregator)]
         del local, parts
         self.actors.load(handed)
@@ -265,6 +339,8 @@ class RayRun:
             self._in_flight.append((index, rows, self.actors.submit(ref)))
             self._advance_checkpoint(index)
             yield from self._drain(self.max_in_flight - 1)
+            if self._balance_due():
+                yield from self._rebalance(index)
         yield from self._drain(0)
         while True:
             try:
@@ -275,6 +351,48 @@ class RayRun:
                 yield from self._drain(0)
         yield Step(0, snap, "actors")
         self.actors.kill()
+
+    def _balance_due(self) -> bool:
+        every = self.rebalance_seconds
+        if every is None or len(self.groups) < 2:
+            return False
+        return time.perf_counter() - self._looked_at >= every
+
+    def _rebalance(self, index: int) -> Iterator[Step]:
+        """Once every parcel up to ``index`` is delivered, compare the learner actors' work
+        since the last look and move the replicas if a new layout evens it out by
+        ``min_gain``; the state after the move is the new checkpoint."""
+        yield from self._drain(0)
+        self._looked_at = time.perf_counter()
+        try:
+            busy = dict(kv for part in ray.get([a.busy.remote() for a in self.actors.learners])
+                        for kv in part)
+        except RayActorError:
+            self._recover()
+            return
+        work = {s: max(0.0, b - self._busy.get(s, 0.0)) for s, b in busy.items()}
+        self._busy = busy
+        groups = balance_slots(work, len(self.groups))
+        now, then = spread(self.groups, work), spread(groups, work)
+        move = now - then >= self.min_gain
+        self.balance.append((now, then, move))
+        if not move:
+            return
+        try:
+            hosts = [h for h, _ in ray.get([a.checkpoint.remote() for a in self.actors.learners])]
+            whole = LearnerHost.join(hosts)
+            states = [ray.put(whole.part(g)) for g in groups]
+            slot_ids = [[i * self.config.n_folds + f for i, f in g] for g in groups]
+            self.actors.regroup(states, slot_ids)
+            aggregator, ok = self.actors.aggregator.checkpoint.options(num_returns=2).remote()
+            ray.get(ok)
+        except RayActorError:
+            self._recover()  # from the checkpoint before: the old layout, still consistent
+            return
+        self.groups, self._slot_ids = groups, slot_ids
+        self._checkpoint = ([*states, aggregator], index + 1)
+        self._pending = None
+        self._log = []
 
     def _advance_checkpoint(self, index: int) -> None:
         """Complete a checkpoint under way if every actor has answered; start one if due."""

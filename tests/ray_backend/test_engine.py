@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
@@ -15,7 +16,7 @@ import distval
 from distval.config import RunConfig
 from distval.engine import LocalEvaluation, Run, Step, iter_batches, open_config_stream
 from distval.errors import DistvalError
-from distval.ray_backend.engine import RayRun, deal_slots, warm_up
+from distval.ray_backend.engine import RayRun, balance_slots, deal_slots, spread, warm_up
 
 pytestmark = pytest.mark.ray
 
@@ -34,6 +35,26 @@ def test_slots_are_dealt_evenly_and_completely():
     assert sorted(s for g in groups for s in g) == [(i, f) for i in range(2) for f in range(10)]
     assert [len(g) for g in groups] == [7, 7, 6]
     assert len(deal_slots(2, 3, 50)) == 6  # never more actors than slots: one fold per actor
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_balanced_layout_is_within_graham_bound_of_the_best_by_brute_force(seed):
+    """Longest processing time first: every slot once, and the busiest group within
+    4/3 - 1/(3m) of the best layout found by trying every assignment (Graham 1969)."""
+    rng = np.random.default_rng(seed)
+    n_slots, m = int(rng.integers(2, 8)), int(rng.integers(2, 4))
+    costs = {(i % 2, i // 2): float(c) for i, c in enumerate(rng.exponential(1.0, n_slots))}
+    groups = balance_slots(costs, m)
+    assert sorted(s for g in groups for s in g) == sorted(costs)
+    slots = list(costs)
+    best = min(
+        max(sum(costs[s] for s, g in zip(slots, pick) if g == k) for k in range(m))
+        for pick in itertools.product(range(m), repeat=n_slots)
+    )
+    got = max(sum(costs[s] for s in g) for g in groups)
+    assert got <= (4 / 3 - 1 / (3 * m)) * best + 1e-12
+    mean = sum(costs.values()) / len(groups)
+    assert spread(groups, costs) == pytest.approx(got / mean - 1)
 
 
 def ray_run(opts: dict, **kw):
@@ -89,6 +110,26 @@ def test_parcels_of_many_batches_give_the_in_process_numbers(ray_local, assert_s
     assert_same_rows(local.test_rows, run.result.test_rows)
 
 
+def test_replicas_moved_between_actors_give_the_in_process_numbers(ray_local, assert_same_rows):
+    """A look at the balance after every parcel, and a move at every look (min_gain -1):
+    the replicas change actors as trained and the numbers stay the in-process ones."""
+    opts = SMALL | {"n_rows": 3600, "learners": ("ht", "nb")}
+    cfg = RunConfig(**opts)
+    stream = open_config_stream(cfg)
+    run = Run(cfg, stream)
+    ray_run = RayRun(cfg, stream, n_actors=2, warm_up_batches=1, largest_parcel=1,
+                     rebalance_seconds=0.0, min_gain=-1.0)
+    layouts = []
+    for step in ray_run.steps():
+        run.feed(step)
+        layouts.append(ray_run.groups)
+    assert len(ray_run.balance) >= 5 and all(moved for *_, moved in ray_run.balance)
+    assert any(g != deal_slots(2, 4, 2) for g in layouts)  # some slots did change actors
+    local = distval.evaluate(**opts)
+    assert_same_rows(local.fold_rows, run.close().fold_rows)
+    assert_same_rows(local.test_rows, run.result.test_rows)
+
+
 def test_default_run_on_ray_equals_in_process(ray_local, assert_same_rows):
     """distval.evaluate on Ray: the driver works while the actors start, then hands over."""
     opts = SMALL | {"n_rows": 3600, "learners": ("ht", "nb")}
@@ -117,7 +158,7 @@ def test_warm_up_evaluates_the_batches_asked_then_hands_over(assert_same_rows):
     assert_same_rows(distval.evaluate(cfg).fold_rows, run.close().fold_rows)
 
 
-def run_with_fault(kill, *, max_recoveries=3, output_dir=None):
+def run_with_fault(kill, *, max_recoveries=3, output_dir=None, **balance):
     cfg = RunConfig(**SMALL | {"n_rows": 4800})
     stream = open_config_stream(cfg)
     run = Run(cfg, stream, output_dir=output_dir)
@@ -130,6 +171,7 @@ def run_with_fault(kill, *, max_recoveries=3, output_dir=None):
         largest_parcel=2,  # parcels of one and two batches replayed after a fault
         warm_up_batches=1,  # the first checkpoint is the state the driver hands over
         max_recoveries=max_recoveries,
+        **balance,
     )
     try:
         for index, step in enumerate(ray_run.steps()):
@@ -146,15 +188,19 @@ def run_with_fault(kill, *, max_recoveries=3, output_dir=None):
     except BaseException:
         run.close(interrupted=True)  # as distval.evaluate does
         raise
-    return cfg, run.close(), killed
+    return cfg, run.close(), killed, ray_run.balance
 
 
-@pytest.mark.parametrize("which", ["learner", "aggregator"])
+# "moving": a move at every parcel (rebalancing), so a kill finds replicas moved since the
+# first checkpoint.
+@pytest.mark.parametrize("which", ["learner", "aggregator", "moving"])
 def test_a_killed_actor_is_rebuilt_and_results_are_unchanged(ray_local, assert_same_rows, which):
     def kill(actors):
-        return actors.learners[1] if which == "learner" else actors.aggregator
+        return actors.aggregator if which == "aggregator" else actors.learners[1]
 
-    cfg, result, killed = run_with_fault(kill)
+    balance = {"rebalance_seconds": 0.0, "min_gain": -1.0} if which == "moving" else {}
+    cfg, result, killed, looks = run_with_fault(kill, **balance)
+    assert all(moved for *_, moved in looks) and (len(looks) > 2) == (which == "moving")
     assert len(killed) >= 1  # the second kill needs the first to be noticed in time
     clean = distval.evaluate(cfg)
     assert_same_rows(clean.fold_rows, result.fold_rows)
