@@ -135,8 +135,10 @@ def warm_up(
 
 class ParcelSizer:
     """How many batches the next parcel takes: as many as the actors get through in
-    :data:`PARCEL_SECONDS` at the rate of the parcels delivered so far (rows per second
-    between deliveries, smoothed), at most twice the last parcel's and at most ``largest``.
+    :data:`PARCEL_SECONDS` at the rate of the last deliveries (the rows of the last
+    ``window`` parcels over the time since the delivery before them: parcels that come back
+    together after a stall do not look instant), at most twice the last parcel's and at
+    most ``largest``.
 
     >>> sizer = ParcelSizer(batch_rows=1000)
     >>> sizer.batches()
@@ -145,21 +147,25 @@ class ParcelSizer:
     ...     sizer.delivered(1000, now=t)
     >>> [sizer.batches() for _ in range(7)]
     [2, 4, 8, 16, 32, 50, 50]
+    >>> for t in (5.0, 5.01, 5.02, 5.03):  # a stall, then four parcels at once
+    ...     sizer.delivered(1000, now=t)
+    >>> round(sizer.rate), sizer.batches()  # 4,000 rows in the 5 s since the delivery before
+    (800, 1)
     """
 
-    def __init__(self, batch_rows: int, largest: int = 256) -> None:
+    def __init__(self, batch_rows: int, largest: int = 256, window: int = 4) -> None:
         self.batch_rows, self.largest = batch_rows, largest
         self.rate: float | None = None
-        self._last_time: float | None = None
+        self._deliveries: deque[tuple[float, int]] = deque(maxlen=window + 1)
         self._last = 1
 
     def delivered(self, rows: int, now: float | None = None) -> None:
         """A parcel of ``rows`` rows came back (at time ``now``, default the clock's)."""
         now = time.perf_counter() if now is None else now
-        if self._last_time is not None and now > self._last_time:
-            rate = rows / (now - self._last_time)
-            self.rate = rate if self.rate is None else 0.7 * self.rate + 0.3 * rate
-        self._last_time = now
+        self._deliveries.append((now, rows))
+        (first, _), *later = self._deliveries
+        if later and now > first:
+            self.rate = sum(r for _, r in later) / (now - first)
 
     def batches(self) -> int:
         """The next parcel's size in batches."""
