@@ -17,6 +17,10 @@ bootstrap, river SEA (noise 0), 100,000 rows, on every core of this machine.
   with these learners, and efficiency / scaling is the engine's share of what is left;
 - ``--sweep``: efficiency of other layouts and batch sizes on a shorter stream (one actor per
   core vs one actor per fold replica; batches of 250 / 1,000 / 4,000 rows);
+- balance: each learner actor's CPU seconds over the run (from /proc, boot included) and
+  how far the busiest is above their mean; the engine's own looks at the balance
+  (``RayRun.balance``: the spread of the replicas' work since the previous look, and whether
+  the replicas moved);
 - peak memory: resident memory of the driver and every Ray process it started (goal <= 2.5 GB);
 - MOA: ``EvaluatePrequentialCV -w 10 -a Bootstrap-Validation`` with ``trees.HoeffdingTree``
   and with ``bayes.NaiveBayes`` on ``generators.SEAGenerator -p 0`` (the jar shipped in the
@@ -33,17 +37,21 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 
-import distval
+from distval.config import RunConfig
+from distval.engine import Run, open_config_stream
 from distval.learners import parse_learner
 from distval.learners.host import to_dicts
 from distval.learners.weights import learns_with_weight
+from distval.ray_backend.engine import RayRun
+from distval.ray_backend.session import ray_session
 from distval.streams import open_stream
 
-from common import PeakRSS, save, table, timed
+from common import PeakRSS, ProcessCPU, save, table, timed
 
 LEARNERS = ("ht", "nb")
 MOA_LEARNERS = {"ht": "trees.HoeffdingTree", "nb": "bayes.NaiveBayes"}
@@ -111,14 +119,53 @@ def ideal_rate(rates: dict, folds: int, cores: int) -> float:
     return cores / (folds * sum(1 / r for r in rates.values()))
 
 
-def ray_run(opts: dict, n_actors, out: str):
-    """(wall seconds, steady rows/s, peak RSS bytes, result) of one Ray-engine run."""
-    with PeakRSS() as mem:
-        t, res = timed(distval.evaluate, **opts, backend="ray", n_actors=n_actors, output_dir=out)
+def evaluate(opts: dict, out: str, n_actors=None, backend="inprocess") -> tuple:
+    """(result, the RayRun or None, times): what ``distval.evaluate`` does, keeping the
+    engine and, on Ray, when things happened (perf_counter): Ray up, first step of the
+    actors, last step, Ray shut down."""
+    cfg = RunConfig(**opts)
+    stream = open_config_stream(cfg)
+    run = Run(cfg, stream, output_dir=out, backend=backend)
+    if backend == "inprocess":
+        from distval.engine import iter_inprocess
+
+        for step in iter_inprocess(cfg, stream):
+            run.feed(step)
+        return run.close(), None, {}
+    marks = {"start": time.perf_counter()}
+    with ray_session():
+        marks["ray up"] = time.perf_counter()
+        engine = RayRun(cfg, stream, n_actors=n_actors)
+        for step in engine.steps():
+            run.feed(step)
+            if step.where == "actors":
+                marks.setdefault("actors' first step", time.perf_counter())
+        marks["last step"] = time.perf_counter()
+    marks["ray down"] = time.perf_counter()
+    return run.close(), engine, marks
+
+
+def ray_run(opts: dict, n_actors, out: str) -> dict:
+    """One Ray-engine run: wall seconds, steady rows/s, peak RSS bytes, the result, the
+    learner actors' CPU seconds and their cores in the middle of the run, the engine's
+    balance looks and the run's timeline."""
+    with PeakRSS() as mem, ProcessCPU("ray::LearnerAct") as cpu:
+        t, (res, engine, marks) = timed(evaluate, opts, out, n_actors, "ray")
     secs = res.snapshot_seconds
     first_pos = res.fold_rows[0]["position"]
     steady = (opts["n_rows"] - first_pos) / (secs[-1] - secs[0]) if len(secs) > 1 else None
-    return t, steady, mem.peak, res
+    begin, end = marks["actors' first step"], marks["last step"]
+    return {
+        "wall": t,
+        "steady": steady,
+        "peak": mem.peak,
+        "result": res,
+        "actor_cpu": sorted(cpu.seconds.values()),
+        "mid_cores": cpu.cores(begin + 0.2 * (end - begin), end - 0.1 * (end - begin)),
+        "looks": engine.balance,
+        "timeline": {k: v - marks["start"] for k, v in marks.items() if k != "start"},
+        "driver_rows": res.evaluated_by.get("driver", 0),
+    }
 
 
 def moa_jar() -> Path | None:
@@ -149,11 +196,14 @@ def run_moa(jar: Path, learner: str, rows: int, folds: int) -> float | None:
 def calibrated_run(opts: dict, n_actors, out: str, folds: int, cores: int, n_cal: int) -> dict:
     """One Ray-engine run between two calibrations; efficiency against their mean."""
     before = calibrate(n_cal)
-    t, steady, peak, res = ray_run(opts, n_actors, out)
+    r = ray_run(opts, n_actors, out)
     after = calibrate(n_cal)
     ideal = ideal_rate({k: (before[k] + after[k]) / 2 for k in LEARNERS}, folds, cores)
     rows = opts["n_rows"]
-    summary = res.summary()["learners"]
+    summary = r["result"].summary()["learners"]
+    t, steady, actor_cpu, looks, line = (
+        r["wall"], r["steady"], r["actor_cpu"], r["looks"], r["timeline"]
+    )
     return {
         "wall s": t,
         "rows/s": rows / t,
@@ -161,7 +211,19 @@ def calibrated_run(opts: dict, n_actors, out: str, folds: int, cores: int, n_cal
         "ideal rows/s": ideal,
         "efficiency": rows / t / ideal,
         "steady efficiency": (steady or float("nan")) / ideal,
-        "peak RSS GB": peak / 1e9,
+        "peak RSS GB": r["peak"] / 1e9,
+        "ray up s": line["ray up"],
+        "driver rows": r["driver_rows"],
+        "actors from s": line["actors' first step"],
+        "last step s": line["last step"],
+        "ray down s": line["ray down"] - line["last step"],
+        "actor cores mid-run": r["mid_cores"],
+        "actor CPU s": " / ".join(f"{c:.1f}" for c in actor_cpu),
+        "actor spread": max(actor_cpu) / float(np.mean(actor_cpu)) - 1 if actor_cpu else None,
+        "looks": len(looks),
+        "moves": sum(moved for *_, moved in looks),
+        "work spread seen": float(np.median([now for now, *_ in looks])) if looks else None,
+        "balance": looks,
         "ht acc": summary["ht"]["cumulative"]["accuracy"]["mean"],
         "nb acc": summary["nb"]["cumulative"]["accuracy"]["mean"],
         "rates": {"before": before, "after": after},
@@ -208,7 +270,7 @@ def main() -> None:
     if not a.skip_inprocess:
         before = calibrate(a.calibration_rows)
         with PeakRSS() as mem, tempfile.TemporaryDirectory() as out:
-            t_in, _ = timed(distval.evaluate, **opts, output_dir=f"{out}/in")
+            t_in, _ = timed(evaluate, opts, f"{out}/in")
         after = calibrate(a.calibration_rows)
         one_core = ideal_rate({k: (before[k] + after[k]) / 2 for k in LEARNERS}, a.folds, 1)
         inproc = {
@@ -231,11 +293,18 @@ def main() -> None:
     moa = {k: run_moa(jar, v, a.rows, a.folds) for k, v in MOA_LEARNERS.items()} if jar else {}
     run_cols = ["run", "wall s", "rows/s", "steady rows/s", "ideal rows/s", "efficiency"]
     run_cols += ["steady efficiency", "peak RSS GB", "ht acc", "nb acc"]
+    time_cols = ["run", "wall s", "ray up s", "driver rows", "actors from s", "last step s"]
+    time_cols += ["ray down s", "actor cores mid-run", "actor CPU s", "actor spread", "looks"]
+    time_cols += ["moves", "work spread seen"]
     lines = [
         f"### Ray engine: HT + NB, {a.folds}-fold prequential bootstrap, SEA {a.rows:,} rows, "
         f"{cores} cores, batches of {a.batch_size}, {a.actors or cores} learner actors",
         "",
         table(runs + ([inproc] if inproc else []), run_cols),
+        "",
+        "Where the time of each Ray run went (seconds from the start of the run):",
+        "",
+        table(runs, time_cols),
         "",
         "- ideal rows/s: cores / (time per row of the 20 replicas one after the other), from "
         "single-replica rates calibrated just before and just after each run (mean); the "
@@ -246,9 +315,19 @@ def main() -> None:
         f"- hardware scaling: a bare river loop (HT then NB, {a.scaling_rows:,} rows) runs "
         f"alone in t and with all {cores} cores busy in t / s; s over {len(scaling)} "
         f"interleaved pairs: median **{scale:.3f}** (range {min(scaling):.3f}-"
-        f"{max(scaling):.3f}). No layout can beat s with these learners here, so 0.90 is "
-        f"out of reach on this machine; the engine delivers **{efficiency / scale:.2f}** of "
-        f"what the hardware allows ({median['steady efficiency'] / scale:.2f} in steady state)",
+        f"{max(scaling):.3f}). No layout can beat s with these learners here"
+        + (", so 0.90 is out of reach on this machine" if scale < 0.90 else "")
+        + f"; the engine delivers **{efficiency / scale:.2f}** of what the hardware allows "
+        f"({median['steady efficiency'] / scale:.2f} in steady state)",
+        "- ray up s: `ray.init` done; driver rows: rows the driver evaluated while the actors "
+        "booted; actors from s: the actors' first step (after the hand-over); last step s: "
+        "the end of the stream; ray down s: the actors' kill and `ray.shutdown` after it; "
+        "actor cores mid-run: the learner actors' CPU seconds per second between 20 % and "
+        "90 % of their part of the run (2.0: both cores busy with learners)",
+        "- actor CPU s: each learner actor's CPU seconds (boot included); actor spread: the "
+        "busiest one's excess over their mean; looks / moves: the engine's looks at the "
+        "balance (every 20 s) and those that moved replicas; work spread seen: the median "
+        "excess of the busiest actor's replica work between looks",
         f"- peak memory of all Ray processes: **{max(r['peak RSS GB'] for r in runs):.2f} GB** "
         "(goal <= 2.5 GB)",
     ]

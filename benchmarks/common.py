@@ -119,3 +119,58 @@ class PeakRSS:
         self._stop.set()
         self._thread.join()
         self.peak = max(self.peak, tree_rss())
+
+
+def cpu_seconds(prefix: str) -> dict[int, float]:
+    """CPU seconds (user + system) of every process whose name starts with ``prefix``."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            name, rest = stat.split("(", 1)[1].rsplit(")", 1)
+            if name.startswith(prefix):
+                fields = rest.split()
+                out[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+class ProcessCPU:
+    """Samples :func:`cpu_seconds` of the processes named ``prefix...`` in a background
+    thread; ``seconds`` holds each one's last reading (processes that ended keep theirs),
+    ``series`` (time, their summed CPU seconds) at every sample."""
+
+    def __init__(self, prefix: str, every: float = 0.25) -> None:
+        import threading
+
+        self.prefix, self.every, self.seconds = prefix, every, {}
+        self.series: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            now = {p: c for p, c in cpu_seconds(self.prefix).items() if p not in self._before}
+            self.seconds.update(now)
+            self.series.append((time.perf_counter(), sum(self.seconds.values())))
+            self._stop.wait(self.every)
+
+    def cores(self, start: float, end: float) -> float:
+        """Cores these processes kept busy on average between two sample times."""
+        inside = [(t, c) for t, c in self.series if start <= t <= end]
+        if len(inside) < 2:
+            return float("nan")
+        (t0, c0), (t1, c1) = inside[0], inside[-1]
+        return (c1 - c0) / (t1 - t0)
+
+    def __enter__(self):
+        self._before = set(cpu_seconds(self.prefix))  # processes of an earlier run: left out
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
