@@ -3,8 +3,10 @@
 The driver evaluates batches itself (:class:`~distval.engine.LocalEvaluation`) and measures
 its own speed. Once it has run for ``probe_seconds``, it projects the time left from the rows
 still to come (a stream of unknown length counts as long). Above ``threshold`` seconds it
-starts a local Ray in a background thread and its learner actors, keeps evaluating while they
-boot, and hands its state over at the next batch boundary
+starts a local Ray in a background thread and asks for its learner actors, waiting while Ray
+itself starts (``ray.init`` is Python work that, beside an evaluation holding the GIL, took
+several times as long), keeps evaluating while the actors boot, and hands its state over at
+the next batch boundary
 (:meth:`~distval.ray_backend.engine.RayRun.take_over`, the same hand-over as Ray's warm-up).
 A short or fast job therefore never pays Ray's start-up, a long one gets every core, and the
 numbers are the same either way (the same batches in the same order; ``Step.where`` records
@@ -84,6 +86,10 @@ class _RayStarter:
         self._up.set()
         self._stop.wait()  # keeps the cluster's processes alive (class docstring)
 
+    def wait_started(self) -> None:
+        """Block until Ray runs and the actors are asked for (or the start failed)."""
+        self._up.wait()
+
     def ready(self) -> bool:
         """Whether Ray and every actor are up (False while booting or if the start failed)."""
         if not self._up.is_set() or self.run is None:
@@ -155,6 +161,7 @@ def iter_auto(
                     projected_seconds(elapsed, rows, total) > threshold
                 ):
                     starter = _RayStarter(config, stream)
+                    starter.wait_started()
         yield Step(0, local.aggregator.finish(), "driver")
     finally:
         if starter is not None:
