@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+import distval
 from distval.config import RunConfig
 from distval.engine import Run, open_config_stream
 from distval.learners import parse_learner
@@ -119,19 +120,13 @@ def ideal_rate(rates: dict, folds: int, cores: int) -> float:
     return cores / (folds * sum(1 / r for r in rates.values()))
 
 
-def evaluate(opts: dict, out: str, n_actors=None, backend="inprocess") -> tuple:
-    """(result, the RayRun or None, times): what ``distval.evaluate`` does, keeping the
-    engine and, on Ray, when things happened (perf_counter): Ray up, first step of the
-    actors, last step, Ray shut down."""
+def evaluate_on_ray(opts: dict, out: str, n_actors=None) -> tuple:
+    """(result, the RayRun, times): what ``distval.evaluate(backend="ray")`` does, keeping
+    the engine and when things happened (perf_counter): Ray up, the actors' first step, the
+    last step, Ray shut down."""
     cfg = RunConfig(**opts)
     stream = open_config_stream(cfg)
-    run = Run(cfg, stream, output_dir=out, backend=backend)
-    if backend == "inprocess":
-        from distval.engine import iter_inprocess
-
-        for step in iter_inprocess(cfg, stream):
-            run.feed(step)
-        return run.close(), None, {}
+    run = Run(cfg, stream, output_dir=out, backend="ray")
     marks = {"start": time.perf_counter()}
     with ray_session():
         marks["ray up"] = time.perf_counter()
@@ -150,11 +145,12 @@ def ray_run(opts: dict, n_actors, out: str) -> dict:
     learner actors' CPU seconds and their cores in the middle of the run, the engine's
     balance looks and the run's timeline."""
     with PeakRSS() as mem, ProcessCPU("ray::LearnerAct") as cpu:
-        t, (res, engine, marks) = timed(evaluate, opts, out, n_actors, "ray")
+        t, (res, engine, marks) = timed(evaluate_on_ray, opts, out, n_actors)
     secs = res.snapshot_seconds
     first_pos = res.fold_rows[0]["position"]
     steady = (opts["n_rows"] - first_pos) / (secs[-1] - secs[0]) if len(secs) > 1 else None
-    begin, end = marks["actors' first step"], marks["last step"]
+    end = marks["last step"]
+    begin = marks.get("actors' first step", end)  # a short stream: the driver did it all
     return {
         "wall": t,
         "steady": steady,
@@ -201,9 +197,8 @@ def calibrated_run(opts: dict, n_actors, out: str, folds: int, cores: int, n_cal
     ideal = ideal_rate({k: (before[k] + after[k]) / 2 for k in LEARNERS}, folds, cores)
     rows = opts["n_rows"]
     summary = r["result"].summary()["learners"]
-    t, steady, actor_cpu, looks, line = (
-        r["wall"], r["steady"], r["actor_cpu"], r["looks"], r["timeline"]
-    )
+    t, steady, actor_cpu, looks = r["wall"], r["steady"], r["actor_cpu"], r["looks"]
+    line = r["timeline"]
     return {
         "wall s": t,
         "rows/s": rows / t,
@@ -214,7 +209,7 @@ def calibrated_run(opts: dict, n_actors, out: str, folds: int, cores: int, n_cal
         "peak RSS GB": r["peak"] / 1e9,
         "ray up s": line["ray up"],
         "driver rows": r["driver_rows"],
-        "actors from s": line["actors' first step"],
+        "actors from s": line.get("actors' first step"),
         "last step s": line["last step"],
         "ray down s": line["ray down"] - line["last step"],
         "actor cores mid-run": r["mid_cores"],
@@ -270,7 +265,7 @@ def main() -> None:
     if not a.skip_inprocess:
         before = calibrate(a.calibration_rows)
         with PeakRSS() as mem, tempfile.TemporaryDirectory() as out:
-            t_in, _ = timed(evaluate, opts, f"{out}/in")
+            t_in, _ = timed(distval.evaluate, **opts, output_dir=f"{out}/in")
         after = calibrate(a.calibration_rows)
         one_core = ideal_rate({k: (before[k] + after[k]) / 2 for k in LEARNERS}, a.folds, 1)
         inproc = {

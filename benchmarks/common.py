@@ -8,6 +8,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,16 +68,22 @@ def save(name: str, text: str, data: dict) -> None:
     print(text)
 
 
-def _children() -> dict[int, list[int]]:
-    kids: dict[int, list[int]] = {}
+def _proc_stats() -> Iterator[tuple[int, str, list[str]]]:
+    """(pid, name, the fields after the name) of every process, from /proc/<pid>/stat."""
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 stat = (entry / "stat").read_text()
             except OSError:
                 continue
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            kids.setdefault(ppid, []).append(int(entry.name))
+            name, rest = stat.split("(", 1)[1].rsplit(")", 1)
+            yield int(entry.name), name, rest.split()
+
+
+def _children() -> dict[int, list[int]]:
+    kids: dict[int, list[int]] = {}
+    for pid, _, fields in _proc_stats():
+        kids.setdefault(int(fields[1]), []).append(pid)
     return kids
 
 
@@ -124,18 +131,11 @@ class PeakRSS:
 def cpu_seconds(prefix: str) -> dict[int, float]:
     """CPU seconds (user + system) of every process whose name starts with ``prefix``."""
     tick = os.sysconf("SC_CLK_TCK")
-    out = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            name, rest = stat.split("(", 1)[1].rsplit(")", 1)
-            if name.startswith(prefix):
-                fields = rest.split()
-                out[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
-    return out
+    return {
+        pid: (int(fields[11]) + int(fields[12])) / tick
+        for pid, name, fields in _proc_stats()
+        if name.startswith(prefix)
+    }
 
 
 class ProcessCPU:

@@ -78,7 +78,7 @@ MIN_GAIN = 0.02
 Slot = tuple[int, int]
 
 
-def deal_slots(n_learners: int, n_folds: int, n_actors: int) -> list[list[tuple[int, int]]]:
+def deal_slots(n_learners: int, n_folds: int, n_actors: int) -> list[list[Slot]]:
     """Deal the (learner, fold) slots round-robin to at most ``n_actors`` groups.
 
     >>> deal_slots(2, 3, 2)
