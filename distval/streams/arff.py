@@ -6,7 +6,8 @@ keywords and type names are case-insensitive, names and nominal values may be qu
 
 Attribute types: ``numeric``, ``real`` and ``integer`` are float features (an ``integer``
 value is not truncated, as in Weka); ``{a, b, c}`` is nominal in declared order (any other
-value is an error); ``string`` is nominal with codes by first appearance (this package's
+value is an error); a nominal class numbers its values in declared order too, as MOA and
+Weka do (MOA breaks vote ties towards the lowest index); ``string`` is nominal with codes by first appearance (this package's
 encoding of free text). ``date`` and ``relational`` attributes are an error.
 
 The ``@data`` section is read in blocks of ``block_size`` bytes. A block of plain rows (no
@@ -201,7 +202,7 @@ class ArffStream(_FileStream):
     >>> s = ArffStream(path)
     >>> c = next(s.chunks())
     >>> c.X.tolist(), c.y.tolist(), s.classes, s.nominal, s.n_classes
-    ([[0.5, 2.0], [nan, 0.0], [2.5, 0.0]], [0, 1, 1], ['DOWN', 'UP'], {'day': ['1', '2', '3']}, 2)
+    ([[0.5, 2.0], [nan, 0.0], [2.5, 0.0]], [1, 0, 0], ['UP', 'DOWN'], {'day': ['1', '2', '3']}, 2)
     """
 
     def __init__(

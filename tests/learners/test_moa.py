@@ -411,3 +411,60 @@ def test_the_java_batch_call_runs_with_a_frozen_python_heap(tmp_path):
         assert gc.get_freeze_count() == 0
         assert preds.shape == (2, len(chunk))
     assert len(frozen) == 3 and min(frozen) > len(gc.get_objects()) // 2
+
+
+# -- ARFF written by MOA itself (issue 30, items 1, 2 and 10) -----------------------------
+
+
+def moa_written_sea(tmp_path: Path, n: int) -> Path:
+    """``n`` rows of MOA's SEA generator (seed 1, 10 % noise) written by MOA's own
+    WriteStreamToARFFFile: the header declares ``{groupA,groupB}``, the first row is groupB
+    and every data row ends with a comma."""
+    path = tmp_path / "sea_raw.arff"
+    subprocess.run(
+        [
+            "java", "-cp", jar(), "moa.DoTask",
+            f"WriteStreamToARFFFile -s (generators.SEAGenerator) -f {path} -m {n}",
+        ],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return path
+
+
+def without_trailing_commas(raw: Path) -> Path:
+    lines = raw.read_text().splitlines()
+    out = raw.with_name("sea.arff")
+    out.write_text("\n".join(x.rstrip(",") if x and x[0].isdigit() else x for x in lines) + "\n")
+    return out
+
+
+@pytest.mark.parametrize(
+    ("scheme", "method"), [("cv", "Cross-Validation"), ("split", "Split-Validation")]
+)
+def test_declared_class_order_matches_moa_when_the_first_row_is_not_the_first_class(
+    tmp_path, scheme, method
+):
+    """Class indices follow the header's declared order, as MOA's do: MOA breaks vote ties
+    with the lowest index and an untrained replica predicts class 0, so numbering by first
+    appearance (groupB = 0 here) gives other predictions than MOA's EvaluatePrequentialCV."""
+    arff = without_trailing_commas(moa_written_sea(tmp_path, 3000))
+    assert arff.read_text().split("@data")[1].split()[0].endswith("groupB")
+    res = distval.evaluate(
+        stream=str(arff),
+        learners=("moa:trees.HoeffdingTree",),
+        scheme=scheme,
+        n_folds=10,
+        fold_choice="round-robin",
+        forgetting="cumulative",
+        test_every=3000,
+    )
+    final = res.final_folds()
+    acc = 100 * final[final["forgetting"] == "cumulative"]["accuracy"].to_numpy()
+    rows = moa_task(
+        f"EvaluatePrequentialCV -l trees.HoeffdingTree -s (ArffFileStream -f {arff}) "
+        f"-e BasicClassificationPerformanceEvaluator -i 3000 -f 3000 -w 10 -a {method}"
+    )
+    assert acc.mean() == pytest.approx(float(rows[-1]["[avg] classifications correct (percent)"]))
+    assert acc.std(ddof=1) == pytest.approx(
+        float(rows[-1]["[err] classifications correct (percent)"])
+    )
