@@ -7,8 +7,9 @@ keywords and type names are case-insensitive, names and nominal values may be qu
 Attribute types: ``numeric``, ``real`` and ``integer`` are float features (an ``integer``
 value is not truncated, as in Weka); ``{a, b, c}`` is nominal in declared order (any other
 value is an error); a nominal class numbers its values in declared order too, as MOA and
-Weka do (MOA breaks vote ties towards the lowest index); ``string`` is nominal with codes by first appearance (this package's
-encoding of free text). ``date`` and ``relational`` attributes are an error.
+Weka do (MOA breaks vote ties towards the lowest index); ``string`` is nominal with codes by
+first appearance (this package's encoding of free text). ``date`` and ``relational``
+attributes are an error.
 
 The ``@data`` section is read in blocks of ``block_size`` bytes. A block of plain rows (no
 quote, backslash, brace, ``%`` or non-ASCII byte: what Weka and MOA write for numeric and
@@ -16,7 +17,9 @@ simple nominal data) is split by pyarrow's CSV reader; any other block is tokeni
 line in Python, which handles quotes, comments after values and sparse rows
 ``{index value, ...}`` (an omitted value is 0 for a numeric attribute and the first declared
 value for a nominal one; a ``string`` attribute must be given). ``?`` unquoted, or an empty
-field, is a missing value.
+field, is a missing value. A dense row may end with a comma after its last attribute (MOA's
+``WriteStreamToARFFFile`` writes every row so): the empty field after it is ignored, as Weka
+and MOA ignore it.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import pyarrow.compute as pc
 from distval.errors import DistvalError, check_positive_int
 from distval.streams.arff_text import (
     ArffSyntaxError,
+    ends_with_empty_field,
     rest_is_comment,
     split_braced,
     split_dense,
@@ -138,9 +142,7 @@ def _read_header(src: Iterable[bytes], header: ArffHeader, path: str) -> None:
                 header.data_offset, header.data_line = offset, number + 1
                 return
             elif keyword != "end":
-                raise ArffSyntaxError(
-                    f"expected @relation, @attribute or @data, got {text[:60]!r}"
-                )
+                raise ArffSyntaxError(f"expected @relation, @attribute or @data, got {text[:60]!r}")
         except ArffSyntaxError as e:
             raise DistvalError(f"{path}: line {number}: {e}") from None
 
@@ -169,7 +171,7 @@ def _add_attribute(header: ArffHeader, text: str, pos: int) -> None:
             )
         if kind not in (*_NUMERIC, "string") or not rest_is_comment(text, end):
             raise ArffSyntaxError(
-                f"attribute {name!r} has unknown type {text[pos:pos + 40]!r}; {supported}"
+                f"attribute {name!r} has unknown type {text[pos : pos + 40]!r}; {supported}"
             )
         header.types[name] = "numeric" if kind in _NUMERIC else "string"
     header.names.append(name)
@@ -235,9 +237,9 @@ class ArffStream(_FileStream):
         self._numeric = [types[c] == "numeric" for c in self._columns]
         # Value of an attribute left out of a sparse row (None: it must be given).
         self._implicit = [
-            "0" if types[c] == "numeric" else (
-                self.header.categories[c][0] if types[c] == "nominal" else None
-            )
+            "0"
+            if types[c] == "numeric"
+            else (self.header.categories[c][0] if types[c] == "nominal" else None)
             for c in self._columns
         ]
 
@@ -299,9 +301,18 @@ class ArffStream(_FileStream):
         spaced = b" " in block or b"\t" in block
         if spaced and _BLANK_LINE.search(block):
             return None
-        columns = split_plain_block(block, len(self._columns))
+        k = len(self._columns)
+        columns = split_plain_block(block, k)
         if columns is None:
-            return None
+            # MOA's WriteStreamToARFFFile ends every row with a comma: an empty field after
+            # the last attribute is nothing (as Weka and MOA read it)
+            columns = split_plain_block(block, k + 1)
+            if (
+                columns is None
+                or pc.any(pc.not_equal(pc.utf8_trim_whitespace(columns[k]), "")).as_py()
+            ):
+                return None
+            columns = columns[:k]
         out = []
         missing = pa.array(["", "?"])
         for col in columns:
@@ -330,6 +341,8 @@ class ArffStream(_FileStream):
                     rows.append(self._sparse(split_sparse(stripped)))
                 else:
                     values = split_dense(stripped)
+                    if len(values) == k + 1 and ends_with_empty_field(stripped):
+                        values.pop()  # MOA's trailing comma: nothing after it (Weka, MOA)
                     if len(values) != k:
                         raise ArffSyntaxError(f"{len(values)} values, expected {k}")
                     rows.append(values)

@@ -24,16 +24,22 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ArffSyntaxError", "split_braced", "split_dense", "split_sparse", "token", "unescape"]
+__all__ = [
+    "ArffSyntaxError",
+    "ends_with_empty_field",
+    "split_braced",
+    "split_dense",
+    "split_sparse",
+    "token",
+    "unescape",
+]
 
 
 class ArffSyntaxError(ValueError):
     """A malformed ARFF line (the message says what, not where)."""
 
 
-_VALUE = re.compile(
-    r"""\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^,\s'"{}%]*))\s*""", re.S
-)
+_VALUE = re.compile(r"""\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^,\s'"{}%]*))\s*""", re.S)
 _ESCAPE = re.compile(r"\\([0-9]{1,3}|u[0-9a-f]{4}|.)", re.S)
 _SIMPLE = {
     "\\": "\\",
@@ -116,6 +122,25 @@ def split_dense(text: str) -> list[str | None]:
         pos += 1
 
 
+def ends_with_empty_field(text: str) -> bool:
+    """Whether a dense data line ends with a comma and nothing after it (comments aside):
+    the empty last field MOA's ``WriteStreamToARFFFile`` writes, which Weka and MOA ignore.
+
+    >>> ends_with_empty_field("1,2,a,"), ends_with_empty_field("1,2,a, % c")
+    (True, True)
+    >>> [ends_with_empty_field(t) for t in ("1,2,a", "1,2,?", "1,'a,'")]
+    [False, False, False]
+    """
+    pos, n = 0, len(text)
+    last_empty = False
+    while True:
+        value, quoted, pos = token(text, pos)
+        last_empty = not quoted and value == ""
+        if pos == n or text[pos] == "%" or text[pos] != ",":
+            return last_empty and pos > 0 and text[:pos].rstrip().endswith(",")
+        pos += 1
+
+
 def split_braced(text: str, pos: int) -> tuple[list[str], int]:
     """The values of ``{a, 'b c', ...}`` whose ``{`` is at ``pos``; and the position after
     ``}``. Used for nominal declarations."""
@@ -147,9 +172,7 @@ def split_sparse(text: str) -> dict[int, str | None]:
         while True:
             m = _INDEX.match(text, pos)
             if not m:
-                raise ArffSyntaxError(
-                    f"expected 'index value' at column {pos + 1} of a sparse row"
-                )
+                raise ArffSyntaxError(f"expected 'index value' at column {pos + 1} of a sparse row")
             index = int(m.group(1))
             value, quoted, pos = token(text, m.end())
             if not quoted and value == "":

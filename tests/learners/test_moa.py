@@ -267,7 +267,7 @@ def test_bad_moa_specs_give_moas_message_on_one_line(text, says):
     assert "\n" not in str(info.value)
 
 
-def run_cli(args: list[str], *, env: dict | None = None, patch: str = ""):
+def run_cli(args: list[str], *, env: dict | None = None, patch: str = "", timeout=None):
     """``distval`` in a fresh process (``patch``: Python run first, e.g. to hide the jar)."""
     script = textwrap.dedent(
         f"""
@@ -278,7 +278,12 @@ def run_cli(args: list[str], *, env: dict | None = None, patch: str = ""):
         """
     )
     return subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=timeout,
     )
 
 
@@ -468,3 +473,34 @@ def test_declared_class_order_matches_moa_when_the_first_row_is_not_the_first_cl
     assert acc.std(ddof=1) == pytest.approx(
         float(rows[-1]["[err] classifications correct (percent)"])
     )
+
+
+@pytest.mark.parametrize("moa_cli", ["bayes.NaiveBayes", "trees.HoeffdingTree"])
+def test_moas_own_arff_with_trailing_commas_reads_as_moa_reads_it(tmp_path, moa_cli):
+    """WriteStreamToARFFFile ends every data row with a comma; MOA (like Weka) reads the
+    empty field after it as nothing. distval reads the same rows: prequential accuracy on the
+    raw file equals MOA's EvaluatePrequential on it."""
+    raw = moa_written_sea(tmp_path, 2000)
+    assert raw.read_text().rstrip().endswith(",")
+    ours, _ = host_accuracy(f"moa:{moa_cli}", raw, moa_seed=1)
+    assert ours == pytest.approx(moa_prequential_accuracy(moa_cli, raw, 2000), abs=1e-9)
+
+
+@pytest.mark.parametrize("bad_row", [1, 2500])
+def test_a_data_error_while_the_jvm_is_up_is_one_line_and_the_process_exits(tmp_path, bad_row):
+    """A reader error in the first batch (nothing yet sent to the aggregator thread) or
+    mid-stream, with MOA replicas running: one ``distval: error:`` line naming the file row,
+    exit status 2, and the process ends (a hang is caught by the timeout)."""
+    arff = write_arff(tmp_path / "rows.arff", n=3000)
+    lines = arff.read_text().splitlines()
+    at = lines.index("@data") + bad_row
+    lines[at] += ",A"
+    arff.write_text("\n".join(lines) + "\n")
+    done = run_cli(
+        [
+            "run", "--stream", str(arff), "--learners", "moa:trees.HoeffdingTree",
+            "--backend", "inprocess", "--output", str(tmp_path / "o"),
+        ],
+        timeout=120,
+    )  # fmt: skip
+    assert_one_error_line(done, f"(data row {bad_row}): 6 values, expected 5")
