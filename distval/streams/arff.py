@@ -142,7 +142,9 @@ def _read_header(src: Iterable[bytes], header: ArffHeader, path: str) -> None:
                 header.data_offset, header.data_line = offset, number + 1
                 return
             elif keyword != "end":
-                raise ArffSyntaxError(f"expected @relation, @attribute or @data, got {text[:60]!r}")
+                raise ArffSyntaxError(
+                    f"expected @relation, @attribute or @data, got {text[:60]!r}"
+                )
         except ArffSyntaxError as e:
             raise DistvalError(f"{path}: line {number}: {e}") from None
 
@@ -171,7 +173,7 @@ def _add_attribute(header: ArffHeader, text: str, pos: int) -> None:
             )
         if kind not in (*_NUMERIC, "string") or not rest_is_comment(text, end):
             raise ArffSyntaxError(
-                f"attribute {name!r} has unknown type {text[pos : pos + 40]!r}; {supported}"
+                f"attribute {name!r} has unknown type {text[pos:pos + 40]!r}; {supported}"
             )
         header.types[name] = "numeric" if kind in _NUMERIC else "string"
     header.names.append(name)
@@ -237,9 +239,9 @@ class ArffStream(_FileStream):
         self._numeric = [types[c] == "numeric" for c in self._columns]
         # Value of an attribute left out of a sparse row (None: it must be given).
         self._implicit = [
-            "0"
-            if types[c] == "numeric"
-            else (self.header.categories[c][0] if types[c] == "nominal" else None)
+            "0" if types[c] == "numeric" else (
+                self.header.categories[c][0] if types[c] == "nominal" else None
+            )
             for c in self._columns
         ]
 

@@ -39,7 +39,9 @@ class ArffSyntaxError(ValueError):
     """A malformed ARFF line (the message says what, not where)."""
 
 
-_VALUE = re.compile(r"""\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^,\s'"{}%]*))\s*""", re.S)
+_VALUE = re.compile(
+    r"""\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^,\s'"{}%]*))\s*""", re.S
+)
 _ESCAPE = re.compile(r"\\([0-9]{1,3}|u[0-9a-f]{4}|.)", re.S)
 _SIMPLE = {
     "\\": "\\",
@@ -172,7 +174,9 @@ def split_sparse(text: str) -> dict[int, str | None]:
         while True:
             m = _INDEX.match(text, pos)
             if not m:
-                raise ArffSyntaxError(f"expected 'index value' at column {pos + 1} of a sparse row")
+                raise ArffSyntaxError(
+                    f"expected 'index value' at column {pos + 1} of a sparse row"
+                )
             index = int(m.group(1))
             value, quoted, pos = token(text, m.end())
             if not quoted and value == "":
