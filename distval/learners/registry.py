@@ -377,6 +377,12 @@ def make_replicas(
         raise DistvalError(
             f"learner {spec.text!r} is not a river estimator (no clone()/_get_params())"
         ) from None
+    if _is_regressor(template):
+        named = repr(spec.text) if spec.label == spec.text else f"{spec.label!r} ({spec.text})"
+        raise DistvalError(
+            f"learner {named} is a regressor; distval evaluates classifiers (a river "
+            "classifier, a pipeline ending in one, or a MOA classifier)"
+        )
     if not (
         callable(getattr(template, "predict_one", None))
         and callable(getattr(template, "learn_one", None))
@@ -389,6 +395,22 @@ def make_replicas(
         new = _seeded(template, replica_seed(seed, learner, f))
         replicas.append(template.clone(new or None))
     return replicas
+
+
+def _is_regressor(estimator: Any) -> bool:
+    """Whether a river estimator (or the last step of a pipeline) is a regressor.
+
+    >>> from river import linear_model, preprocessing, tree
+    >>> _is_regressor(preprocessing.StandardScaler() | linear_model.LinearRegression())
+    True
+    >>> _is_regressor(tree.HoeffdingTreeClassifier()), _is_regressor(object())
+    (False, False)
+    """
+    from river import base
+
+    while isinstance(getattr(estimator, "steps", None), dict) and estimator.steps:
+        estimator = list(estimator.steps.values())[-1]
+    return isinstance(estimator, base.Regressor) and not isinstance(estimator, base.Classifier)
 
 
 def _seeded(estimator: Any, seed: int) -> dict[str, Any]:
