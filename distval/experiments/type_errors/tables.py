@@ -213,6 +213,16 @@ def _markdown(result: GridResult) -> str:
         "better). Times are wall seconds of one pass, which serves both variants.",
         "",
     ]
+    labels = [label for label, _ in cfg.streams]
+    if set(labels) != set(paper.PAPER_STREAMS):
+        lines += [
+            f"Streams run: {', '.join(labels)} ({len(labels)} of the paper's "
+            f"{len(paper.PAPER_STREAMS)}). Table 2's values in parentheses are the paper's "
+            f"averages over all of the paper's {len(paper.PAPER_STREAMS)} streams, ours over "
+            f"these {len(labels)}; the Average rows of Tables 3 and 4 give the paper's mean "
+            "over the same streams as ours.",
+            "",
+        ]
     for name in ("table2", "table3", "table4"):
         frame = result.tables.get(name)
         if frame is None:
