@@ -14,7 +14,7 @@ import argparse
 
 import numpy as np
 
-import distval.metrics as metrics
+import distval.metrics.trackers as metrics
 from distval.aggregator import Aggregator
 from distval.config import RunConfig
 
@@ -26,7 +26,7 @@ BEFORE = "a404bc0"
 
 
 def tracker_before():
-    """``ADWINWindow`` of distval.metrics at :data:`BEFORE`."""
+    """``ADWINWindow`` of distval.metrics (then one module) at :data:`BEFORE`."""
     import subprocess
     import sys
     import types
