@@ -39,7 +39,7 @@ def tracker_before():
 
 
 def feed(config: RunConfig, y, pred, batch):
-    agg = Aggregator(config)
+    agg = Aggregator.from_config(config)
     ids = np.arange(pred.shape[0])
     for lo in range(0, len(y), batch):
         agg.update(lo, y[lo : lo + batch], [(ids, pred[:, lo : lo + batch])])
