@@ -188,12 +188,6 @@ class LearnerHost:
             new.moa = self.moa.part(rows) if rows else None
         return new
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        # Hosts pickled by earlier versions (checkpoints on disk) lack the newer attributes.
-        n = len(state["slots"])
-        self.__dict__.update({"_nominal": {}, "_categorical": [False] * n, "busy": [0.0] * n})
-        self.__dict__.update(state)
-
     @classmethod
     def join(cls, hosts: Sequence[LearnerHost]) -> LearnerHost:
         """One host of the slots of ``hosts`` (parts of one run's host, without MOA
