@@ -21,7 +21,8 @@ drops below alpha rejects a true null far more often than alpha. Two remedies:
   ``sqrt(t_j / t_k)``. Measured, not proven: the committed standard type I error grid with
   per-look decisions (330 cells, alpha 0.05) gives 0.01-0.06 per scheme and variant (0.03
   and 0.04 on average) and an independent recomputation (1,000 null runs per setting)
-  stayed below alpha, but no theorem guarantees it. For statistics over a window
+  stayed below alpha, but no theorem guarantees it. Friedman's test across folds under
+  ``--forgetting cumulative`` rests on the same approximation. For statistics over a window
   the looks are
   nearly independent, and :class:`AlphaSpending` with ``canonical=False`` spends at look k
   the increment ``a(t_k) - a(t_{k-1})`` as a level of its own (a union bound, valid whatever
