@@ -391,6 +391,8 @@ FLAG_SETS = {
     "-Xmn128m": "-Xmx4g -Xmn128m",
     "-Xmn64m": "-Xmx4g -Xmn64m",
     "SerialGC -Xmn64m": "-Xmx4g -Xmn64m -XX:+UseSerialGC",
+    "SerialGC -Xmn128m": "-Xmx4g -Xmn128m -XX:+UseSerialGC",
+    "SerialGC -Xmn128m C1 only": "-Xmx4g -Xmn128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1",
     "ParallelGCThreads=1": "-Xmx4g -XX:ParallelGCThreads=1",
     "TieredStopAtLevel=1": "-Xmx4g -XX:TieredStopAtLevel=1",
     "-TieredCompilation": "-Xmx4g -XX:-TieredCompilation",
