@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import gc
 import importlib
 import os
@@ -112,10 +113,8 @@ def program() -> NoReturn:
         sys.exit(status)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):  # closed, or a broken pipe
             stream.flush()
-        except (OSError, ValueError):  # closed or broken pipe: nothing left to write
-            pass
     os._exit(status)
 
 
