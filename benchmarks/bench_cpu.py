@@ -110,6 +110,27 @@ def distval_plain(job: str, arff: Path, env: dict[str, str] | None = None) -> di
     return measured([sys.executable, "-c", code], python_env(env))
 
 
+#: The JVM options and exit of distval before issue 31 (``$DISTVAL_JVM_ARGS`` for the first;
+#: ``TieredStopAtLevel=4`` is the JVM's own default, all compilers).
+BEFORE_JVM = "-Xmx4g -Xmn512m -XX:+UseParallelGC -XX:TieredStopAtLevel=4"
+
+
+def distval_run(job: str, arff: Path, before: bool = False) -> dict[str, Any]:
+    """The ``distval run`` program in-process, results written (a temporary directory), as a
+    user runs it. ``before``: with the JVM options and the exit of before issue 31 (the
+    interpreter's ordinary teardown after :func:`distval.cli.command`)."""
+    with tempfile.TemporaryDirectory(prefix="bench-cpu-run-") as out:
+        argv = ["distval", "run", "--stream", str(arff), "--learners", *specs_of(job),
+                "--folds", "10", "--backend", "inprocess", "--no-progress",
+                "--output", str(Path(out) / "res")]
+        if before:
+            code = (f"import sys\nfrom distval.cli import command\nsys.argv = {argv!r}\n"
+                    "sys.exit(command())\n")
+            return measured([sys.executable, "-c", code],
+                            python_env({"DISTVAL_JVM_ARGS": BEFORE_JVM}))
+        return measured([sys.executable, "-m", "distval.cli", *argv[1:]], python_env())
+
+
 def bare(job: str, arff: Path) -> dict[str, Any]:
     r = measured([sys.executable, str(HERE), "--bare", job, str(arff)], python_env())
     r["loop_cpu"] = json.loads(r["stdout"].strip().splitlines()[-1])["loop_cpu"]
@@ -338,31 +359,51 @@ def bare_loop(job: str, arff: Path) -> dict[str, float]:
 # -- the report ---------------------------------------------------------------------------
 
 
-def run_job(job: str, n: int, arff: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def run_job(
+    job: str, n: int, arff: Path
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     moa = [moa_cli(LEARNERS[one], arff, n) for one in names(job)]
     moa_cpu, moa_wall = sum(r["cpu"] for r in moa), sum(r["wall"] for r in moa)
     moa_rss = max(r["rss"] for r in moa)
-    ours = distval_plain(job, arff)
+    runs = {
+        "distval run, before (old JVM options and exit)": distval_run(job, arff, before=True),
+        "distval run, now": distval_run(job, arff),
+        "distval.evaluate in `python -c`, now": distval_plain(job, arff),
+    }
     host = bare(job, arff)
     prof = profiled(job, arff)
     p = prof["profile"]
-    row = {
-        "job": job,
-        "rows": f"{n:,}",
-        "moa cpu s": moa_cpu,
-        "distval cpu s": ours["cpu"],
-        "distval / moa cpu": ours["cpu"] / moa_cpu,
-        "moa wall s": moa_wall,
-        "distval wall s": ours["wall"],
-        "distval / moa wall": ours["wall"] / moa_wall,
-        "moa peak RSS MB": moa_rss / 2**20,
-        "distval peak RSS MB": ours["rss"] / 2**20,
-        "RSS - moa MB": (ours["rss"] - moa_rss) / 2**20,
-        "bare host loop cpu s": host["loop_cpu"],
-        "distval / bare loop cpu": ours["cpu"] / host["loop_cpu"],
-        "bare host process cpu s": host["cpu"],
-        "distval accuracy": json.loads(ours["stdout"].strip().splitlines()[-1])["accuracy"],
-    }
+    rows = [
+        {
+            "job": job,
+            "rows": f"{n:,}",
+            "process": "MOA CLI" + (" (HT, then NB)" if len(names(job)) > 1 else ""),
+            "cpu s": moa_cpu,
+            "wall s": moa_wall,
+            "peak RSS MB": moa_rss / 2**20,
+        },
+        {
+            "job": job,
+            "rows": f"{n:,}",
+            "process": "bare Java host, one thread (loop only)",
+            "cpu s": host["loop_cpu"],
+        },
+    ]
+    for what, r in runs.items():
+        rows.append(
+            {
+                "job": job,
+                "rows": f"{n:,}",
+                "process": what,
+                "cpu s": r["cpu"],
+                "wall s": r["wall"],
+                "peak RSS MB": r["rss"] / 2**20,
+                "cpu / moa": r["cpu"] / moa_cpu,
+                "wall / moa": r["wall"] / moa_wall,
+                "RSS - moa MB": (r["rss"] - moa_rss) / 2**20,
+                "cpu / bare loop": r["cpu"] / host["loop_cpu"],
+            }
+        )
     total = prof["cpu"]
     breakdown = [{"job": job, "part": "start-up (all threads, before the first batch)",
                   "cpu s": p["startup"]}]
@@ -380,8 +421,7 @@ def run_job(job: str, n: int, arff: Path) -> tuple[dict[str, Any], list[dict[str
         b["share %"] = 100 * b["cpu s"] / total
     breakdown.append({"job": job, "part": "whole profiled process (os.wait4)", "cpu s": total,
                       "share %": 100.0})
-    row["profiled cpu s"] = total
-    return row, breakdown
+    return rows, breakdown
 
 
 #: JVM option sets tried by ``--flags`` ($DISTVAL_JVM_ARGS; distval adds its GC_ARGS that a
@@ -393,6 +433,9 @@ FLAG_SETS = {
     "SerialGC -Xmn64m": "-Xmx4g -Xmn64m -XX:+UseSerialGC",
     "SerialGC -Xmn128m": "-Xmx4g -Xmn128m -XX:+UseSerialGC",
     "SerialGC -Xmn128m C1 only": "-Xmx4g -Xmn128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+    "SerialGC -Xmn128m C2 later": "-Xmx4g -Xmn128m -XX:+UseSerialGC"
+    " -XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000"
+    " -XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=400000",
     "ParallelGCThreads=1": "-Xmx4g -XX:ParallelGCThreads=1",
     "TieredStopAtLevel=1": "-Xmx4g -XX:TieredStopAtLevel=1",
     "-TieredCompilation": "-Xmx4g -XX:-TieredCompilation",
@@ -477,10 +520,10 @@ def main() -> None:
             arff = Path(tmp) / f"sea{n}.arff"
             if not arff.exists():
                 write_sea(arff, n)
-            row, breakdown = run_job(job, n, arff)
-            rows.append(row)
+            got, breakdown = run_job(job, n, arff)
+            rows += got
             parts += breakdown
-            print(row, file=sys.stderr, flush=True)
+            print(got, file=sys.stderr, flush=True)
     load = os.getloadavg()
     text = "\n".join(
         [
@@ -488,13 +531,17 @@ def main() -> None:
             f" prequential bootstrap on MOA's SEA rows, {os.cpu_count()} cores,"
             f" load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}",
             "",
-            table(rows),
+            table(rows, ["job", "rows", "process", "cpu s", "cpu / moa", "wall s", "wall / moa",
+                         "peak RSS MB", "RSS - moa MB", "cpu / bare loop"]),
             "",
             "- every number from one process each, measured by the OS at its end (os.wait4:"
             " user + sys CPU of all its threads, peak RSS); the ratios are of this run."
             " moa: EvaluatePrequentialCV, JVM start included (HT + NB: two processes summed,"
             " peak RSS the larger); distval: `distval.evaluate` in-process, defaults, the"
-            " whole Python process; bare host loop: the Java host alone over in-memory"
+            " whole Python process; distval run: `python -m distval.cli run ... --backend inprocess"
+            " --output DIR`, results written; before: the same with the JVM options"
+            f" (`{BEFORE_JVM}`) and the exit of before issue 31;"
+            " bare host loop: the Java host alone over in-memory"
             " batches on one thread, the loop's process CPU (the learners' own cost).",
             "- goals: distval / moa cpu <= 0.5, distval / moa wall <= 0.4, RSS - moa <= 300 MB.",
             "",
