@@ -428,6 +428,8 @@ def run_job(
 #: set does not choose). The first is the reference of the ratios.
 FLAG_SETS = {
     "default": None,
+    "before issue 31": "-Xmx4g -Xmn512m -XX:+UseParallelGC",
+    "ParallelGC -Xmn128m": "-Xmx4g -Xmn128m -XX:+UseParallelGC",
     "-Xmn128m": "-Xmx4g -Xmn128m",
     "-Xmn64m": "-Xmx4g -Xmn64m",
     "SerialGC -Xmn64m": "-Xmx4g -Xmn64m -XX:+UseSerialGC",
