@@ -139,7 +139,7 @@ def gamma_exponential_bound(
         lo = np.where(above, lo, mid)
         if np.all(hi - lo <= 1e-10 * np.maximum(hi, 1e-300)):
             break
-    return hi
+    return np.asarray(hi, dtype=np.float64)
 
 
 def _check_bounds(x: FloatArray, lo: float, hi: float) -> None:

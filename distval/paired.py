@@ -46,7 +46,6 @@ from distval.metrics import (
     _trim,
     _Windowed,
     make_tracker,
-    measures,
 )
 
 __all__ = ["PAIRED_FORGETTING", "PairedADWIN", "PairedTracker"]
@@ -95,9 +94,12 @@ def _paired_adwin_batch(  # pragma: no cover - numba
             lb = 1.0 if b != y[i] else 0.0
             _adwin_insert(s, (lb - la + 1.0) * 0.5, stat, levels, cnt, bt, bv, max_buckets)
             ticks[s, 0] += 1
-            if ticks[s, 0] % clock == 0 and stat[s, 2] > grace:
-                if _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work):
-                    ticks[s, 1] += 1
+            if (
+                ticks[s, 0] % clock == 0
+                and stat[s, 2] > grace
+                and _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work)
+            ):
+                ticks[s, 1] += 1
             base = (np.int64(y[i]) << _Y_SHIFT) | per_ok[i]
             _push(s, base | (np.int64(a) << _PRED_SHIFT), ring, head, size, C, P)
             _push(s + m, base | (np.int64(b) << _PRED_SHIFT), ring, head, size, C, P)
