@@ -21,7 +21,7 @@ def test_holm_worked_example_and_untested_pairs():
     # too (0.04 <= 0.05); with 0.03 instead of 0.02, 0.03 > 0.025 stops the procedure.
     assert holm([0.04, 0.01, 0.02]).tolist() == [True, True, True]
     assert holm([0.04, 0.01, 0.03]).tolist() == [False, True, False]
-    assert holm([np.nan, 0.01, 0.03]).tolist() == [False, True, False]  # m = 2
+    assert holm([np.nan, 0.01, 0.03]).tolist() == [False, True, True]  # m = 2: 0.025, 0.05
 
 
 def test_e_bh_worked_examples():
