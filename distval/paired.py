@@ -48,7 +48,7 @@ from distval.metrics import (
     make_tracker,
 )
 
-__all__ = ["PAIRED_FORGETTING", "PairedADWIN", "PairedTracker"]
+__all__ = ["PAIRED_FORGETTING", "ADWINMeans", "PairedADWIN", "PairedTracker"]
 
 #: Forgetting mechanisms of the paired trackers.
 PAIRED_FORGETTING = ("adwin", "window", "fading", "cumulative")
@@ -106,6 +106,92 @@ def _paired_adwin_batch(  # pragma: no cover - numba
         keep = np.int64(stat[s, 2])
         _trim(s, keep, ring, head, size, C, P)
         _trim(s + m, keep, ring, head, size, C, P)
+
+
+@numba.njit(cache=True, nogil=True)
+def _adwin_values_batch(  # pragma: no cover - numba
+    values: np.ndarray,
+    stat: np.ndarray,
+    ticks: np.ndarray,
+    levels: np.ndarray,
+    cnt: np.ndarray,
+    bt: np.ndarray,
+    bv: np.ndarray,
+    params: np.ndarray,
+) -> None:
+    """One ADWIN per slot over ``values`` (slots, rows) in [0, 1]; NaN: no value."""
+    delta, clock, max_buckets, min_len, grace = (
+        params[0],
+        np.int64(params[1]),
+        np.int64(params[2]),
+        params[3],
+        params[4],
+    )
+    work = np.empty((5, bt.shape[1] * bt.shape[2]))
+    n_slots, n = values.shape
+    for s in range(n_slots):
+        for i in range(n):
+            v = values[s, i]
+            if v != v:
+                continue
+            _adwin_insert(s, v, stat, levels, cnt, bt, bv, max_buckets)
+            ticks[s, 0] += 1
+            if (
+                ticks[s, 0] % clock == 0
+                and stat[s, 2] > grace
+                and _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work)
+            ):
+                ticks[s, 1] += 1
+
+
+class ADWINMeans:
+    """One ADWIN per slot over values in [0, 1]: only each window's mean and width.
+
+    The same ADWIN as :class:`PairedADWIN` and :class:`~distval.metrics.ADWINWindow`
+    (river's arithmetic, river's defaults) without the rows' confusion codes: what a
+    comparison of accuracies needs, in constant memory per slot. Feeding it
+    ``(loss_B - loss_A + 1) / 2`` gives the paired window of the loss difference.
+
+    >>> a = ADWINMeans(1)
+    >>> a.update(np.r_[np.zeros(3000), np.ones(3000)][None, :])
+    >>> int(a.widths[0]) < 3200, round(float(a.means[0]), 2)
+    (True, 1.0)
+    """
+
+    def __init__(self, n_slots: int, delta: float = 0.002) -> None:
+        max_buckets = 5
+        self.delta = delta
+        self._params = np.array([delta, 32, max_buckets, 5, 10], dtype=np.float64)
+        self._stat = np.zeros((n_slots, 3))
+        self._ticks = np.zeros((n_slots, 2), dtype=np.int64)
+        self._levels = np.ones(n_slots, dtype=np.int64)
+        self._cnt = np.zeros((n_slots, _LEVELS), dtype=np.int64)
+        self._bt = np.zeros((n_slots, _LEVELS, max_buckets + 1))
+        self._bv = np.zeros((n_slots, _LEVELS, max_buckets + 1))
+
+    def update(self, values: np.ndarray) -> None:
+        """Take (slots, rows) values in [0, 1] (NaN: the slot has no value on that row)."""
+        _adwin_values_batch(
+            np.ascontiguousarray(values, dtype=np.float64), self._stat, self._ticks,
+            self._levels, self._cnt, self._bt, self._bv, self._params,
+        )
+
+    @property
+    def widths(self) -> np.ndarray:
+        out: np.ndarray = self._stat[:, 2].copy()
+        return out
+
+    @property
+    def means(self) -> np.ndarray:
+        """Each window's mean (NaN for an empty window)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out: np.ndarray = self._stat[:, 0] / self._stat[:, 2]
+        return out
+
+    @property
+    def n_detections(self) -> np.ndarray:
+        out: np.ndarray = self._ticks[:, 1].copy()
+        return out
 
 
 class PairedADWIN(_Windowed):

@@ -5,7 +5,7 @@ import pytest
 import sklearn.metrics as skm
 from river._river_rust.drift import AdaptiveWindowing
 
-from distval.paired import PairedTracker
+from distval.paired import ADWINMeans, PairedTracker
 
 
 def paired_stream(seed, n=6000, pairs=2, folds=3, c=3, skip=0.3):
@@ -131,3 +131,22 @@ def test_unknown_forgetting_is_one_clear_error():
 
     with pytest.raises(DistvalError, match="unknown paired forgetting 'ewma'"):
         PairedTracker("ewma", 1, 2)
+
+
+def test_adwin_means_is_rivers_adwin_on_real_values():
+    rng = np.random.default_rng(8)
+    n = 8000
+    values = np.stack([
+        np.r_[rng.random(4000) * 0.4, 0.3 + rng.random(4000) * 0.7],
+        rng.choice([0.0, 0.5, 1.0], n, p=[0.2, 0.6, 0.2]),
+    ])
+    values[1, rng.random(n) < 0.3] = np.nan  # rows without a value are skipped
+    a = ADWINMeans(2)
+    for part in np.array_split(np.arange(n), [5, 300, 301, 5000]):
+        a.update(values[:, part])
+    for s in range(2):
+        v = values[s][np.isfinite(values[s])]
+        w = int(river_widths(v)[-1])
+        assert a.widths[s] == w
+        assert a.means[s] == pytest.approx(v[len(v) - w :].mean())
+    assert a.n_detections[0] >= 1
