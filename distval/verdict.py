@@ -12,8 +12,11 @@ curves crossed, rather than leaving two contradictory numbers side by side.
 >>> ev = Evidence("ht", "nb", rows=45312, mean=0.042, lower=0.031, upper=0.053, level=0.95,
 ...               decision="A", fold_diffs=np.full(10, 0.05), window_rows=1250.0,
 ...               wilcoxon=(0.002, "ht", True))
->>> verdict_line(ev)
-'ht better than nb: error 4.2 points lower (95% CS 3.1 to 5.3); 10/10 folds; Wilcoxon p 0.002 on the last 1,250 paired rows; valid under peeking'
+>>> for part in verdict_line(ev).split("; "): print(part)
+ht better than nb: error 4.2 points lower (95% CS 3.1 to 5.3)
+10/10 folds
+Wilcoxon p 0.002 on the last 1,250 paired rows
+valid under peeking
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ def _p(p: float) -> str:
 
 
 def _rows(n: float) -> str:
-    return f"{int(round(n)):,}"
+    return f"{round(n):,}"
 
 
 def _window_words(ev: Evidence) -> str:
@@ -96,8 +99,10 @@ def verdict_line(ev: Evidence) -> str:
     >>> ev = Evidence("ht", "nb", rows=9000, mean=0.004, lower=-0.006, upper=0.014,
     ...               level=0.95, decision="undecided", fold_diffs=np.r_[np.full(6, 0.01),
     ...               np.full(4, -0.01)], window_rows=800.0, wilcoxon=(0.4, "ht", False))
-    >>> verdict_line(ev)
-    'ht vs nb: no verdict yet: error 0.4 points lower for ht so far (95% CS -0.6 to 1.4, includes 0); 6/10 folds favour ht; Wilcoxon p 0.4 on the last 800 paired rows'
+    >>> for part in verdict_line(ev).split("; "): print(part)
+    ht vs nb: no verdict yet: error 0.4 points lower for ht so far (95% CS -0.6 to 1.4, includes 0)
+    6/10 folds favour ht
+    Wilcoxon p 0.4 on the last 800 paired rows
     """
     level = f"{100 * ev.level:.4g}% CS"
     folds = ev.fold_diffs[np.isfinite(ev.fold_diffs)]
@@ -180,8 +185,10 @@ def twin_line(a: str, b: str, decisions: Sequence[tuple[str, bool]], alpha: floa
     rejection is a warning, not proof; several rules rejecting at once, or one rejecting on
     repeated runs, says those rules are not calibrated on this stream and schedule.
 
-    >>> twin_line("ht", "ht~twin", [("CS", False), ("wilcoxon", False), ("mcnemar", True)])
-    'null twin ht vs ht~twin: 1 of 3 rules named a winner (mcnemar); each valid rule does so in at most 5% of such runs'
+    >>> line = twin_line("ht", "ht~twin", [("CS", False), ("wilcoxon", False), ("mcnemar", True)])
+    >>> for part in line.split("; "): print(part)
+    null twin ht vs ht~twin: 1 of 3 rules named a winner (mcnemar)
+    each valid rule does so in at most 5% of such runs
     """
     if identical:
         return (
