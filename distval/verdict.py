@@ -21,12 +21,34 @@ valid under peeking
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-__all__ = ["Evidence", "crossing_row", "twin_line", "verdict_line"]
+from distval.anytime import DifferenceCS
+from distval.multiplicity import holm_adjusted
+from distval.paired import PairedTracker
+
+__all__ = [
+    "PAIRED_FIELDS",
+    "VERDICT_FIELDS",
+    "Evidence",
+    "PairVerdicts",
+    "crossing_row",
+    "twin_line",
+    "verdict_line",
+]
+
+#: Columns of a paired-window row: one per (pair, fold) at each look.
+PAIRED_FIELDS = ("position", "learner_a", "learner_b", "fold", "forgetting", "width",
+                 "difference", "value_a", "value_b")
+#: Columns of a verdict row: one per pair at each look.
+VERDICT_FIELDS = ("position", "learner_a", "learner_b", "rows", "mean", "lower", "upper",
+                  "level", "margin", "decision", "favours", "folds", "folds_favouring",
+                  "window_rows", "test", "pvalue", "test_favours", "correction", "line")
 
 
 @dataclass(frozen=True)
@@ -205,3 +227,152 @@ def twin_line(a: str, b: str, decisions: Sequence[tuple[str, bool]], alpha: floa
         f"null twin {a} vs {b}: {len(hits)} of {len(decisions)} rules named a winner "
         f"({', '.join(hits)}); each valid rule does so in at most {100 * alpha:g}% of such runs"
     )
+
+
+class PairVerdicts:
+    """The live state behind the verdicts of every learner pair of a run.
+
+    ``labels`` are the learners (pairs in ``itertools.combinations`` order), ``forgetting``
+    the paired trackers' mechanism (``ewma`` compares over ``fading``). :meth:`update` takes
+    each batch's true classes, the (learners, folds, rows) predictions (-1: not tested) and
+    the Persistent classifier's hits. :meth:`fold_values` gives the paired fold values a
+    pair's Sign and Wilcoxon tests compare; :meth:`look` the rows of a look. With more than
+    one pair, each confidence sequence is at ``alpha / pairs`` (Bonferroni: all hold at
+    once with probability 1 - alpha) and the fold tests' p-values are Holm-adjusted.
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 20000)
+    >>> pred = np.stack([np.where(rng.random((4, 20000)) < p, 1 - y, y) for p in (.2, .3)])
+    >>> v = PairVerdicts(("ht", "nb"), n_folds=4)
+    >>> v.update(y, pred, np.ones(20000, bool))
+    >>> row = v.look(20000)[1][0]
+    >>> row["decision"], row["favours"], row["folds_favouring"]
+    ('A', 'ht', 4)
+    """
+
+    def __init__(
+        self,
+        labels: Sequence[str],
+        n_folds: int,
+        *,
+        alpha: float = 0.05,
+        margin: float = 0.0,
+        forgetting: str = "adwin",
+        measure: str = "accuracy",
+        n_classes: int = 2,
+        window: int = 1000,
+        fading: float = 0.999,
+        adwin_delta: float = 0.002,
+        v_opt: float = 1000.0,
+    ) -> None:
+        self.labels = list(labels)
+        self.n_folds = n_folds
+        self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
+        self.alpha, self.margin, self.measure = alpha, margin, measure
+        self.forgetting = "fading" if forgetting == "ewma" else forgetting
+        self.tracker = PairedTracker(
+            self.forgetting, len(self.pairs), n_folds, n_classes,
+            window=window, fading=fading, adwin_delta=adwin_delta,
+        )
+        n = max(1, len(self.pairs))
+        self.level_alpha = alpha / n
+        self.sequences = [DifferenceCS(self.level_alpha, v_opt=v_opt) for _ in self.pairs]
+        self.history: list[list[tuple[int, float]]] = [[] for _ in self.pairs]
+        self._a = np.array([a for a, _ in self.pairs], dtype=np.int64)
+        self._b = np.array([b for _, b in self.pairs], dtype=np.int64)
+
+    def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
+        """Take one batch: ``pred`` is (learners, folds, rows)."""
+        if not self.pairs:
+            return
+        pa, pb = pred[self._a], pred[self._b]
+        self.tracker.update(y, pa, pb, per_ok)
+        both = (pa >= 0) & (pb >= 0)
+        diff = ((pb != y) & both).astype(np.float64) - ((pa != y) & both)
+        count = both.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x = diff.sum(axis=1) / count  # (pairs, rows); NaN where no fold tested both
+        for p, cs in enumerate(self.sequences):
+            cs.update(x[p])
+
+    def fold_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """(pairs, folds) values of the run's measure for side A and side B, each over the
+        rows that fold tested with both learners under the paired forgetting."""
+        a, b = self.tracker.get()
+        return a[self.measure], b[self.measure]
+
+    def look(
+        self, position: int, tests: Sequence[dict[str, Any]] = ()
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """(paired rows, verdict rows) at this look; ``tests`` are the look's test rows (the
+        paired Wilcoxon, else sign, rows are cited; Holm-adjusted across pairs)."""
+        side_a, side_b = self.tracker.get()
+        diff = side_a["accuracy"] - side_b["accuracy"]
+        widths = self.tracker.widths
+        va, vb = side_a[self.measure], side_b[self.measure]
+        paired: list[dict[str, Any]] = []
+        cited = self._cited(tests)
+        rows: list[dict[str, Any]] = []
+        for p, (ia, ib) in enumerate(self.pairs):
+            a, b = self.labels[ia], self.labels[ib]
+            for f in range(self.n_folds):
+                paired.append(dict(zip(PAIRED_FIELDS, (
+                    position, a, b, f, self.forgetting, float(widths[p, f]),
+                    float(diff[p, f]), float(va[p, f]), float(vb[p, f])))))
+            folds = diff[p]
+            with np.errstate(all="ignore"):
+                mean_window = float(np.nanmean(folds)) if np.isfinite(folds).any() else np.nan
+            self.history[p].append((position, mean_window))
+            rows.append(self._verdict(position, p, a, b, folds, widths[p], cited.get((a, b))))
+        return paired, rows
+
+    def _cited(
+        self, tests: Sequence[dict[str, Any]]
+    ) -> dict[tuple[str, str], tuple[str, float, str | None, bool, str | None]]:
+        """Per pair: (test, p-value, favours, reject, correction) of its Wilcoxon (else sign)
+        row; with several pairs the p-values are Holm-adjusted across the pairs."""
+        out: dict[tuple[str, str], tuple[str, float, str | None, bool, str | None]] = {}
+        for name in ("wilcoxon", "sign"):
+            chosen = [t for t in tests if t["test"] == name]
+            if not chosen:
+                continue
+            p = np.array([t["pvalue"] for t in chosen], dtype=np.float64)
+            correction = None
+            if len(self.pairs) > 1:
+                p, correction = holm_adjusted(p), "Holm"
+            for t, pv in zip(chosen, p.tolist()):
+                key = (t["learner_a"], t["learner_b"])
+                reject = bool(pv <= self.alpha) if correction else bool(t["reject"])
+                out.setdefault(key, (name, pv, t.get("favours"), reject, correction))
+        return out
+
+    def _verdict(
+        self, position: int, p: int, a: str, b: str, folds: np.ndarray, widths: np.ndarray,
+        cited: tuple[str, float, str | None, bool, str | None] | None,
+    ) -> dict[str, Any]:
+        cs = self.sequences[p]
+        d = cs.to_dict(self.margin)
+        lower, upper, mean = d["lower"], d["upper"], d["mean"]
+        decision = d["decision"]
+        winner = {"A": a, "B": b}.get(decision)
+        lead = a if (mean if np.isfinite(mean) else 0.0) >= 0 else b
+        sign = 1.0 if (winner or lead) == a else -1.0
+        ok = folds[np.isfinite(folds)]
+        window_rows = float(np.median(widths)) if len(widths) else float("nan")
+        test = None if cited is None else (cited[1], cited[2], cited[3])
+        ev = Evidence(
+            a, b, rows=cs.t, mean=mean if np.isfinite(mean) else 0.0, lower=lower,
+            upper=upper, level=1 - self.level_alpha, decision=decision, margin=self.margin,
+            fold_diffs=folds, window_rows=window_rows, forgetting=self.forgetting,
+            wilcoxon=test if cited and cited[0] == "wilcoxon" else None,
+            sign=test if cited and cited[0] == "sign" else None,
+            adjusted=cited[4] if cited else None, crossing=crossing_row(self.history[p]),
+        )
+        return dict(zip(VERDICT_FIELDS, (
+            position, a, b, cs.t, mean, lower, upper, 1 - self.level_alpha, self.margin,
+            decision, winner, len(ok), int((sign * ok > 0).sum()), window_rows,
+            cited[0] if cited else None, cited[1] if cited else float("nan"),
+            cited[2] if cited else None,
+            ("Bonferroni CS, Holm p" if len(self.pairs) > 1 else None),
+            verdict_line(ev),
+        )))
