@@ -1,9 +1,10 @@
 """The verdict line says what its inputs say, in the winner's terms, and names disagreements."""
 
 import numpy as np
+import pytest
 
 from distval.anytime import DifferenceCS, decide
-from distval.verdict import Evidence, crossing_row, twin_line, verdict_line
+from distval.verdict import Evidence, PairVerdicts, crossing_row, twin_line, verdict_line
 
 
 def evidence(**kw):
@@ -59,3 +60,39 @@ def test_crossing_and_twin_lines():
     assert crossing_row([(1, 0.1), (2, -0.1), (3, 0.1)]) == 3
     assert "no rule named a winner (4 rules)" in twin_line("a", "b", [("x", False)] * 4)
     assert "identical" in twin_line("nb", "nb~twin", [], identical=True)
+
+
+def test_pair_verdicts_follow_a_plain_loop_over_rows_and_folds():
+    # three learners, non-prequential cv (each row tested by one fold), batches of any size:
+    # each pair's sequence is the one of the per-row loss differences computed in a loop, at
+    # alpha / 3; the fold tests cited are Holm-adjusted across the three pairs.
+    from distval.anytime import confidence_sequence
+
+    rng = np.random.default_rng(9)
+    n, k = 6000, 4
+    y = rng.integers(0, 2, n)
+    fold = rng.integers(0, k, n)
+    pred = np.full((3, k, n), -1)
+    for i, err in enumerate((0.2, 0.25, 0.32)):
+        guess = np.where(rng.random(n) < err, 1 - y, y)
+        pred[i, fold, np.arange(n)] = guess
+    v = PairVerdicts(("a", "b", "c"), n_folds=k)
+    for part in np.array_split(np.arange(n), [10, 2500, 2501]):
+        v.update(y[part], pred[:, :, part], np.ones(len(part), bool))
+    tests = [{"test": "wilcoxon", "learner_a": a, "learner_b": b, "pvalue": p,
+              "favours": a, "reject": p <= 0.05}
+             for (a, b), p in zip([("a", "b"), ("a", "c"), ("b", "c")], [0.01, 0.04, 0.03])]
+    _, rows = v.look(n, tests)
+    for (ia, ib), row in zip([(0, 1), (0, 2), (1, 2)], rows):
+        x = []
+        for t in range(n):
+            f = [j for j in range(k) if pred[ia, j, t] >= 0 and pred[ib, j, t] >= 0]
+            x.append(np.mean([int(pred[ib, j, t] != y[t]) - int(pred[ia, j, t] != y[t])
+                              for j in f]))
+        _, lo, hi = confidence_sequence(np.array(x), alpha=0.05 / 3, at=[n])
+        assert (row["lower"], row["upper"]) == pytest.approx((lo[0], hi[0]))
+        assert row["level"] == pytest.approx(1 - 0.05 / 3)
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    holm = multitest.multipletests([0.01, 0.04, 0.03], method="holm")[1]
+    assert [r["pvalue"] for r in rows] == pytest.approx(list(holm))
+    assert rows[1]["decision"] == "A" and rows[1]["favours"] == "a"  # 12 points on 6,000 rows
