@@ -38,6 +38,7 @@ __all__ = [
     "Evidence",
     "PairVerdicts",
     "crossing_row",
+    "short_names",
     "twin_line",
     "verdict_line",
 ]
@@ -181,6 +182,30 @@ def verdict_line(ev: Evidence) -> str:
     return "; ".join(parts)
 
 
+def short_names(labels: Sequence[str], width: int = 24) -> dict[str, str]:
+    """Display names of at most ``width`` characters: a MOA spec loses ``moa:`` and its
+    package path, anything longer is cut with an ellipsis; names stay distinct.
+
+    >>> short_names(["ht", "moa:trees.HoeffdingAdaptiveTree -g 50", "moa:bayes.NaiveBayes"])
+    {'ht': 'ht', 'moa:trees.HoeffdingAdaptiveTree -g 50': 'HoeffdingAdaptiveTree -…', \
+'moa:bayes.NaiveBayes': 'NaiveBayes'}
+    """
+    out: dict[str, str] = {}
+    for label in labels:
+        name = label
+        if name.startswith("moa:"):
+            head, _, rest = name[4:].partition(" ")
+            name = head.rsplit(".", 1)[-1] + (f" {rest}" if rest else "")
+        if len(name) > width:
+            name = name[: width - 1].rstrip() + "…"
+        base, i = name, 2
+        while name in out.values():
+            name = f"{base[: width - 3]}#{i}"
+            i += 1
+        out[label] = name
+    return out
+
+
 def crossing_row(history: Sequence[tuple[int, float]]) -> int | None:
     """The position of the last look at which a series of (position, paired-window mean
     difference) changed sign, or None if it never did.
@@ -264,8 +289,10 @@ class PairVerdicts:
         fading: float = 0.999,
         adwin_delta: float = 0.002,
         v_opt: float = 1000.0,
+        names: dict[str, str] | None = None,
     ) -> None:
         self.labels = list(labels)
+        self.names = names or {label: label for label in self.labels}
         self.n_folds = n_folds
         self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
         self.alpha, self.margin, self.measure = alpha, margin, measure
@@ -361,11 +388,11 @@ class PairVerdicts:
         window_rows = float(np.median(widths)) if len(widths) else float("nan")
         test = None if cited is None else (cited[1], cited[2], cited[3])
         ev = Evidence(
-            a, b, rows=cs.t, mean=mean if np.isfinite(mean) else 0.0, lower=lower,
-            upper=upper, level=1 - self.level_alpha, decision=decision, margin=self.margin,
+            self.names.get(a, a), self.names.get(b, b), rows=cs.t,
+            mean=mean if np.isfinite(mean) else 0.0, lower=lower, upper=upper, level=1 - self.level_alpha, decision=decision, margin=self.margin,
             fold_diffs=folds, window_rows=window_rows, forgetting=self.forgetting,
-            wilcoxon=test if cited and cited[0] == "wilcoxon" else None,
-            sign=test if cited and cited[0] == "sign" else None,
+            wilcoxon=_named(test, self.names) if cited and cited[0] == "wilcoxon" else None,
+            sign=_named(test, self.names) if cited and cited[0] == "sign" else None,
             adjusted=cited[4] if cited else None, crossing=crossing_row(self.history[p]),
         )
         return dict(zip(VERDICT_FIELDS, (
@@ -376,3 +403,13 @@ class PairVerdicts:
             ("Bonferroni CS, Holm p" if len(self.pairs) > 1 else None),
             verdict_line(ev),
         )))
+
+
+def _named(
+    test: tuple[float, str | None, bool] | None, names: dict[str, str]
+) -> tuple[float, str | None, bool] | None:
+    """A cited test with its favoured learner under its display name."""
+    if test is None:
+        return None
+    p, fav, reject = test
+    return p, (names.get(fav, fav) if fav else None), reject
