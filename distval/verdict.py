@@ -389,7 +389,8 @@ class PairVerdicts:
         test = None if cited is None else (cited[1], cited[2], cited[3])
         ev = Evidence(
             self.names.get(a, a), self.names.get(b, b), rows=cs.t,
-            mean=mean if np.isfinite(mean) else 0.0, lower=lower, upper=upper, level=1 - self.level_alpha, decision=decision, margin=self.margin,
+            mean=mean if np.isfinite(mean) else 0.0, lower=lower, upper=upper,
+            level=1 - self.level_alpha, decision=decision, margin=self.margin,
             fold_diffs=folds, window_rows=window_rows, forgetting=self.forgetting,
             wilcoxon=_named(test, self.names) if cited and cited[0] == "wilcoxon" else None,
             sign=_named(test, self.names) if cited and cited[0] == "sign" else None,
