@@ -39,6 +39,7 @@ __all__ = [
     "PairVerdicts",
     "crossing_row",
     "short_names",
+    "status_verdict",
     "twin_line",
     "verdict_line",
 ]
@@ -204,6 +205,35 @@ def short_names(labels: Sequence[str], width: int = 24) -> dict[str, str]:
             i += 1
         out[label] = name
     return out
+
+
+def status_verdict(rows: Sequence[dict[str, Any]], names: dict[str, str] | None = None) -> str:
+    """The verdict part of the live status line: the pair with the clearest verdict (else
+    the largest difference), in a few words.
+
+    >>> rows = [{"learner_a": "ht", "learner_b": "nb", "decision": "A", "mean": 0.067,
+    ...          "lower": 0.059, "upper": 0.075}]
+    >>> status_verdict(rows)
+    'ht>nb +6.7 pts (CS 5.9..7.5)'
+    >>> status_verdict([dict(rows[0], decision="undecided", lower=-0.01)])
+    'ht vs nb +6.7 pts (CS -1.0..7.5) no verdict yet'
+    """
+    names = names or {}
+    usable = [r for r in rows if r.get("mean") == r.get("mean")]
+    if not usable:
+        return ""
+    r = max(usable, key=lambda r: (r["decision"] != "undecided", abs(r["mean"])))
+    a, b = names.get(r["learner_a"], r["learner_a"]), names.get(r["learner_b"], r["learner_b"])
+    sign = -1.0 if r["decision"] == "B" or (r["decision"] != "A" and r["mean"] < 0) else 1.0
+    win, lose = (b, a) if sign < 0 else (a, b)
+    lo, hi = sorted((sign * 100 * r["lower"], sign * 100 * r["upper"]))
+    cs = f"(CS {lo:.1f}..{hi:.1f})"
+    x = f"+{sign * 100 * r['mean']:.1f} pts"
+    if r["decision"] in ("A", "B"):
+        return f"{win}>{lose} {x} {cs}"
+    if r["decision"] == "equivalent":
+        return f"{a}={b} within margin {cs}"
+    return f"{win} vs {lose} {x} {cs} no verdict yet"
 
 
 def crossing_row(history: Sequence[tuple[int, float]]) -> int | None:
