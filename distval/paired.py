@@ -35,18 +35,12 @@ import numba
 import numpy as np
 
 from distval.errors import DistvalError
-from distval.metrics import (
-    _LEVELS,
-    _PRED_SHIFT,
-    _Y_SHIFT,
-    Tracker,
-    _adwin_insert,
-    _adwin_scan,
-    _push,
-    _trim,
-    _Windowed,
-    make_tracker,
-)
+from distval.metrics import Tracker, make_tracker
+from distval.metrics.kernels import LEVELS as _LEVELS
+from distval.metrics.kernels import _adwin_insert, _adwin_scan, _push, _trim
+from distval.metrics.measures import PRED_SHIFT as _PRED_SHIFT
+from distval.metrics.measures import Y_SHIFT as _Y_SHIFT
+from distval.metrics.trackers import _Windowed
 
 __all__ = ["PAIRED_FORGETTING", "ADWINMeans", "PairedADWIN", "PairedTracker"]
 

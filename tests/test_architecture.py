@@ -31,6 +31,7 @@ LAYERS = {
     "distval.prequential": 2,
     "distval.paired": 2,  # both learners of a pair over the same rows
     "distval.config": 3,
+    "distval.columns": 3,  # the columns of every results table, their one owner
     "distval.comparison": 3,  # one pair comparison: the aggregator's and the harness's
     "distval.verdict": 3,  # the verdict line of a pair, and its live state
     "distval.aggregator": 4,
