@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from distval.anytime import DifferenceCS
+from distval.columns import PAIRED_SCHEMA, VERDICT_SCHEMA
 from distval.multiplicity import holm_adjusted
 from distval.paired import PairedTracker
 
@@ -45,12 +46,9 @@ __all__ = [
 ]
 
 #: Columns of a paired-window row: one per (pair, fold) at each look.
-PAIRED_FIELDS = ("position", "learner_a", "learner_b", "fold", "forgetting", "width",
-                 "difference", "value_a", "value_b")
+PAIRED_FIELDS = tuple(PAIRED_SCHEMA.names)
 #: Columns of a verdict row: one per pair at each look.
-VERDICT_FIELDS = ("position", "learner_a", "learner_b", "rows", "mean", "lower", "upper",
-                  "level", "margin", "decision", "favours", "folds", "folds_favouring",
-                  "window_rows", "test", "pvalue", "test_favours", "correction", "line")
+VERDICT_FIELDS = tuple(VERDICT_SCHEMA.names)
 
 
 @dataclass(frozen=True)
