@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -307,8 +308,13 @@ class EvaluationResult:
             s = self.summary()
             fg = self.config.forgetting
             lines += [
-                f"Measures at the end (%, mean ±sd over folds, {fg} forgetting; last column "
-                "cumulative):",
+                *textwrap.wrap(
+                    f"Measures at the end (%, mean ±sd over folds) under {fg} forgetting: each "
+                    "learner over its own windows, so two learners' values may cover different "
+                    "rows (the verdicts compare them on the same rows); last column: over all "
+                    "rows.",
+                    100,
+                ),
                 compact_measures(s["learners"], fg, short_names(self.config.labels)),
                 "",
             ]
