@@ -127,7 +127,7 @@ def verdict_line(ev: Evidence) -> str:
     ...               level=0.95, decision="undecided", fold_diffs=np.r_[np.full(6, 0.01),
     ...               np.full(4, -0.01)], window_rows=800.0, wilcoxon=(0.4, "ht", False))
     >>> for part in verdict_line(ev).split("; "): print(part)
-    ht vs nb: no verdict yet: error 0.4 points lower for ht over 9,000 rows (95% CS -0.6 to 1.4, ...)
+    ht vs nb: no verdict yet: error 0.4 points lower for ht over 9,000 rows (95% CS -0.6 to 1.4, ...
     6/10 folds favour ht
     Wilcoxon p 0.4 on the last 800 paired rows
     """
