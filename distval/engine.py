@@ -101,8 +101,8 @@ def iter_batches(stream: Stream, config: RunConfig) -> Iterator[Batch]:
 
 #: Batches a stage of the overlapped in-process loop may run ahead of the next: the reader
 #: of the host, the host of the aggregator. The aggregator stalls now and then (loading its
-#: numba kernels, importing scipy.stats at the first test); with 4 the JVM thread waited
-#: about 1 s of a 1M-row MOA job for it, with 64 0.03 s. A queued batch is tens of kB.
+#: numba kernels, importing scipy.stats at the first test), and a deeper queue hides the
+#: stalls (measurements: ``docs/performance.md``). A queued batch is tens of kB.
 AHEAD = 64
 
 
@@ -137,9 +137,9 @@ class LocalEvaluation:
     @property
     def overlaps(self) -> bool:
         """Whether :meth:`steps` overlaps reading, hosting and aggregating in threads: when
-        the host runs MOA replicas, whose batch call leaves Python's GIL free (river replicas
-        hold it, so threads would gain nothing there)."""
-        return self.host.moa is not None
+        the host's batch call leaves Python's GIL free (:attr:`LearnerHost.releases_gil`);
+        otherwise threads would gain nothing."""
+        return self.host.releases_gil
 
     def steps(self, batches: Iterable[Batch]) -> Iterator[Step]:
         """A :class:`Step` per batch, in stream order.
