@@ -51,9 +51,11 @@ def plot_pair_verdict(
                     markevery=max(1, len(x) // 8), ms=4, label="mean of folds")
     xv = v["position"].to_numpy()
     level = float(v["level"].iloc[-1])
-    ax.fill_between(xv, 100 * v["lower"].to_numpy(dtype=float),
-                    100 * v["upper"].to_numpy(dtype=float), color=_CS_COLOUR, alpha=0.18, lw=0,
+    lower, upper = 100 * v["lower"].to_numpy(dtype=float), 100 * v["upper"].to_numpy(dtype=float)
+    ax.fill_between(xv, lower, upper, color=_CS_COLOUR, alpha=0.3, lw=0,
                     label=f"{100 * level:.4g}% confidence sequence")
+    for edge in (lower, upper):
+        ax.plot(xv, edge, color=_CS_COLOUR, lw=0.7)
     ax.plot(xv, 100 * v["mean"].to_numpy(dtype=float), color=_CS_COLOUR, lw=1.6, ls="--",
             label="running mean, all paired rows")
     margin = float(v["margin"].iloc[-1])
