@@ -429,9 +429,10 @@ SEQUENTIAL_NOTES = {
     "evalue give decisions that stay valid).",
     "spending": "Decisions valid under peeking: each test's p-value met the alpha-spending "
     "limit of its check (Lan-DeMets; 'p limit' at the last check) at some check so far.",
-    "evalue": "sign_evalue is valid at every check (an e-process over the folds' settled "
-    "signs; its statistic is the e-value, H0 rejected once it reaches 1/alpha, its p-value "
-    "1/largest e-value); the other rows are fixed-alpha tests at this check.",
+    "evalue": "sign_evalue and wilcoxon_evalue are valid at every check (e-processes over "
+    "the folds' settled signs and settling-order ranks; the statistic is the e-value, H0 "
+    "rejected once it reaches 1/alpha, the p-value 1/largest e-value); the other rows are "
+    "fixed-alpha tests at this check.",
 }
 
 
@@ -439,8 +440,9 @@ def _tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "n
     """The final test decisions and what each compared; with ``--sequential``, which
     decisions stay valid when the checks are watched and the p-value limit each used."""
     watched = sequential != "none"
+    adjusted = _across_pairs(tests, alpha)
     rows = []
-    for t in tests:
+    for i, t in enumerate(tests):
         compared = f"{t['measure']}, {t['forgetting']}" if t.get("measure") else "–"
         digits = ".4f" if t.get("measure") != "errors" else ".6g"
         row = [
@@ -456,16 +458,56 @@ def _tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "n
         ]
         if watched:
             row += ["yes" if t.get("anytime_valid") else "no", _num(t.get("boundary"), ".3g")]
+        if adjusted is not None:
+            row.append(adjusted[i])
         rows.append([*row, t.get("favours") or "–"])
     cols = ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0"]
     if watched:
         cols += ["valid under peeking", "p limit"]
+    if adjusted is not None:
+        cols.append("across pairs")
     caption = (
-        f"Tests (alpha = {alpha}): sign and Wilcoxon across folds; McNemar on the errors of "
+        f"Tests (alpha = {alpha}): sign and Wilcoxon across folds on the paired windows (per "
+        "fold, both learners over the rows it tested with both); McNemar on the errors of "
         "the (row, fold) pairs both learners tested. Values: the compared quantity of A and "
         "B. " + SEQUENTIAL_NOTES[sequential if watched else "none"]
     )
-    return caption, [*cols, "favours"], rows, "llllrrrrl" + ("lr" if watched else "") + "l"
+    if adjusted is not None:
+        caption += (
+            " 'across pairs': the decision corrected for the number of pairs, Holm's "
+            "procedure on each test's p-values (family-wise error) and e-BH on the e-values "
+            "(false discovery rate)."
+        )
+    align = "llllrrrrl" + ("lr" if watched else "") + ("l" if adjusted is not None else "")
+    return caption, [*cols, "favours"], rows, align + "l"
+
+
+def _across_pairs(tests: list[dict[str, Any]], alpha: float) -> list[str] | None:
+    """With several learner pairs, each test row's decision after Holm (p-values) or e-BH
+    (e-values, the ``*_evalue`` rows) across the pairs; None with one pair.
+
+    >>> rows = [{"test": "wilcoxon", "learner_a": a, "pvalue": p, "statistic": 0.0}
+    ...         for a, p in (("x", 0.01), ("y", 0.04))]
+    >>> _across_pairs(rows, 0.05)
+    ['Holm: yes', 'Holm: yes']
+    """
+    from distval.multiplicity import e_bh, holm
+
+    pairs = {(t["learner_a"], t.get("learner_b")) for t in tests if t["learner_a"] != "*"}
+    if len(pairs) < 2:
+        return None
+    out = ["–"] * len(tests)
+    for name in dict.fromkeys(t["test"] for t in tests):
+        idx = [i for i, t in enumerate(tests) if t["test"] == name and t["learner_a"] != "*"]
+        if name.endswith("_evalue"):
+            decided = e_bh([tests[i]["statistic"] for i in idx], alpha)
+            label = "e-BH"
+        else:
+            decided = holm([tests[i]["pvalue"] for i in idx], alpha)
+            label = "Holm"
+        for i, d in zip(idx, decided.tolist()):
+            out[i] = f"{label}: {'yes' if d else 'no'}"
+    return out
 
 
 def _q_block(q_rows: list[dict[str, Any]]) -> Block:
