@@ -333,7 +333,7 @@ class Run:
             width = None
             if self._bar is not None:  # what the (short) bar leaves of the terminal
                 columns = shutil.get_terminal_size((100, 24)).columns
-                width = max(20, columns - len(self.stream.name) - _BAR_COLUMNS)
+                width = status_width(columns, self.stream.name, self.stream.n_rows)
             self._status = live_status(snap, self.config, width=width)
             if self._bar is not None:
                 self._bar.set_postfix_str(self._status, refresh=False)
@@ -352,8 +352,16 @@ class Run:
 #: The progress bar: a short bar and the row count, so that the status (the leader and the
 #: verdict) keeps most of an 80-column terminal.
 _BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar:8}| {n_fmt}/{total_fmt}{postfix}"
-#: Columns the bar takes besides its description and status (a 7-digit total, ", ").
-_BAR_COLUMNS = 2 + 4 + 1 + 8 + 2 + 15 + 2
+
+
+def status_width(columns: int, desc: str, total: int | None) -> int:
+    """What :data:`_BAR_FORMAT` leaves for the status on a terminal ``columns`` wide.
+
+    >>> status_width(80, "elec2", 45312)   # "elec2:  44%|###     | 20000/45312, " is 35
+    45
+    """
+    digits = len(str(total)) if total else 9
+    return max(20, columns - len(desc) - (2 + 4 + 1 + 8 + 2 + 2 * digits + 1 + 2))
 
 
 def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> str:
