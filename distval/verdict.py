@@ -62,7 +62,8 @@ class Evidence:
     (``window_rows`` its median width, ``forgetting`` the mechanism). ``wilcoxon`` / ``sign``:
     (p-value, favoured learner or None, reject) of the paired fold tests, ``adjusted`` the
     correction their p-values carry ("Holm" with three learners or more). ``crossing``: the
-    row near which the paired windows last changed sides, if they did.
+    row near which the paired windows last changed sides, if they did. ``evalues``: the
+    e-processes of ``--sequential evalue`` as (test, e-value, favoured learner, reject).
     """
 
     a: str
@@ -81,6 +82,7 @@ class Evidence:
     sign: tuple[float, str | None, bool] | None = None
     adjusted: str | None = None
     crossing: int | None = None
+    evalues: tuple[tuple[str, float, str | None, bool], ...] = ()
 
     @property
     def winner(self) -> str | None:
@@ -181,6 +183,17 @@ def verdict_line(ev: Evidence) -> str:
             )
         else:
             parts.append(_test_words(ev, name, test))
+    for name, value, fav, reject in ev.evalues:
+        if reject and fav and fav != ev.winner:
+            against = f"against the verdict's {ev.winner}" if ev.winner else "with no verdict"
+            parts.append(
+                f"{name.replace('_', ' ')} reached 1/alpha for {fav} ({against}): it keeps "
+                "each fold's sign from the look where the fold first settled, so it speaks for "
+                "the rows before then"
+                if ev.winner else
+                f"{name.replace('_', ' ')} reached 1/alpha for {fav} (e-value {value:.3g}, valid "
+                "under peeking)"
+            )
     if ev.decision != "undecided":
         parts.append("valid under peeking")
     return "; ".join(parts)
@@ -338,6 +351,7 @@ class PairVerdicts:
         self.level_alpha = alpha / n
         self.sequences = [DifferenceCS(self.level_alpha, v_opt=v_opt) for _ in self.pairs]
         self.history: list[list[tuple[int, float]]] = [[] for _ in self.pairs]
+        self._evalues: dict[tuple[str, str], list[tuple[str, float, str | None, bool]]] = {}
         self._a = np.array([a for a, _ in self.pairs], dtype=np.int64)
         self._b = np.array([b for _, b in self.pairs], dtype=np.int64)
 
@@ -372,6 +386,12 @@ class PairVerdicts:
         va, vb = side_a[self.measure], side_b[self.measure]
         paired: list[dict[str, Any]] = []
         cited = self._cited(tests)
+        self._evalues = {}
+        for t in tests:
+            if str(t["test"]).endswith("_evalue"):
+                self._evalues.setdefault((t["learner_a"], t["learner_b"]), []).append(
+                    (t["test"], float(t["statistic"]), t.get("favours"), bool(t["reject"]))
+                )
         rows: list[dict[str, Any]] = []
         for p, (ia, ib) in enumerate(self.pairs):
             a, b = self.labels[ia], self.labels[ib]
@@ -420,6 +440,10 @@ class PairVerdicts:
         ok = folds[np.isfinite(folds)]
         window_rows = float(np.median(widths)) if len(widths) else float("nan")
         test = None if cited is None else (cited[1], cited[2], cited[3])
+        evalues = tuple(
+            (name, value, self.names.get(fav, fav) if fav else None, reject)
+            for name, value, fav, reject in self._evalues.get((a, b), ())
+        )
         ev = Evidence(
             self.names.get(a, a), self.names.get(b, b), rows=cs.t,
             mean=mean if np.isfinite(mean) else 0.0, lower=lower, upper=upper,
@@ -428,6 +452,7 @@ class PairVerdicts:
             wilcoxon=_named(test, self.names) if cited and cited[0] == "wilcoxon" else None,
             sign=_named(test, self.names) if cited and cited[0] == "sign" else None,
             adjusted=cited[4] if cited else None, crossing=crossing_row(self.history[p]),
+            evalues=evalues,
         )
         return dict(zip(VERDICT_FIELDS, (
             position, a, b, cs.t, mean, lower, upper, 1 - self.level_alpha, self.margin,

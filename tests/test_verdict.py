@@ -97,3 +97,11 @@ def test_pair_verdicts_follow_a_plain_loop_over_rows_and_folds():
     holm = multitest.multipletests([0.01, 0.04, 0.03], method="holm")[1]
     assert [r["pvalue"] for r in rows] == pytest.approx(list(holm))
     assert rows[1]["decision"] == "A" and rows[1]["favours"] == "a"  # 12 points on 6,000 rows
+
+
+def test_an_e_process_that_settled_for_the_other_learner_is_named():
+    line = verdict_line(evidence(evalues=(("sign_evalue", 25.0, "nb", True),)))
+    assert "sign evalue reached 1/alpha for nb (against the verdict's ht)" in line
+    assert line.endswith("valid under peeking")
+    quiet = verdict_line(evidence(evalues=(("sign_evalue", 25.0, "ht", True),)))
+    assert "evalue" not in quiet
