@@ -365,7 +365,8 @@ def status_width(columns: int, desc: str, total: int | None) -> int:
 
 
 def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> str:
-    """A short status: the leader's measure (mean over folds), the clearest verdict (its
+    """A short status: the leader's measure (mean over folds; the leader is the learner the
+    verdicts name most often, else the one with the best measure), the clearest verdict (its
     confidence sequence, valid under peeking; :func:`~distval.verdict.status_verdict`), the
     other learners' measures and, for the most clearly different pair, the Wilcoxon (else
     sign) p-value and whom it favours; with ``--sequential``, the decision that stays valid
@@ -406,10 +407,12 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
         if np.isfinite(v).any():
             means[learner] = float(np.nanmean(v))
     parts = [f"{names.get(k, k)} {v:.3f}" for k, v in means.items()]
+    verdicts = rows_of(snap.verdicts) if len(snap.verdicts) else []
     if len(parts) > 1:  # the leader first, then the verdict, then the others
-        lead = max(means, key=lambda k: means[k])
+        wins = {k: sum(v["favours"] == k for v in verdicts) for k in means}
+        lead = max(means, key=lambda k: (wins[k], means[k]))  # the verdicts' winner first
         parts.insert(0, parts.pop(list(means).index(lead)))
-    verdict = status_verdict(rows_of(snap.verdicts), names) if len(snap.verdicts) else ""
+    verdict = status_verdict(verdicts, names) if verdicts else ""
     if verdict:
         parts.insert(1, verdict)
     tests = rows_of(snap.tests)
