@@ -14,7 +14,7 @@ curves crossed, rather than leaving two contradictory numbers side by side.
 ...               wilcoxon=(0.002, "ht", True))
 >>> for part in verdict_line(ev).split("; "): print(part)
 ht better than nb: error 4.2 points lower over 45,312 rows (95% CS 3.1 to 5.3)
-10/10 folds
+10/10 folds favour ht
 Wilcoxon p 0.002 on the last 1,250 paired rows
 valid under peeking
 """
@@ -146,7 +146,7 @@ def verdict_line(ev: Evidence) -> str:
             f"{_over(ev)}({level} {_points(lo)} to {_points(hi)})"
         )
         if len(folds):
-            parts.append(f"{int((sign * folds > 0).sum())}/{len(folds)} folds")
+            parts.append(f"{int((sign * folds > 0).sum())}/{len(folds)} folds favour {win}")
     elif ev.decision == "equivalent":
         parts.append(
             f"{ev.a} and {ev.b} equivalent within {_points(ev.margin)} points: error "
@@ -252,20 +252,24 @@ def status_verdict(rows: Sequence[dict[str, Any]], names: dict[str, str] | None 
     return f"{win} vs {lose} {x} {cs} no verdict yet"
 
 
-def crossing_row(history: Sequence[tuple[int, float]]) -> int | None:
-    """The position of the last look at which a series of (position, paired-window mean
-    difference) changed sign, or None if it never did.
+def crossing_row(history: Sequence[tuple[int, float, float]]) -> int | None:
+    """Where the paired windows last changed sides: from (position, mean paired-window
+    difference, median window width) at each look, the look at which the sign last flipped,
+    less the window's width there (the window then covers the rows since the change), to
+    the nearest 100 rows; None if the sign never flipped.
 
-    >>> crossing_row([(1000, -0.02), (2000, -0.01), (3000, 0.01), (4000, 0.02)])
-    3000
+    >>> crossing_row([(1000, -0.02, 900), (2000, -0.01, 1500), (3000, 0.01, 740),
+    ...               (4000, 0.02, 1700)])
+    2300
     """
     last = None
     prev = 0.0
-    for pos, value in history:
+    for pos, value, width in history:
         if not np.isfinite(value) or value == 0:
             continue
         if prev and np.sign(value) != np.sign(prev):
-            last = pos
+            w = width if np.isfinite(width) else 0.0
+            last = max(0, round((pos - w) / 100) * 100)
         prev = value
     return last
 
@@ -350,7 +354,7 @@ class PairVerdicts:
         n = max(1, len(self.pairs))
         self.level_alpha = alpha / n
         self.sequences = [DifferenceCS(self.level_alpha, v_opt=v_opt) for _ in self.pairs]
-        self.history: list[list[tuple[int, float]]] = [[] for _ in self.pairs]
+        self.history: list[list[tuple[int, float, float]]] = [[] for _ in self.pairs]
         self._evalues: dict[tuple[str, str], list[tuple[str, float, str | None, bool]]] = {}
         self._a = np.array([a for a, _ in self.pairs], dtype=np.int64)
         self._b = np.array([b for _, b in self.pairs], dtype=np.int64)
@@ -402,7 +406,7 @@ class PairVerdicts:
             folds = diff[p]
             with np.errstate(all="ignore"):
                 mean_window = float(np.nanmean(folds)) if np.isfinite(folds).any() else np.nan
-            self.history[p].append((position, mean_window))
+            self.history[p].append((position, mean_window, float(np.median(widths[p]))))
             rows.append(self._verdict(position, p, a, b, folds, widths[p], cited.get((a, b))))
         return paired, rows
 

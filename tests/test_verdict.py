@@ -20,7 +20,7 @@ def test_b_better_is_told_in_bs_terms_with_the_interval_flipped():
                                  wilcoxon=(0.01, "nb", True)))
     assert line.startswith("nb better than ht: error 2.0 points lower over 45,000 rows")
     assert "(95% CS 1.0 to 3.0)" in line
-    assert "9/10 folds" in line and line.endswith("valid under peeking")
+    assert "9/10 folds favour nb" in line and line.endswith("valid under peeking")
 
 
 def test_a_significant_recent_window_against_the_verdict_is_named_with_the_crossing():
@@ -57,8 +57,8 @@ def test_the_decision_of_a_real_sequence_reads_the_same_in_the_line():
 
 
 def test_crossing_and_twin_lines():
-    assert crossing_row([(1, 0.1), (2, np.nan), (3, 0.0), (4, 0.2)]) is None
-    assert crossing_row([(1, 0.1), (2, -0.1), (3, 0.1)]) == 3
+    assert crossing_row([(1, 0.1, 1), (2, np.nan, 1), (3, 0.0, 1), (4, 0.2, 1)]) is None
+    assert crossing_row([(1000, 0.1, 50), (2000, -0.1, 50), (3000, 0.1, 450)]) == 2600
     assert "no rule named a winner (4 rules)" in twin_line("a", "b", [("x", False)] * 4)
     assert "identical" in twin_line("nb", "nb~twin", [], identical=True)
 
