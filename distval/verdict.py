@@ -158,9 +158,12 @@ def verdict_line(ev: Evidence) -> str:
         words = "includes 0" if ev.lower <= 0 <= ev.upper else f"within {_points(ev.margin)}"
         if ev.margin > 0:
             words = f"not beyond {_points(ev.margin)} and not within it"
+        diff = f"error {_points(abs(ev.mean))} points lower for {lead}"
+        if _points(abs(ev.mean)) == "0.0":
+            diff = "the same error to 0.1 points"
         parts.append(
-            f"{ev.a} vs {ev.b}: no verdict yet: error {_points(abs(ev.mean))} points lower for "
-            f"{lead} {_over(ev)}({level} {_points(ev.lower)} to {_points(ev.upper)}, {words})"
+            f"{ev.a} vs {ev.b}: no verdict yet: {diff} {_over(ev)}({level} {_points(ev.lower)} "
+            f"to {_points(ev.upper)}, {words})"
         )
         if len(folds):
             sign = 1.0 if lead == ev.a else -1.0
@@ -183,17 +186,21 @@ def verdict_line(ev: Evidence) -> str:
             )
         else:
             parts.append(_test_words(ev, name, test))
+    recent = test[1] if test is not None else None
     for name, value, fav, reject in ev.evalues:
-        if reject and fav and fav != ev.winner:
-            against = f"against the verdict's {ev.winner}" if ev.winner else "with no verdict"
-            parts.append(
-                f"{name.replace('_', ' ')} reached 1/alpha for {fav} ({against}): it keeps "
-                "each fold's sign from the look where the fold first settled, so it speaks for "
-                "the rows before then"
-                if ev.winner else
-                f"{name.replace('_', ' ')} reached 1/alpha for {fav} (e-value {value:.3g}, valid "
-                "under peeking)"
+        if not (reject and fav) or fav == ev.winner:
+            continue
+        against = f"against the verdict's {ev.winner}" if ev.winner else "with no verdict yet"
+        why = ""
+        if ev.winner or (recent and recent != fav):
+            why = (
+                ": it keeps each fold's sign from the look where the fold first settled, so "
+                "it speaks for the rows before then"
             )
+        parts.append(
+            f"{name.replace('_', ' ')} reached 1/alpha for {fav} (e-value {value:.3g}, "
+            f"{against}){why}"
+        )
     if ev.decision != "undecided":
         parts.append("valid under peeking")
     return "; ".join(parts)

@@ -101,7 +101,18 @@ def test_pair_verdicts_follow_a_plain_loop_over_rows_and_folds():
 
 def test_an_e_process_that_settled_for_the_other_learner_is_named():
     line = verdict_line(evidence(evalues=(("sign_evalue", 25.0, "nb", True),)))
-    assert "sign evalue reached 1/alpha for nb (against the verdict's ht)" in line
+    assert "sign evalue reached 1/alpha for nb (e-value 25, against the verdict's ht): it" in line
     assert line.endswith("valid under peeking")
     quiet = verdict_line(evidence(evalues=(("sign_evalue", 25.0, "ht", True),)))
     assert "evalue" not in quiet
+
+
+def test_no_verdict_with_e_processes_for_one_learner_and_recent_windows_for_the_other():
+    # the SEA(50) case of issue 26: equal cumulative error, recent windows favour ht, the
+    # settled e-processes reached 1/alpha for nb early on
+    line = verdict_line(evidence(mean=0.0002, lower=-0.003, upper=0.003, decision="undecided",
+                                 wilcoxon=(0.014, "ht", True),
+                                 evalues=(("sign_evalue", 46.5, "nb", True),)))
+    assert "no verdict yet: the same error to 0.1 points over 45,000 rows" in line
+    assert "Wilcoxon p 0.014 favours ht" in line
+    assert "for nb (e-value 46.5, with no verdict yet): it keeps each fold" in line
