@@ -439,8 +439,7 @@ class Aggregator:
         events, self._events = self._events, []
         paired, verdicts = empty_columns(PAIRED_SCHEMA), empty_columns(VERDICT_SCHEMA)
         if self.verdicts is not None:
-            paired_rows, verdict_rows = self.verdicts.look(self.position, tests)
-            paired = to_columns(paired_rows, PAIRED_SCHEMA)
+            paired, verdict_rows = self.verdicts.look(self.position, tests)
             verdicts = to_columns(verdict_rows, VERDICT_SCHEMA)
         self.last = Snapshot(
             self.position,

@@ -304,10 +304,28 @@ class PairedTracker:
                 sides[side][key] = part.reshape(shape + part.shape[1:])
         return sides[0], sides[1]
 
+    def accuracy(self) -> tuple[np.ndarray, np.ndarray]:
+        """(pairs, folds) accuracy of side A and of side B over the paired rows (NaN: none);
+        the diagonal of the confusion counts over their total, without the other measures.
+
+        >>> t = PairedTracker("cumulative", 1, 1)
+        >>> t.update(np.array([0, 1]), np.array([[[0, 1]]]), np.array([[[0, 0]]]), np.ones(2, bool))
+        >>> [x.tolist() for x in t.accuracy()]
+        [[[1.0]], [[0.5]]]
+        """
+        C = self.tracker.C
+        total = C.sum(axis=(1, 2))
+        right = np.trace(C, axis1=1, axis2=2)
+        acc = np.full(total.shape, np.nan)
+        np.divide(right, total, out=acc, where=total > 0)
+        m = self.n_pairs * self.n_folds
+        shape = (self.n_pairs, self.n_folds)
+        return acc[:m].reshape(shape), acc[m:].reshape(shape)
+
     def difference(self) -> np.ndarray:
         """(pairs, folds) accuracy of A minus accuracy of B over the same rows (NaN: none)."""
-        a, b = self.get()
-        out: np.ndarray = a["accuracy"] - b["accuracy"]
+        a, b = self.accuracy()
+        out: np.ndarray = a - b
         return out
 
     @property

@@ -327,7 +327,9 @@ class PairVerdicts:
     >>> pred = np.stack([np.where(rng.random((4, 20000)) < p, 1 - y, y) for p in (.2, .3)])
     >>> v = PairVerdicts(("ht", "nb"), n_folds=4)
     >>> v.update(y, pred, np.ones(20000, bool))
-    >>> row = v.look(20000)[1][0]
+    >>> paired, (row,) = v.look(20000)
+    >>> paired["fold"].tolist(), paired["learner_a"].tolist()
+    ([0, 1, 2, 3], ['ht', 'ht', 'ht', 'ht'])
     >>> row["decision"], row["favours"], row["folds_favouring"]
     ('A', 'ht', 4)
     """
@@ -373,29 +375,44 @@ class PairVerdicts:
         pa, pb = pred[self._a], pred[self._b]
         self.tracker.update(y, pa, pb, per_ok)
         both = (pa >= 0) & (pb >= 0)
-        diff = ((pb != y) & both).astype(np.float64) - ((pa != y) & both)
+        wins = ((pb != y) & both).sum(axis=1) - ((pa != y) & both).sum(axis=1)
         count = both.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            x = diff.sum(axis=1) / count  # (pairs, rows); NaN where no fold tested both
+        x = np.full(count.shape, np.nan)  # (pairs, rows); NaN where no fold tested both
+        np.divide(wins, count, out=x, where=count > 0)
         for p, cs in enumerate(self.sequences):
             cs.update(x[p])
 
     def fold_values(self) -> tuple[np.ndarray, np.ndarray]:
         """(pairs, folds) values of the run's measure for side A and side B, each over the
         rows that fold tested with both learners under the paired forgetting."""
+        if self.measure == "accuracy":  # the common case: no other measure computed
+            return self.tracker.accuracy()
         a, b = self.tracker.get()
         return a[self.measure], b[self.measure]
 
     def look(
         self, position: int, tests: Sequence[dict[str, Any]] = ()
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """(paired rows, verdict rows) at this look; ``tests`` are the look's test rows (the
-        paired Wilcoxon, else sign, rows are cited; Holm-adjusted across pairs)."""
-        side_a, side_b = self.tracker.get()
-        diff = side_a["accuracy"] - side_b["accuracy"]
+    ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+        """(paired columns, verdict rows) at this look: the paired windows of every (pair,
+        fold) as :data:`~distval.columns.PAIRED_SCHEMA` columns, and one verdict row per
+        pair; ``tests`` are the look's test rows (the paired Wilcoxon, else sign, rows are
+        cited; Holm-adjusted across pairs)."""
+        diff = self.tracker.difference()
         widths = self.tracker.widths
-        va, vb = side_a[self.measure], side_b[self.measure]
-        paired: list[dict[str, Any]] = []
+        va, vb = self.fold_values()
+        k, n_pairs = self.n_folds, len(self.pairs)
+        labels = np.array(self.labels, dtype=object)
+        paired = {
+            "position": np.full(n_pairs * k, position, dtype=np.int64),
+            "learner_a": np.repeat(labels[self._a], k),
+            "learner_b": np.repeat(labels[self._b], k),
+            "fold": np.tile(np.arange(k, dtype=np.int32), n_pairs),
+            "forgetting": np.full(n_pairs * k, self.forgetting, dtype=object),
+            "width": np.asarray(widths, dtype=np.float64).ravel(),
+            "difference": np.asarray(diff, dtype=np.float64).ravel(),
+            "value_a": np.asarray(va, dtype=np.float64).ravel(),
+            "value_b": np.asarray(vb, dtype=np.float64).ravel(),
+        }
         cited = self._cited(tests)
         self._evalues = {}
         for t in tests:
@@ -406,16 +423,13 @@ class PairVerdicts:
         rows: list[dict[str, Any]] = []
         for p, (ia, ib) in enumerate(self.pairs):
             a, b = self.labels[ia], self.labels[ib]
-            for f in range(self.n_folds):
-                paired.append(dict(zip(PAIRED_FIELDS, (
-                    position, a, b, f, self.forgetting, float(widths[p, f]),
-                    float(diff[p, f]), float(va[p, f]), float(vb[p, f])))))
             folds = diff[p]
-            with np.errstate(all="ignore"):
-                mean_window = float(np.nanmean(folds)) if np.isfinite(folds).any() else np.nan
-            self.history[p].append((position, mean_window, float(np.median(widths[p]))))
-            rows.append(self._verdict(position, p, a, b, folds, widths[p], cited.get((a, b))))
-        return paired, rows
+            ok = folds[np.isfinite(folds)]
+            mean_window = float(ok.mean()) if len(ok) else np.nan
+            median = float(np.median(widths[p])) if len(widths[p]) else float("nan")
+            self.history[p].append((position, mean_window, median))
+            rows.append(self._verdict(position, p, a, b, folds, median, cited.get((a, b))))
+        return {name: paired[name] for name in PAIRED_FIELDS}, rows
 
     def _cited(
         self, tests: Sequence[dict[str, Any]]
@@ -438,7 +452,7 @@ class PairVerdicts:
         return out
 
     def _verdict(
-        self, position: int, p: int, a: str, b: str, folds: np.ndarray, widths: np.ndarray,
+        self, position: int, p: int, a: str, b: str, folds: np.ndarray, window_rows: float,
         cited: tuple[str, float, str | None, bool, str | None] | None,
     ) -> dict[str, Any]:
         cs = self.sequences[p]
@@ -449,7 +463,6 @@ class PairVerdicts:
         lead = a if (mean if np.isfinite(mean) else 0.0) >= 0 else b
         sign = 1.0 if (winner or lead) == a else -1.0
         ok = folds[np.isfinite(folds)]
-        window_rows = float(np.median(widths)) if len(widths) else float("nan")
         test = None if cited is None else (cited[1], cited[2], cited[3])
         evalues = tuple(
             (name, value, self.names.get(fav, fav) if fav else None, reject)

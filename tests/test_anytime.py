@@ -63,9 +63,12 @@ def test_running_sums_equal_a_plain_loop_and_batches_do_not_matter():
     assert cs.v == pytest.approx(v)
     u = gamma_exponential_bound(v, 0.05, v_opt=1000.0, c=2.0)[0]
     mean = total / 5000
-    assert (cs.lower, cs.upper) == pytest.approx((mean - u / 5000, mean + u / 5000))
-    _, lower, upper = confidence_sequence(x, alpha=0.1, at=[5000])
-    assert (lower[0], upper[0]) == pytest.approx((cs.lower, cs.upper))
+    # the running sequence reads its boundary from a table rounded up: never narrower than
+    # the exact one, at most 0.5 % wider
+    assert mean - 1.005 * u / 5000 <= cs.lower <= mean - u / 5000
+    assert mean + u / 5000 <= cs.upper <= mean + 1.005 * u / 5000
+    _, lower, upper = confidence_sequence(x, alpha=0.1, at=[5000])  # exact
+    assert (lower[0], upper[0]) == pytest.approx((mean - u / 5000, mean + u / 5000))
 
 
 def test_nan_rows_are_skipped_and_out_of_range_values_refused():
