@@ -85,12 +85,16 @@ def test_output_directory_holds_what_was_returned(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [
         "config.json",
         "folds.parquet",
+        "paired.parquet",
         "q.parquet",
         "summary.json",
         "summary.md",
         "tests.parquet",
+        "verdicts.parquet",
     ]
     pd.testing.assert_frame_equal(pq.read_table(out / "q.parquet").to_pandas(), res.q())
+    for name, table in (("paired", res.paired()), ("verdicts", res.verdicts())):
+        pd.testing.assert_frame_equal(pq.read_table(out / f"{name}.parquet").to_pandas(), table)
     folds = pq.read_table(out / "folds.parquet").to_pandas()
     pd.testing.assert_frame_equal(folds, res.folds())
     assert sorted(folds["position"].unique()) == [1000, 2000, 3000]
