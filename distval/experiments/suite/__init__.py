@@ -1,0 +1,1 @@
+"""Suites: many streams x many learners in one command, with cross-stream statistics."""
