@@ -213,7 +213,7 @@ class CrossStream:
     spread: np.ndarray  # (streams, learners) sd over folds
     alpha: float
     rope: float
-    average_ranks: dict[str, float]
+    average_ranks: dict[str, float | None]
     friedman: dict[str, Any] | None
     wilcoxon: list[dict[str, Any]] = field(default_factory=list)
     bayesian: list[dict[str, Any]] = field(default_factory=list)
@@ -224,7 +224,7 @@ class CrossStream:
             "learners": list(self.learners),
             "streams": list(self.streams),
             "values": self.values.tolist(),
-            "spread": self.spread.tolist(),
+            "spread": [[v if math.isfinite(v) else None for v in row] for row in self.spread.tolist()],
             "alpha": self.alpha,
             "rope": self.rope,
             "average_ranks": dict(self.average_ranks),
@@ -297,7 +297,10 @@ def compare(
         spread=sd,
         alpha=alpha,
         rope=rope,
-        average_ranks={lab: round(float(r), 4) for lab, r in zip(learners, ranks, strict=True)},
+        average_ranks={
+            lab: round(float(r), 4) if math.isfinite(r) else None
+            for lab, r in zip(learners, ranks, strict=True)
+        },
         friedman=fried,
         wilcoxon=wil,
         bayesian=bay,
