@@ -297,11 +297,12 @@ def draw_critical_difference(
     """
     ranks = np.asarray(ranks, dtype=float)
     k = len(ranks)
-    fig = _figure(8, max(3.4, 1.2 + 0.32 * k))
+    bottom = -(((k + 1) // 2) * 0.55 + 0.5)
+    fig = _figure(8, 1.0 + 0.55 * (1.6 - bottom))
     ax = fig.subplots()
     lo, hi = 1, k
     ax.set_xlim(lo - 0.3, hi + 0.3)
-    ax.set_ylim(-(k // 2 + 2), 1.6)
+    ax.set_ylim(bottom, 1.6)
     ax.hlines(0, lo, hi, color="k", lw=1)
     for r in range(lo, hi + 1):
         ax.vlines(r, 0, 0.12, color="k", lw=1)

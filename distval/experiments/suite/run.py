@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from distval.config import RunConfig
+from distval.engine import open_config_stream
 from distval.errors import DistvalError
 from distval.evaluation import check_backend, evaluate
 from distval.experiments.study import Part, StudyProgress, run_study
@@ -40,7 +41,10 @@ from distval.results import EvaluationResult, claim_output
 __all__ = ["SuiteConfig", "SuiteResult", "make_suite", "stream_dir_name", "suite"]
 
 #: The files a suite writes beside its streams' directories.
-SUITE_FILES = ("suite.json", "suite.md", "suite.tex", "cd.svg", "cd.pdf", "ranks.svg", "ranks.pdf")
+SUITE_FILES = (
+    "suite.json", "suite.md", "suite.tex", ".suite.json.tmp", ".suite.md.tmp", ".suite.tex.tmp",
+    *(f"{name}.{fmt}" for name in ("cd", "ranks") for fmt in ("svg", "pdf", "png")),
+)
 #: File endings of streams found in a directory given as a stream.
 STREAM_ENDINGS = (".parquet", ".csv", ".csv.gz", ".arff", ".arff.gz", ".data", ".data.gz")
 FORGETTING = ("cumulative", "adwin", "window", "fading")
@@ -142,7 +146,7 @@ def make_suite(
         while unique in names or unique in SUITE_FILES:
             unique, k = f"{name}-{k}", k + 1
         names.append(unique)
-        dataclasses.replace(run, stream=spec)  # checks the spec's settings
+        open_config_stream(dataclasses.replace(run, stream=spec))  # a bad spec fails here
     if forgetting != "cumulative" and forgetting != run.forgetting:
         raise DistvalError(
             f"the tables compare {forgetting!r} values but the runs keep {run.forgetting!r}; "

@@ -228,7 +228,13 @@ class CrossStream:
             "alpha": self.alpha,
             "rope": self.rope,
             "average_ranks": dict(self.average_ranks),
-            "friedman": self.friedman,
+            # an infinite Iman-Davenport F (every stream ranks alike) is JSON's null
+            "friedman": None
+            if self.friedman is None
+            else {
+                k: None if isinstance(v, float) and not math.isfinite(v) else v
+                for k, v in self.friedman.items()
+            },
             "wilcoxon_holm": self.wilcoxon,
             "bayesian_signed_rank": self.bayesian,
         }

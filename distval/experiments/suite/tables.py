@@ -101,6 +101,10 @@ def results_latex(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _f(v: float | None) -> str:
+    return "∞ (every stream ranks the learners alike)" if v is None else f"{v:.3f}"
+
+
 def _p(v: float) -> str:
     return "< 0.0001" if v < 1e-4 else f"{v:.4f}"
 
@@ -125,7 +129,7 @@ def suite_markdown(data: dict[str, Any]) -> str:
             "## Friedman test",
             "",
             f"chi² = {fr['chi2']:.3f} (p = {_p(fr['pvalue'])}); Iman–Davenport "
-            f"F = {fr['iman_davenport']:.3f} (p = {_p(fr['iman_davenport_pvalue'])}): "
+            f"F = {_f(fr['iman_davenport'])} (p = {_p(fr['iman_davenport_pvalue'])}): "
             f"{verdict} equal performance at alpha = {fr['alpha']}. Nemenyi critical difference "
             f"CD = {fr['critical_difference']:.3f} (learners whose average ranks differ by "
             "at least CD differ).",
