@@ -9,7 +9,9 @@ __all__ = ["add_arguments", "main"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("results_dir", metavar="RESULTS_DIR", help="a run's (or a suite's) output directory")
+    parser.add_argument(
+        "results_dir", metavar="RESULTS_DIR", help="a run's (or a suite's) output directory"
+    )
     parser.add_argument(
         "--output",
         default=None,

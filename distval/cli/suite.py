@@ -40,48 +40,76 @@ SUITE_KEYS = ("streams", "rope", "final", "output", "backend", "address", "tasks
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "toml", nargs="?", default=None, metavar="SUITE.toml",
+        "toml",
+        nargs="?",
+        default=None,
+        metavar="SUITE.toml",
         help="a TOML file with streams, learners and run options (options given here win)",
     )
     parser.add_argument(
-        "--streams", nargs="+", default=argparse.SUPPRESS, metavar="SPEC",
-        help="catalogue names (elec2), generator specs (\"SEA(50)\"), files, or directories "
+        "--streams",
+        nargs="+",
+        default=argparse.SUPPRESS,
+        metavar="SPEC",
+        help='catalogue names (elec2), generator specs ("SEA(50)"), files, or directories '
         "of stream files",
     )
     add_config_arguments(parser, skip=("stream",))
     g = parser.add_argument_group("suite")
     g.add_argument(
-        "--final", choices=("cumulative", "windowed"), default=argparse.SUPPRESS,
+        "--final",
+        choices=("cumulative", "windowed"),
+        default=argparse.SUPPRESS,
         help="the value the tables compare: over the whole stream, or under the run's "
         "--forgetting (default: cumulative)",
     )
     g.add_argument(
-        "--rope", type=float, default=argparse.SUPPRESS, metavar="R",
+        "--rope",
+        type=float,
+        default=argparse.SUPPRESS,
+        metavar="R",
         help="region of practical equivalence of the Bayesian signed-rank test, in units of "
         "the measure (default: 0.01)",
     )
     g.add_argument(
-        "--backend", choices=("ray", "inprocess"), default=argparse.SUPPRESS,
+        "--backend",
+        choices=("ray", "inprocess"),
+        default=argparse.SUPPRESS,
         help="ray: each stream a Ray task on one core (default); inprocess: one after another",
     )
-    g.add_argument("--address", default=argparse.SUPPRESS,
-                   help="join a Ray cluster ('auto', ray://...)")
-    g.add_argument("--tasks", type=positive_integer, default=argparse.SUPPRESS, metavar="N",
-                   help="at most N streams at once on Ray (default: as many as Ray schedules)")
     g.add_argument(
-        "--output", default=argparse.SUPPRESS, metavar="DIR",
+        "--address", default=argparse.SUPPRESS, help="join a Ray cluster ('auto', ray://...)"
+    )
+    g.add_argument(
+        "--tasks",
+        type=positive_integer,
+        default=argparse.SUPPRESS,
+        metavar="N",
+        help="at most N streams at once on Ray (default: as many as Ray schedules)",
+    )
+    g.add_argument(
+        "--output",
+        default=argparse.SUPPRESS,
+        metavar="DIR",
         help="the suite's directory (default: distval-results/<TOML name> or "
         "distval-results/suite); finished streams in it are not run again",
     )
-    g.add_argument("--overwrite", action="store_true", help="discard the streams stored in --output")
+    g.add_argument(
+        "--overwrite", action="store_true", help="discard the streams stored in --output"
+    )
     g.add_argument("--no-progress", action="store_true", help="no progress line")
     g.add_argument(
-        "--plan", action="store_true",
+        "--plan",
+        action="store_true",
         help="print the projected core-hours and wall time per number of cores (from costs "
         "measured in --output, --cost-from, or a short probe of each stream); run nothing",
     )
-    g.add_argument("--cost-from", default=None, metavar="DIR",
-                   help="with --plan: per-row costs measured by another suite's directory")
+    g.add_argument(
+        "--cost-from",
+        default=None,
+        metavar="DIR",
+        help="with --plan: per-row costs measured by another suite's directory",
+    )
 
 
 def read_toml(path: str) -> dict[str, Any]:
@@ -89,10 +117,10 @@ def read_toml(path: str) -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            data: dict[str, Any] = tomllib.load(fh)
     except OSError as exc:
         raise DistvalError(f"cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:

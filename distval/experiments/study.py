@@ -120,7 +120,9 @@ class StudyProgress:
         now = time.monotonic()
         with self._lock:
             n = len(self.done)
-            text = f"{self.label}: {n}/{self.total} {self.unit} ({100 * n / max(1, self.total):.0f}%)"
+            text = (
+                f"{self.label}: {n}/{self.total} {self.unit} ({100 * n / max(1, self.total):.0f}%)"
+            )
             elapsed = now - self.t0
             left = sum(w for k, w in self.weights.items() if k not in self.done)
             if self.fresh > 0 and left > 0:

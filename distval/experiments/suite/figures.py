@@ -34,7 +34,11 @@ def plot_cd(data: dict[str, Any]) -> Figure | None:
     ranks = [c["average_ranks"][lab] for lab in learners]
     fr = c.get("friedman")
     alpha = float(c.get("alpha", 0.05))
-    cd = fr["critical_difference"] if fr else nemenyi_critical_difference(len(learners), n, alpha=alpha)
+    cd = (
+        fr["critical_difference"]
+        if fr
+        else nemenyi_critical_difference(len(learners), n, alpha=alpha)
+    )
     title = f"Average ranks over {n} streams (1 = best); Nemenyi CD at alpha = {alpha}"
     if fr:
         verdict = "rejects" if fr["reject"] else "does not reject"

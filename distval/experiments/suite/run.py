@@ -42,7 +42,12 @@ __all__ = ["SuiteConfig", "SuiteResult", "make_suite", "stream_dir_name", "suite
 
 #: The files a suite writes beside its streams' directories.
 SUITE_FILES = (
-    "suite.json", "suite.md", "suite.tex", ".suite.json.tmp", ".suite.md.tmp", ".suite.tex.tmp",
+    "suite.json",
+    "suite.md",
+    "suite.tex",
+    ".suite.json.tmp",
+    ".suite.md.tmp",
+    ".suite.tex.tmp",
     *(f"{name}.{fmt}" for name in ("cd", "ranks") for fmt in ("svg", "pdf", "png")),
 )
 #: File endings of streams found in a directory given as a stream.
@@ -133,7 +138,9 @@ def make_suite(
     if not specs:
         raise DistvalError("a suite needs at least one stream")
     if forgetting not in FORGETTING:
-        raise DistvalError(f"`forgetting` must be one of {', '.join(FORGETTING)}, got {forgetting!r}")
+        raise DistvalError(
+            f"`forgetting` must be one of {', '.join(FORGETTING)}, got {forgetting!r}"
+        )
     if not (isinstance(rope, (int, float)) and rope >= 0):
         raise DistvalError(f"`rope` must be a number >= 0, got {rope!r}")
     if "stream" in run_options:
@@ -247,7 +254,7 @@ def _same_settings(saved: Any, wanted: RunConfig) -> bool:
     if not isinstance(saved, dict):
         return False
     want = json.loads(json.dumps(wanted.to_dict()))
-    return {k: saved.get(k) for k in want} == want
+    return bool({k: saved.get(k) for k in want} == want)
 
 
 def _finished_part(out: Path, overwrite: bool) -> Any:
@@ -261,8 +268,7 @@ def _finished_part(out: Path, overwrite: bool) -> Any:
             saved = None
         if saved is not None and not _same_settings(saved, part.payload):
             raise DistvalError(
-                f"{directory} holds a run with other settings; use another --output or "
-                "--overwrite"
+                f"{directory} holds a run with other settings; use another --output or --overwrite"
             )
         try:
             summary = json.loads((directory / "summary.json").read_text())

@@ -186,7 +186,8 @@ def bayesian_signed_rank(
     bound = 2.0 * rope
 
     def step(v: np.ndarray) -> np.ndarray:
-        return (v > bound).astype(np.float64) + 0.5 * (v == bound)
+        out: np.ndarray = (v > bound).astype(np.float64) + 0.5 * (v == bound)
+        return out
 
     above, below = step(sums), step(-sums)
     concentration = np.ones(z.size)
@@ -224,7 +225,9 @@ class CrossStream:
             "learners": list(self.learners),
             "streams": list(self.streams),
             "values": self.values.tolist(),
-            "spread": [[v if math.isfinite(v) else None for v in row] for row in self.spread.tolist()],
+            "spread": [
+                [v if math.isfinite(v) else None for v in row] for row in self.spread.tolist()
+            ],
             "alpha": self.alpha,
             "rope": self.rope,
             "average_ranks": dict(self.average_ranks),

@@ -26,7 +26,13 @@ import math
 from pathlib import Path
 from typing import Any
 
-__all__ = ["results_latex", "results_markdown", "suite_latex", "suite_markdown", "write_suite_files"]
+__all__ = [
+    "results_latex",
+    "results_markdown",
+    "suite_latex",
+    "suite_markdown",
+    "write_suite_files",
+]
 
 
 def _cells(data: dict[str, Any]) -> tuple[list[str], list[str], list[list[str]], list[list[bool]]]:
@@ -36,7 +42,10 @@ def _cells(data: dict[str, Any]) -> tuple[list[str], list[str], list[list[str]],
     for row, sd in zip(c["values"], c["spread"], strict=True):
         top = max(row) if row else None
         cells.append(
-            [f"{v:.4f} ± {s:.4f}" if s is not None else f"{v:.4f}" for v, s in zip(row, sd, strict=True)]
+            [
+                f"{v:.4f} ± {s:.4f}" if s is not None else f"{v:.4f}"
+                for v, s in zip(row, sd, strict=True)
+            ]
         )
         best.append([v == top for v in row])
     return learners, streams, cells, best
@@ -62,9 +71,18 @@ def results_markdown(data: dict[str, Any]) -> str:
 
 
 def _tex(text: str) -> str:
-    for ch, rep in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
-                    ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\~{}"),
-                    ("^", r"\^{}")):
+    for ch, rep in (
+        ("\\", r"\textbackslash{}"),
+        ("&", r"\&"),
+        ("%", r"\%"),
+        ("$", r"\$"),
+        ("#", r"\#"),
+        ("_", r"\_"),
+        ("{", r"\{"),
+        ("}", r"\}"),
+        ("~", r"\~{}"),
+        ("^", r"\^{}"),
+    ):
         text = text.replace(ch, rep) if ch != "\\" else text.replace(ch, "\0")
     return text.replace("\0", r"\textbackslash{}")
 

@@ -97,14 +97,23 @@ def test_cli_with_a_toml_file_writes_tables_and_figures(tmp_path, capsys):
     toml = tmp_path / "mine.toml"
     toml.write_text(
         'streams = ["sea", "SEA(50)"]\nlearners = ["nb", "majority", "persistent"]\n'
-        "n_rows = 600\nfolds = 2\ntest_every = 300\nbackend = \"inprocess\"\n"
+        'n_rows = 600\nfolds = 2\ntest_every = 300\nbackend = "inprocess"\n'
     )
     out = tmp_path / "out"
     # the command line wins over the file: a third stream
-    status = main([
-        "suite", str(toml), "--streams", "sea", "SEA(50)", "elec2", "--output", str(out),
-        "--no-progress",
-    ])
+    status = main(
+        [
+            "suite",
+            str(toml),
+            "--streams",
+            "sea",
+            "SEA(50)",
+            "elec2",
+            "--output",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert status == 0
     printed = capsys.readouterr().out
     assert "| stream | nb | majority | persistent |" in printed

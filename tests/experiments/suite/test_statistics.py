@@ -71,9 +71,7 @@ def test_tie_corrected_friedman_is_scipys_and_iman_davenport_follows_its_definit
     assert res["iman_davenport_pvalue"] == pytest.approx(
         stats.f.sf(f_f, k - 1, (k - 1) * (n - 1)), rel=1e-9
     )
-    np.testing.assert_allclose(
-        average_ranks(DEMSAR), stats.rankdata(-DEMSAR, axis=1).mean(axis=0)
-    )
+    np.testing.assert_allclose(average_ranks(DEMSAR), stats.rankdata(-DEMSAR, axis=1).mean(axis=0))
 
 
 def _holm_by_hand(p):
