@@ -140,7 +140,7 @@ def plan_suite(
     output_dir: str | Path | None = None,
     *,
     cost_from: str | Path | None = None,
-    probe_rows: int = 2000,
+    probe_rows: int = 1000,
 ) -> SuitePlan:
     """Project a suite's cost; streams without a measured cost are probed on ``probe_rows``
     rows in this process (CPU time of the whole run: learners, folds and tests)."""
