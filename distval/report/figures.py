@@ -298,7 +298,7 @@ def draw_critical_difference(
     ranks = np.asarray(ranks, dtype=float)
     k = len(ranks)
     bottom = -(((k + 1) // 2) * 0.55 + 0.5)
-    fig = _figure(8, 1.0 + 0.55 * (1.6 - bottom))
+    fig = _figure(8, max(3.4, 1.2 + 0.32 * k))
     ax = fig.subplots()
     lo, hi = 1, k
     ax.set_xlim(lo - 0.3, hi + 0.3)
