@@ -88,6 +88,8 @@ class StudyProgress:
         self.done: set[str] = set()
         self.fresh = 0.0  # weight finished in this session
         self.running: dict[str, float] = {}
+        #: How the line names the started parts (on Ray: submitted, maybe still queued).
+        self.started_label = "running"
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.every = every
@@ -131,7 +133,8 @@ class StudyProgress:
             if self.running:
                 shown = [f"{k} ({duration(now - t)})" for k, t in list(self.running.items())[:3]]
                 more = len(self.running) - len(shown)
-                text += ", running " + ", ".join(shown) + (f" and {more} more" if more else "")
+                text += f", {self.started_label} " + ", ".join(shown)
+                text += f" and {more} more" if more else ""
         return text
 
     def _show(self, force: bool = False) -> None:
@@ -231,6 +234,7 @@ def _on_ray(
     with ray_session(address):
         cap = limit or len(todo)
         if progress is not None:  # map_tasks submits in order, at most `cap` at a time
+            progress.started_label = "on Ray"
             for part in todo[:cap]:
                 progress.start(part.name)
         submitted = min(cap, len(todo))

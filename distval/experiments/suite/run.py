@@ -23,6 +23,7 @@ import json
 import os
 import re
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -281,12 +282,18 @@ def _finished_part(out: Path, overwrite: bool) -> Any:
     return finished
 
 
-def _evaluate_part(part: Part) -> tuple[EvaluationResult, float]:
-    """One stream's run, in this process; returns the result and its CPU seconds. No side
+Computed = tuple[EvaluationResult, float, list[tuple[str, type[Warning]]]]
+
+
+def _evaluate_part(part: Part) -> Computed:
+    """One stream's run, in this process; returns the result, its CPU seconds and the
+    warnings it raised (shown by the driver, once each, not by a Ray worker). No side
     effect: a Ray task that is retried (its node lost) computes the same result again."""
     cpu = time.process_time()
-    result = evaluate(part.payload, backend="inprocess")
-    return result, time.process_time() - cpu
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = evaluate(part.payload, backend="inprocess")
+    return result, time.process_time() - cpu, [(str(w.message), w.category) for w in caught]
 
 
 def suite(
@@ -333,9 +340,14 @@ def suite(
         for i, name in enumerate(cfg.names)
     ]
     summaries: dict[str, dict[str, Any]] = {}
+    shown: set[tuple[str, type[Warning]]] = set()
 
-    def store(part: Part, computed: tuple[EvaluationResult, float]) -> dict[str, Any]:
-        result, cpu = computed
+    def store(part: Part, computed: Computed) -> dict[str, Any]:
+        result, cpu, notes = computed
+        for note in notes:  # the same notice from every stream: shown once
+            if note not in shown:
+                shown.add(note)
+                warnings.warn(note[0], note[1], stacklevel=2)
         if out is not None:
             result.save(out / part.name)
         summary = result.summary()
