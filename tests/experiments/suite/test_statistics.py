@@ -169,3 +169,19 @@ def test_compare_leaves_out_tests_that_need_more_streams_or_learners():
     assert one.average_ranks == {"a": 1.0, "b": 2.0, "c": 3.0}
     two = compare([[0.8, 0.7], [0.6, 0.7]], ["a", "b"], streams=["s", "t"])
     assert two.friedman is None and len(two.wilcoxon) == 1
+
+
+@pytest.mark.parametrize("cd", [0.3, 0.9, 1.12, 1.25, 3.0])
+def test_cd_diagram_bars_are_the_maximal_groups_within_the_cd(cd):
+    """The bars join exactly the maximal sets of learners whose average ranks all lie within
+    less than the CD of each other (brute force over every subset)."""
+    from distval.report.figures import cliques
+
+    ranks = [3.143, 2.0, 2.893, 1.964, 2.5]
+    groups = []
+    for size in range(len(ranks), 1, -1):
+        for subset in combinations(range(len(ranks)), size):
+            vals = [ranks[i] for i in subset]
+            if max(vals) - min(vals) < cd and not any(set(subset) <= g for g in groups):
+                groups.append(set(subset))
+    assert sorted(map(sorted, cliques(ranks, cd))) == sorted(map(sorted, groups))
