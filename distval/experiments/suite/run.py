@@ -53,7 +53,6 @@ SUITE_FILES = (
 )
 #: File endings of streams found in a directory given as a stream.
 STREAM_ENDINGS = (".parquet", ".csv", ".csv.gz", ".arff", ".arff.gz", ".data", ".data.gz")
-FORGETTING = ("cumulative", "adwin", "window", "fading")
 
 
 def stream_dir_name(spec: str) -> str:
@@ -138,10 +137,6 @@ def make_suite(
     specs = _expand(list(streams))
     if not specs:
         raise DistvalError("a suite needs at least one stream")
-    if forgetting not in FORGETTING:
-        raise DistvalError(
-            f"`forgetting` must be one of {', '.join(FORGETTING)}, got {forgetting!r}"
-        )
     if not (isinstance(rope, (int, float)) and rope >= 0):
         raise DistvalError(f"`rope` must be a number >= 0, got {rope!r}")
     if "stream" in run_options:
