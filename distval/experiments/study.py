@@ -1,7 +1,8 @@
 """One resumable study runner: named parts, run in this process or as Ray tasks, with progress.
 
-A study (a suite of streams, the copies of a robustness study, a grid) is a list of
-:class:`Part` s; a part is one run that writes its own results directory. The runner
+A study (``distval suite``'s streams, the copies of ``distval run --permute``, the cells of
+``distval reproduce type-errors``) is a list of :class:`Part` s; a part is one run that
+writes its own results (a directory, or a line of the grid's ``cells.jsonl``). The runner
 
 - asks ``finished(part)`` for the record of a part already complete on disk, and skips it;
 - runs the others with ``compute(*shared, part)``: one after another in this process, or as
