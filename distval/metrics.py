@@ -1,4 +1,6 @@
-"""Per-fold measures under four forgetting mechanisms (DESIGN.md §3, bifet2015 §5).
+"""Per-fold measures under four forgetting mechanisms (bifet2015 §5).
+
+See [Methods: measures](methods.md#measures) and [forgetting](methods.md#forgetting).
 
 Every (learner, fold) pair is a *slot*. A slot's state is a confusion matrix ``C[slot]``
 (rows = true class, columns = predicted class) and ``P[slot]``, how many of its rows the
@@ -106,7 +108,7 @@ def _chance_corrected(p0: np.ndarray, pe: np.ndarray) -> np.ndarray:
 def _kappa_family(
     p0: np.ndarray, p_ran: np.ndarray, p_maj: np.ndarray, p_per: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """Accuracy and its chance-corrected variants against the three baselines (DESIGN.md §3)."""
+    """Accuracy and its chance-corrected variants against the three baselines."""
     kappa = _chance_corrected(p0, p_ran)
     kappa_per = _chance_corrected(p0, p_per)
     return {
@@ -119,7 +121,7 @@ def _kappa_family(
 
 
 def measures(C: np.ndarray, P: np.ndarray) -> dict[str, np.ndarray]:
-    """All measures of DESIGN.md §3 from confusion matrices and persistent-correct counts.
+    """Every [per-fold measure](methods.md#measures) from confusion matrices and persistent hits.
 
     ``C`` has shape (..., c, c) with rows = true class; ``P`` has shape (...). Rows with no
     tested instance give NaN. Kappa-type measures are 0 when their baseline is perfect.
