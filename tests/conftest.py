@@ -19,7 +19,7 @@ def moa_missing() -> str | None:
 
     try:
         jvm.moa_jar()
-        jvm.find_java_home()
+        jvm.find_javac(jvm.find_java_home())  # a JRE alone is refused
     except DistvalError as exc:
         return str(exc)
     if importlib.util.find_spec("jpype") is None:
