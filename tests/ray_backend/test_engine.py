@@ -137,6 +137,9 @@ def test_default_run_on_ray_equals_in_process(ray_local, assert_same_rows):
     remote = distval.evaluate(**opts, backend="ray", n_actors=2)
     assert_same_rows(local.fold_rows, remote.fold_rows)
     assert_same_rows(local.test_rows, remote.test_rows)
+    # the paired windows, the confidence sequences and the verdict lines too
+    assert_same_rows(local.paired().to_dict("records"), remote.paired().to_dict("records"))
+    assert_same_rows(local.verdicts().to_dict("records"), remote.verdicts().to_dict("records"))
 
 
 def test_warm_up_evaluates_the_batches_asked_then_hands_over(assert_same_rows):
