@@ -100,3 +100,23 @@ def test_ci_runs_the_readmes_test_command():
     assert "mypy" in command and "ruff check" in command and "pytest" in command
     ci = (root / ".ci" / "run").read_text().strip().splitlines()
     assert ci[-1] == command
+
+
+def test_the_corrections_page_states_the_stored_grids_as_they_are():
+    """Issue 30 item 7: each committed type I/II grid named on docs/defects-notes.md holds
+    the number of cells the page states, counted here from its cells.jsonl and grid.json."""
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    page = (root / "docs" / "defects-notes.md").read_text()
+    rows = re.findall(r"\| `(benchmarks/results/type-errors-[a-z-]+)` \| (\d+) of (\d+) \|", page)
+    assert len(rows) == 4
+    for directory, done, planned in rows:
+        d = root / directory
+        grid = json.loads((d / "grid.json").read_text())
+        keys = {json.loads(line)["key"] for line in (d / "cells.jsonl").read_text().splitlines()}
+        assert int(planned) == len(grid["streams"]) * grid["runs"] * len(grid["schemes"])
+        assert int(done) == len(keys)
+    assert "complete (330 of 330 cells)" in page
