@@ -18,9 +18,10 @@ from distval.errors import DistvalError
 if TYPE_CHECKING:  # the names __getattr__ gives, for type checkers
     from distval.config import RunConfig
     from distval.evaluation import evaluate
+    from distval.experiments.suite import suite
     from distval.results.saved import load_evaluation as load_results
 
-__all__ = ["DistvalError", "RunConfig", "evaluate", "load_results"]
+__all__ = ["DistvalError", "RunConfig", "evaluate", "load_results", "suite"]
 __version__ = "0.1.0"
 
 
@@ -34,6 +35,10 @@ def __getattr__(name: str) -> object:
         from distval.results.saved import load_evaluation
 
         return load_evaluation
+    if name == "suite":
+        from distval.experiments.suite import suite
+
+        return suite
     if name == "RunConfig":
         from distval.config import RunConfig
 

@@ -86,6 +86,8 @@ def test_installed_dependencies_meet_the_declared_floors():
     assert reqs["river"].specifier.contains("0.25.0")
     assert not reqs["river"].specifier.contains("0.24.2")  # no river._river_rust.drift
     for name, req in reqs.items():
+        if req.marker is not None and not req.marker.evaluate():
+            continue  # e.g. tomli, only on Python 3.10
         assert Version(version(name)) in req.specifier, (name, version(name), str(req))
 
 

@@ -31,6 +31,8 @@ COMMANDS = {
     "compare": ("compare", "two saved runs side by side (same stream and settings)"),
     "export": ("export", "every table of a results directory as CSV"),
     "reproduce": ("reproduce", "reproduce the paper's experiments (type I/II errors)"),
+    "suite": ("suite", "many streams x many learners: one run per stream, cross-stream "
+              "ranks, tests, CD diagram"),
 }
 
 
