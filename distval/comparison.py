@@ -4,7 +4,7 @@ The aggregator of a run (:mod:`distval.aggregator`) and the type I / type II har
 (:mod:`distval.experiments.type_errors`) both compare two learners the same way, through a
 :class:`PairComparison` per pair:
 
-- the sign and Wilcoxon tests on the folds' values of A and B (DESIGN.md §4; bifet2015 §4,
+- the sign and Wilcoxon tests on the folds' values of A and B (bifet2015 §4,
   Table 1), McNemar's test on the discordant (row, fold) pairs (gama2013 §4);
 - the decision rule of the live decisions (``--sequential``):
 

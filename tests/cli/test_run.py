@@ -217,6 +217,7 @@ def test_version(capsys):
     assert version("distval") == distval.__version__
 
 
+@pytest.mark.moa
 def test_the_command_exits_quickly_only_after_the_results_are_written(tmp_path):
     """The ``distval`` program (:func:`distval.cli.command`) returns main's status with the
     heap frozen and the JVM left to the OS, in a process of its own; the results it wrote
