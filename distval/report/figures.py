@@ -366,20 +366,43 @@ def plot_critical_difference(res: SavedRun) -> Figure | None:
         return None
     ranks = np.asarray(friedman["average_ranks"], dtype=float)
     labels = res.labels if len(res.labels) == len(ranks) else [str(i) for i in range(len(ranks))]
-    cd = float(friedman["critical_difference"])
+    verdict = "rejects" if friedman.get("reject") else "does not reject"
+    return draw_critical_difference(
+        ranks,
+        list(labels),
+        float(friedman["critical_difference"]),
+        f"Average ranks (1 = best); Friedman {verdict} at alpha = {friedman.get('alpha')}",
+    )
+
+
+def draw_critical_difference(
+    ranks: Any, labels: list[str], cd: float, title: str = ""
+) -> Figure:
+    """A critical-difference diagram as Demšar (2006, §3.2.2, Fig. 1) draws it: the rank
+    axis (1 = best, on the left), the CD as a bar above it, each learner's name joined to
+    its average rank, and a thick bar under the axis joining each maximal group of learners
+    whose average ranks differ by less than ``cd`` (no difference found among them).
+
+    >>> fig = draw_critical_difference([1.2, 2.1, 2.7], ["a", "b", "c"], 1.0)
+    >>> len(fig.axes)
+    1
+    """
+    ranks = np.asarray(ranks, dtype=float)
     k = len(ranks)
+    bottom = -(((k + 1) // 2) * 0.55 + 0.5)
     fig = _figure(8, max(3.4, 1.2 + 0.32 * k))
     ax = fig.subplots()
     lo, hi = 1, k
     ax.set_xlim(lo - 0.3, hi + 0.3)
-    ax.set_ylim(-(k // 2 + 2), 1.6)
+    ax.set_ylim(bottom, 1.6)
     ax.hlines(0, lo, hi, color="k", lw=1)
     for r in range(lo, hi + 1):
         ax.vlines(r, 0, 0.12, color="k", lw=1)
         ax.text(r, 0.22, str(r), ha="center", fontsize=8)
     ax.hlines(1.15, lo, lo + cd, color="k", lw=2)
+    ax.vlines([lo, lo + cd], 1.08, 1.22, color="k", lw=1)
     ax.text(lo + cd / 2, 1.3, f"CD = {cd:.2f}", ha="center", fontsize=8)
-    order = np.argsort(ranks)
+    order = np.argsort(ranks, kind="mergesort")
     for n, i in enumerate(order):
         left = n < (k + 1) // 2
         y = -(n if left else k - 1 - n) * 0.55 - 0.5
@@ -387,21 +410,32 @@ def plot_critical_difference(res: SavedRun) -> Figure | None:
         ax.plot([ranks[i], ranks[i], end], [0, y, y], color="k", lw=0.8)
         ax.text(end, y, f" {labels[i]} ({ranks[i]:.2f}) ", ha="right" if left else "left",
                 va="center", fontsize=8)
-    groups: list[list[int]] = []
-    for i in range(k):
-        members = [j for j in order if ranks[order[i]] <= ranks[j] < ranks[order[i]] + cd]
-        if len(members) > 1 and not any(set(members) <= set(g) for g in groups):
-            groups.append(members)
-    for g_i, g in enumerate(groups):
+    for g_i, g in enumerate(cliques(ranks, cd)):
         y = -0.18 - 0.14 * g_i
         ax.hlines(y, ranks[g].min() - 0.03, ranks[g].max() + 0.03, color="k", lw=3)
     ax.axis("off")
-    verdict = "rejects" if friedman.get("reject") else "does not reject"
-    ax.set_title(
-        f"Average ranks (1 = best); Friedman {verdict} at alpha = {friedman.get('alpha')}",
-        fontsize=9,
-    )
+    if title:
+        ax.set_title(title, fontsize=9)
     return fig
+
+
+def cliques(ranks: Any, cd: float) -> list[list[int]]:
+    """Maximal groups of learners (indices, best first) whose average ranks all lie within
+    less than ``cd`` of each other: the bars of a critical-difference diagram.
+
+    >>> cliques([1.0, 1.5, 2.4, 3.0], 1.0)
+    [[0, 1], [1, 2], [2, 3]]
+    >>> cliques([1.0, 3.0, 5.0], 1.0)
+    []
+    """
+    ranks = np.asarray(ranks, dtype=float)
+    order = [int(i) for i in np.argsort(ranks, kind="mergesort")]
+    groups: list[list[int]] = []
+    for start in order:
+        members = [j for j in order if ranks[start] <= ranks[j] < ranks[start] + cd]
+        if len(members) > 1 and not any(set(members) <= set(g) for g in groups):
+            groups.append(members)
+    return groups
 
 
 def plot_adwin_width(res: SavedRun) -> Figure | None:
