@@ -1,6 +1,6 @@
 """The in-process MOA defaults against their alternatives: collector and Java threads.
 
-distval starts the JVM with the serial collector (``-XX:+UseSerialGC``, unless
+distval starts the JVM with the throughput collector (``-XX:+UseParallelGC``, unless
 ``$DISTVAL_JVM_ARGS`` chooses one) and runs a host's MOA replicas on every core
 (``$DISTVAL_MOA_THREADS``, default all). This script runs the goal's two jobs of
 ``bench_moa.py`` (10-fold prequential bootstrap on MOA's SEA rows: HT + NB on 1M rows, ARF(10)
@@ -25,9 +25,9 @@ from common import save, table
 
 #: Variants: name, $DISTVAL_JVM_ARGS (None: distval's default), $DISTVAL_MOA_THREADS.
 VARIANTS = [
-    ("defaults (SerialGC, every core)", None, None),
+    ("defaults (ParallelGC, every core)", None, None),
     ("G1 collector", "-Xmx4g -XX:+UseG1GC", None),
-    ("throughput collector, 512 MB young", "-Xmx4g -Xmn512m -XX:+UseParallelGC", None),
+    ("512 MB young generation (before issue 31)", "-Xmx4g -Xmn512m", None),
     ("one Java thread", None, "1"),
 ]
 JOBS = [("HT + NB", 1_000_000), ("ARF(10)", 100_000)]
@@ -86,8 +86,8 @@ def main() -> None:
             "- each variant in a fresh process (`distval.evaluate`, imports and JVM start"
             " included); within a round the variants run back to back in the order listed.",
             "- G1 collector: `DISTVAL_JVM_ARGS=\"-Xmx4g -XX:+UseG1GC\"` (distval still adds"
-            " -Xmn128m and -XX:+DisableExplicitGC); the throughput collector with a 512 MB"
-            " young generation: the defaults before issue 31; one Java thread:"
+            " -Xmn128m and -XX:+DisableExplicitGC); 512 MB young generation: the defaults"
+            " before issue 31; one Java thread:"
             " `DISTVAL_MOA_THREADS=1`.",
         ]
     )

@@ -370,8 +370,8 @@ def test_threads_and_overlapped_stages_give_the_same_numbers(monkeypatch, assert
 def test_the_jvm_runs_with_distvals_gc_options():
     """The JVM of this process got :func:`jvm_args`: the young generation and the no-op
     ``System.gc()`` (read back from Java's own RuntimeMXBean), and, unless the environment
-    chose a collector, runs the serial collector (its MXBeans are "Copy" and
-    "MarkSweepCompact")."""
+    chose a collector, runs the throughput collector (its MXBeans are "PS Scavenge" and "PS
+    MarkSweep")."""
     import jpype
 
     from distval.learners.moa import jvm
@@ -381,9 +381,9 @@ def test_the_jvm_runs_with_distvals_gc_options():
     running = [str(a) for a in management.getRuntimeMXBean().getInputArguments()]
     assert set(jvm.jvm_args()) <= set(running)
     assert "-XX:+DisableExplicitGC" in running or "-XX:-DisableExplicitGC" in running
-    if not any(a in running for a in jvm.COLLECTORS if a != "-XX:+UseSerialGC"):
+    if not any(a in running for a in jvm.COLLECTORS if a != "-XX:+UseParallelGC"):
         beans = management.getGarbageCollectorMXBeans()
-        assert {str(b.getName()) for b in beans} == {"Copy", "MarkSweepCompact"}
+        assert {str(b.getName()) for b in beans} == {"PS Scavenge", "PS MarkSweep"}
 
 
 def test_the_java_batch_call_runs_with_a_frozen_python_heap(tmp_path):
