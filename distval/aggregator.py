@@ -177,12 +177,23 @@ class Aggregator:
         return self.trackers[0]
 
     def update(
-        self, start: int, y: np.ndarray, parts: Iterable[tuple[Any, np.ndarray]]
+        self,
+        start: int,
+        y: np.ndarray,
+        parts: Iterable[tuple[Any, np.ndarray]],
+        arrived: int | None = None,
     ) -> Snapshot | None:
-        """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions)."""
+        """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions).
+
+        With delayed labels (:mod:`distval.delays`) ``y`` and the predictions are those of
+        the rows whose labels became known during the batch, in that order, and ``arrived``
+        is the number of rows the batch brought (the stream position moves by it).
+        """
         if start != self.position:
             raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
         n = len(y)
+        if n == 0:
+            return self._advance(arrived or 0)
         pred = np.full((self.n_slots, n), -1, dtype=np.int64)
         for ids, p in parts:
             pred[np.asarray(ids)] = p
@@ -218,8 +229,11 @@ class Aggregator:
                     }
                 )
         self._last_label = int(y[-1])
-        self.position += n
-        if self.position % self.config.test_every == 0:
+        return self._advance(n if arrived is None else arrived)
+
+    def _advance(self, rows: int) -> Snapshot | None:
+        self.position += rows
+        if rows and self.position % self.config.test_every == 0:
             return self.snapshot()
         return None
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from distval.delays import Release
 from distval.errors import DistvalError
 from distval.learners.labels import observes_labels
 from distval.learners.nominal import accepts_nominal, category_names
@@ -34,7 +35,10 @@ __all__ = ["Batch", "LearnerHost", "to_dicts"]
 class Batch:
     """Consecutive stream rows with their fold routing; what travels to the hosts.
 
-    ``weights`` and ``tested`` have shape (rows, folds).
+    ``weights`` and ``tested`` have shape (rows, folds). With delayed labels
+    (:mod:`distval.delays`) the replicas train on the rows of ``release``, not on these
+    arrivals, and the measures score the released rows; ``revealed`` (rows,) marks the rows
+    whose label the replicas get (None: all).
     """
 
     start: int
@@ -42,9 +46,16 @@ class Batch:
     y: np.ndarray
     weights: np.ndarray
     tested: np.ndarray
+    release: Release | None = None
+    revealed: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.y)
+
+    @property
+    def scored_y(self) -> np.ndarray:
+        """The classes of the rows the measures score with this batch, in that order."""
+        return self.y if self.release is None else self.release.y
 
 
 def to_dicts(
@@ -122,6 +133,10 @@ class LearnerHost:
         #: Seconds each slot's replica has spent in :meth:`process` so far (a batch's MOA
         #: call is shared evenly by its replicas); the Ray engine balances actors by them.
         self.busy = [0.0] * len(self.slots)
+        #: Rows predicted whose labels are not due yet (delayed labels) and every slot's
+        #: predictions of them: (slots, rows in flight).
+        self._pending_rows = np.empty(0, np.int64)
+        self._pending = np.empty((len(self.slots), 0), np.int32)
         self.moa = None
         self._moa_at: list[int] = []  # slot positions of the MOA replicas, in their order
         if moa_slots:
@@ -155,6 +170,7 @@ class LearnerHost:
         new._categorical = [self._categorical[where[s]] for s in picked]
         new._observing = [self._observing[where[s]] for s in picked]
         new.busy = [self.busy[where[s]] for s in picked]
+        new._pending = self._pending[[where[s] for s in picked]]
         if self.moa is not None:
             in_moa = {j: r for r, j in enumerate(self._moa_at)}
             new._moa_at = [k for k, s in enumerate(picked) if where[s] in in_moa]
@@ -166,6 +182,9 @@ class LearnerHost:
         # Hosts pickled by earlier versions (checkpoints on disk) lack the newer attributes.
         n = len(state["slots"])
         self.__dict__.update({"_nominal": {}, "_categorical": [False] * n, "busy": [0.0] * n})
+        self.__dict__.update(
+            {"_pending_rows": np.empty(0, np.int64), "_pending": np.empty((n, 0), np.int32)}
+        )
         self.__dict__.update(state)
 
     @classmethod
@@ -191,10 +210,33 @@ class LearnerHost:
         new._categorical = [c for h in hosts for c in h._categorical]
         new._observing = [o for h in hosts for o in h._observing]
         new.busy = [b for h in hosts for b in h.busy]
+        if any(not np.array_equal(h._pending_rows, new._pending_rows) for h in hosts):
+            raise ValueError("the hosts are at different rows of the stream")
+        new._pending = np.concatenate([h._pending for h in hosts])
         return new
 
     def process(self, batch: Batch) -> np.ndarray:
-        """Predict-then-learn every row; returns (slots, rows) predictions, -1 = not tested."""
+        """Predict-then-learn every row; returns (slots, rows) predictions, -1 = not tested.
+
+        With a ``batch.release`` the replicas predict the arrivals, learn the released rows
+        at their places between them, and the predictions returned are those of the
+        released rows (made when they arrived; the host keeps them meanwhile), in release
+        order.
+        """
+        out = self._process(batch)
+        rel = batch.release
+        if rel is None:
+            return out
+        rows = np.r_[self._pending_rows, np.arange(batch.start, batch.start + len(batch))]
+        kept = np.concatenate([self._pending, out], axis=1)
+        at = np.searchsorted(rows, rel.rows)
+        scored = kept[:, at]
+        keep = np.ones(len(rows), bool)
+        keep[at] = False
+        self._pending_rows, self._pending = rows[keep], kept[:, keep]
+        return scored
+
+    def _process(self, batch: Batch) -> np.ndarray:
         n = len(batch.y)
         out = np.full((len(self.slots), n), -1, dtype=np.int32)
         busy = self.busy
@@ -208,6 +250,8 @@ class LearnerHost:
                 return out  # no river replica: no dicts to build
         nominal, categorical = self._nominal, self._categorical
         codes = named = None
+        rel = batch.release
+        rel_codes = rel_named = None
         ys = batch.y.tolist()
         for j, (learner, fold) in enumerate(self.slots):
             if self.models[j] is None:
@@ -216,13 +260,23 @@ class LearnerHost:
                 if named is None:
                     named = to_dicts(batch.X, self.feature_names, nominal)
                 xs = named
+                if rel is not None and rel_named is None:
+                    rel_named = to_dicts(rel.X, self.feature_names, nominal)
+                rxs = rel_named
             else:
                 if codes is None:
                     codes = to_dicts(batch.X, self.feature_names)
                 xs = codes
+                if rel is not None and rel_codes is None:
+                    rel_codes = to_dicts(rel.X, self.feature_names)
+                rxs = rel_codes
             t0 = time.perf_counter()
             try:
-                out[j] = self._replica(j, fold, batch, xs, ys)
+                if rel is None:
+                    out[j] = self._replica(j, fold, batch, xs, ys)
+                else:
+                    assert rxs is not None
+                    out[j] = self._replica_delayed(j, fold, batch, xs, rel, rxs)
             except Exception as exc:
                 raise DistvalError(
                     f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
@@ -237,9 +291,15 @@ class LearnerHost:
 
         folds = [self.slots[j][1] for j in self._moa_at]
         assert self.moa is not None  # called only when the host has MOA replicas
+        rel = batch.release
+        released = None
+        if rel is not None:
+            from distval.learners.moa.replicas import Released
+
+            released = Released(rel.X, rel.y, rel.weights[:, folds], rel.after)
         try:
             preds = self.moa.process(
-                batch.X, batch.y, batch.weights[:, folds], batch.tested[:, folds]
+                batch.X, batch.y, batch.weights[:, folds], batch.tested[:, folds], released
             )
         except MoaReplicaError as exc:
             learner, fold = self.slots[self._moa_at[exc.index]]
@@ -261,6 +321,7 @@ class LearnerHost:
         preds = [-1] * n
         weighted = self._weighted[j]
         observe = model.observe_label if self._observing[j] else None
+        revealed = [True] * n if batch.revealed is None else batch.revealed.tolist()
         for i in range(n):
             x = xs[i]
             if tested[i]:
@@ -273,6 +334,41 @@ class LearnerHost:
                 else:
                     for _ in range(w):
                         learn(x, ys[i])
-            if observe is not None and (w or tested[i]):
+            if observe is not None and (w or tested[i]) and revealed[i]:
                 observe(ys[i])
+        return preds
+
+    def _replica_delayed(
+        self, j: int, fold: int, batch: Batch, xs: list[dict[str, Any]], rel: Release,
+        rxs: list[dict[str, Any]],
+    ) -> list[Any]:
+        """Replica ``j`` through a batch with delayed labels: predict each arrival, then
+        learn the released rows known after it (``rel.after``), in their order."""
+        n = len(batch)
+        model = self.models[j]
+        predict, learn = model.predict_one, model.learn_one
+        tested = batch.tested[:, fold].tolist()
+        preds = [-1] * n
+        weighted = self._weighted[j]
+        observe = model.observe_label if self._observing[j] else None
+        after = rel.after.tolist()
+        weights = rel.weights[:, fold].tolist()
+        seen = (rel.known & ((rel.weights[:, fold] > 0) | rel.tested[:, fold])).tolist()
+        ys = rel.y.tolist()
+        r, m = 0, len(after)
+        for i in range(n):
+            if tested[i]:
+                p = predict(xs[i])
+                preds[i] = 0 if p is None else p
+            while r < m and after[r] == i + 1:
+                w = weights[r]
+                if w:
+                    if weighted:
+                        learn(rxs[r], ys[r], w=w)
+                    else:
+                        for _ in range(w):
+                            learn(rxs[r], ys[r])
+                if observe is not None and seen[r]:
+                    observe(ys[r])
+                r += 1
         return preds

@@ -13,7 +13,7 @@ import os
 import sys
 import tempfile
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,7 +21,18 @@ from distval.learners.moa import jvm
 from distval.learners.nominal import category_names
 from distval.learners.schema import Schema
 
-__all__ = ["MoaReplicaError", "MoaReplicas", "default_threads"]
+__all__ = ["MoaReplicaError", "MoaReplicas", "Released", "default_threads"]
+
+
+class Released(NamedTuple):
+    """Delayed labels for :meth:`MoaReplicas.process`: the released rows' features ``X``,
+    classes ``y``, (released, replicas) ``weights``, and ``after``: how many of the batch's
+    arrivals are predicted before each is trained on."""
+
+    X: np.ndarray
+    y: np.ndarray
+    weights: np.ndarray
+    after: np.ndarray
 
 _SLOW_NOTICE = (
     "distval: no javac found: MOA learners run through a per-row loop, roughly 10x slower; "
@@ -164,16 +175,55 @@ class MoaReplicas:
         return len(self._learners)
 
     def process(
-        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray, tested: np.ndarray
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        weights: np.ndarray,
+        tested: np.ndarray,
+        release: Released | None = None,
     ) -> np.ndarray:
         """Predict-then-train ``rows`` rows; ``weights``/``tested`` are (rows, replicas).
+
+        With ``release`` (delayed labels: the released rows' features, classes, (released,
+        replicas) weights and the arrivals each follows, :class:`Released`), the replicas
+        train on those rows instead, between the arrivals' predictions.
 
         Returns (replicas, rows) int32 predictions, -1 where not tested. Python's heap is
         frozen meanwhile (:func:`~distval.learners.moa.jvm.frozen_python_heap`): the full
         Python collections that Java's collections set off scan only the batch's objects.
         """
         with jvm.frozen_python_heap():
+            if release is not None:
+                return self._process_delayed(X, y, tested, release)
             return self._process(X, y, weights, tested)
+
+    def _process_delayed(
+        self, X: np.ndarray, y: np.ndarray, tested: np.ndarray, rel: Released
+    ) -> np.ndarray:
+        self._grow(X, y)
+        if self._host is None:
+            return self._process_rows(X, y, np.zeros_like(tested, dtype=np.int32), tested, rel)
+        _, jpype = _java()
+        rows, d = X.shape
+
+        def doubles(a: np.ndarray) -> Any:
+            return jpype.JArray(jpype.JDouble)(np.ascontiguousarray(a, np.float64).reshape(-1))
+
+        def ints(a: np.ndarray) -> Any:
+            return jpype.JArray(jpype.JInt)(np.ascontiguousarray(a, dtype=np.int32))
+
+        t = jpype.JArray(jpype.JByte)(np.ascontiguousarray(tested, dtype=np.int8).reshape(-1))
+        try:
+            threads = self.threads or default_threads()
+            out = self._host.processDelayed(
+                doubles(X), d, ints(y), t, doubles(rel.X), ints(rel.y), doubles(rel.weights),
+                ints(rel.after), jpype.JInt(threads),
+            )
+        except jpype.JException as exc:
+            if hasattr(exc, "getReplica"):
+                raise MoaReplicaError(int(exc.getReplica()), str(exc.getMessage())) from None
+            raise MoaReplicaError(0, str(exc)) from None
+        return np.array(out, dtype=np.int32).reshape(len(self._learners), rows)
 
     def _process(
         self, X: np.ndarray, y: np.ndarray, weights: np.ndarray, tested: np.ndarray
@@ -197,9 +247,15 @@ class MoaReplicas:
         return np.array(out, dtype=np.int32).reshape(len(self._learners), rows)
 
     def _process_rows(
-        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray, tested: np.ndarray
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        weights: np.ndarray,
+        tested: np.ndarray,
+        rel: Released | None = None,
     ) -> np.ndarray:
-        """The same rule as ``BatchHost.process``, one JPype call per step (no javac)."""
+        """The same rule as ``BatchHost.process`` (``processDelayed`` with ``rel``), one JPype
+        call per step (no javac)."""
         global _noticed
         if not _noticed:
             print(_SLOW_NOTICE, file=sys.stderr)
@@ -210,20 +266,37 @@ class MoaReplicas:
         rows, d = X.shape
         out = np.full((len(self._learners), rows), -1, dtype=np.int32)
         values = np.empty(d + 1)
-        for i in range(rows):
-            values[:d] = X[i]
-            values[d] = y[i]
+        def instance(x: np.ndarray, c: int) -> Any:
+            values[:d] = x
+            values[d] = c
             inst = dense(1.0, jpype.JArray(jpype.JDouble)(values))
             inst.setDataset(self._header_obj)
+            return inst
+
+        def train(j: int, c: Any, inst: Any, w: float) -> None:
+            if w > 0:
+                copy = inst.copy()
+                copy.setWeight(float(w))
+                c.trainOnInstance(copy)
+
+        after = [] if rel is None else rel.after.tolist()
+        r = 0
+        for i in range(rows):
+            inst = instance(X[i], y[i])
+            released = []
+            while r < len(after) and after[r] == i + 1:
+                assert rel is not None
+                released.append((r, instance(rel.X[r], rel.y[r])))
+                r += 1
             for j, c in enumerate(self._learners):
                 try:
                     if tested[i, j]:
                         votes = c.getVotesForInstance(inst)
                         out[j, i] = 0 if votes is None or len(votes) == 0 else max_index(votes)
-                    if weights[i, j] > 0:
-                        copy = inst.copy()
-                        copy.setWeight(float(weights[i, j]))
-                        c.trainOnInstance(copy)
+                    train(j, c, inst, weights[i, j])
+                    for k, done in released:
+                        assert rel is not None
+                        train(j, c, done, rel.weights[k, j])
                 except jpype.JException as exc:
                     raise MoaReplicaError(j, str(exc)) from None
         return out
