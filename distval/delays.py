@@ -193,7 +193,10 @@ class LabelSchedule:
 
     ``feature_names`` locate ``delay.column``; ``classes`` (a callable giving the stream's
     class names so far) is what a callable delay receives as ``y``. The reveal draws come
-    from their own generator, seeded by ``seed``, so they never move the fold routing.
+    from their own generator seeded by ``seed`` (so they never move the fold routing), drawn
+    as CapyMOA's ``prequential_ssl_evaluation`` draws them (a Mersenne Twister with numpy's
+    legacy seeding, one uniform per row, revealed below ``p``): the same seed reveals the
+    same rows in both.
     """
 
     def __init__(
@@ -215,7 +218,8 @@ class LabelSchedule:
                 )
             self.column = self.names.index(delay.column)
         self.classes = classes
-        self._rng = np.random.default_rng(None if seed is None else [28, seed])
+        # CapyMOA's prequential_ssl_evaluation draws: Mersenne Twister, legacy seeding.
+        self._rng = np.random.RandomState(seed)
         self._clock = -np.inf  # the largest time seen so far (time column)
         d, k = len(self.names), n_folds
         self._rows = np.empty(0, np.int64)
@@ -236,7 +240,7 @@ class LabelSchedule:
         p = self.delay.probability
         if p >= 1.0:
             return np.ones(n, bool)
-        return self._rng.random(n) < p
+        return self._rng.random_sample(n) < p
 
     def _due_rows(self, start: int, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         n = len(y)
@@ -254,7 +258,7 @@ class LabelSchedule:
                     f"the delay function gave {value!r} for row {start + i}: it must give a "
                     "number of rows >= 0"
                 )
-            out[i] = start + i + max(1, int(value))
+            out[i] = start + i + int(value)  # 0: known before the next row, first of them
         return out
 
     def release(
@@ -275,7 +279,7 @@ class LabelSchedule:
         if self.column is None:
             due = self._due_rows(start, X, y)
             self._append(start, due, X, y, weights, tested, known)
-            u = self._due  # known before row u
+            u = np.maximum(self._due, self._rows + 1)  # known before row u
         else:
             times = X[:, self.column]
             if np.isnan(times).any():
