@@ -356,7 +356,7 @@ def test_a_killed_learner_actor_with_moa_replicas_recovers_exactly(ray_local, as
     from distval.ray_backend.engine import RayRun
 
     cfg = RunConfig(**RAY_OPTS, learners=("moa:meta.AdaptiveRandomForest -s 3", "nb"),
-                    delay=700)
+                    delay=500)
     stream = open_config_stream(cfg)
     run = Run(cfg, stream)
     killed = []
