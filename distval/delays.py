@@ -112,10 +112,10 @@ def delay_spec(
     (Delay(rows=1000, amount=None, column=None, func=None, probability=1.0), None)
     >>> delay_spec("30min", column="time").amount
     1800.0
-    >>> delay_spec("30min")
+    >>> delay_spec("30min")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    distval.errors.DistvalError: --delay '30min' is a time: give --delay-column, the column holding each row's time
+    distval.errors.DistvalError: --delay '30min' is a time: give --delay-column, ...
     """
     p = 1.0 if probability is None else probability
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
@@ -258,7 +258,7 @@ class LabelSchedule:
                     f"the delay function gave {value!r} for row {start + i}: it must give a "
                     "number of rows >= 0"
                 )
-            out[i] = start + i + int(value)  # 0: known before the next row, first of them
+            out[i] = start + i + int(float(value))  # 0: known before the next row, first
         return out
 
     def release(
@@ -283,8 +283,10 @@ class LabelSchedule:
         else:
             times = X[:, self.column]
             if np.isnan(times).any():
-                at = start + int(np.flatnonzero(np.isnan(times))[0])
-                raise DistvalError(f"--delay-column {self.delay.column!r} is missing at row {at}")
+                row = start + int(np.flatnonzero(np.isnan(times))[0])
+                raise DistvalError(
+                    f"--delay-column {self.delay.column!r} is missing at row {row}"
+                )
             clock = np.maximum.accumulate(np.r_[self._clock, times])[1:]
             self._append(start, times + float(self.delay.amount or 0.0), X, y, weights, tested,
                          known)

@@ -125,7 +125,7 @@ def test_a_delay_function_equals_rivers_callable_delay_and_a_plain_loop():
     revealed = []
     from river import stream as rstream
 
-    for t, x, label in rstream.simulate_qa(dataset, None, delay):
+    for t, _, label in rstream.simulate_qa(dataset, None, delay):
         if label is not None:
             revealed.append(t)
     assert order == revealed
@@ -142,7 +142,7 @@ def test_a_time_column_delay_equals_rivers_moment_and_delay():
                     batch_size=160)
     col = X[:, 0]
     assert (np.diff(np.maximum.accumulate(col)) >= 0).all()
-    ours, order = host_predictions("nb", cfg)
+    ours, _ = host_predictions("nb", cfg)
     clock = np.maximum.accumulate(col)
     due = [int(np.searchsorted(clock[t + 1 :], col[t] + 3.0)) + t + 1 for t in range(N_ROWS)]
     plain = river_loop(naive_bayes.GaussianNB(), X, y, names, due)
@@ -187,7 +187,8 @@ def test_memory_holds_only_the_rows_in_flight():
                       batch.X[0] if batch.start + len(batch) < 5000 else None)
         assert sched.in_flight <= 300
         host.process(batch)
-        assert len(host._pending_rows) <= 300 and host._pending.shape == (2, len(host._pending_rows))
+        pending = len(host._pending_rows)
+        assert pending <= 300 and host._pending.shape == (2, pending)
 
 
 @pytest.mark.parametrize(
@@ -228,7 +229,7 @@ def test_partial_labels_train_on_revealed_rows_and_score_every_row():
     names = stream.feature_names
     cfg = RunConfig(stream="sea(noise=0.1)", n_rows=N_ROWS, label_probability=0.2, seed=5,
                     batch_size=170)
-    ours, order = host_predictions("nb", cfg)
+    ours, _ = host_predictions("nb", cfg)
     revealed = np.random.RandomState(5).random_sample(N_ROWS) < 0.2
     model = naive_bayes.GaussianNB()
     plain = {}
@@ -247,7 +248,7 @@ def test_partial_labels_train_on_revealed_rows_and_score_every_row():
 def test_unrevealed_labels_are_not_shown_to_label_sequence_learners():
     """The Persistent baseline predicts the last label it was shown: with partial labels,
     the last revealed one (a plain loop with the same draws)."""
-    stream, X, y = rows_of(n=600, seed=2)
+    _, _, y = rows_of(n=600, seed=2)
     cfg = RunConfig(stream="sea(noise=0.1)", n_rows=600, label_probability=0.3, seed=2,
                     batch_size=100)
     ours, _ = host_predictions("persistent", cfg)
