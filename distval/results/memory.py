@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,7 @@ import pyarrow as pa
 
 from distval.aggregator import Snapshot
 from distval.config import RunConfig
+from distval.delays import parse_duration
 from distval.errors import DistvalError
 from distval.metrics import MEASURES
 from distval.results.reader import SavedRun
@@ -166,7 +168,7 @@ class EvaluationResult:
         cfg = self.config
         head = f"{cfg.n_folds}-fold {cfg.scheme}{' prequential' if cfg.prequential else ''}"
         cut = " (interrupted)" if self.interrupted else ""
-        return f"distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows{cut}"
+        return f"distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows{_labels(cfg)}{cut}"
 
     def _footer(self) -> list[str]:
         s = self.summary()
@@ -368,3 +370,30 @@ def _q_block(q_rows: list[dict[str, Any]]) -> Block:
         rows,
         "lllrrrl",
     )
+
+
+def _labels(cfg: RunConfig) -> str:
+    """How labels reached the learners, for a title: empty when at once and all.
+
+    >>> _labels(RunConfig(delay=500, label_probability=0.1))
+    ', labels 500 rows late, 10 % revealed'
+    >>> _labels(RunConfig(delay="30min", delay_column="time"))
+    ", labels 1800 s late (by 'time')"
+    """
+    spec = cfg.label_delay
+    if spec is None:
+        return ""
+    parts = []
+    if spec.func is not None:
+        parts.append("labels late by a function")
+    elif spec.amount is not None:
+        timed = isinstance(cfg.delay, dt.timedelta) or (
+            isinstance(cfg.delay, str) and parse_duration(cfg.delay) is not None
+        )
+        unit = " s" if timed else ""
+        parts.append(f"labels {spec.amount:g}{unit} late (by {spec.column!r})")
+    elif spec.delayed:
+        parts.append(f"labels {spec.rows} rows late")
+    if spec.probability < 1:
+        parts.append(f"{100 * spec.probability:g} % revealed")
+    return ", " + ", ".join(parts) if parts else ""
