@@ -24,10 +24,10 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from bench_moa import write_sea
 
 from distval.metrics import MEASURES
 
-from bench_moa import write_sea
 from common import save, table
 
 SPECS = ("moa:trees.HoeffdingTree", "moa:bayes.NaiveBayes")

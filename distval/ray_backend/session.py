@@ -18,6 +18,7 @@ import ray
 from ray.exceptions import RayError
 
 from distval.errors import DistvalError
+from distval.learners.moa.jvm import keep_jvm_signals
 
 __all__ = ["ray_session", "unwrap"]
 
@@ -33,8 +34,8 @@ def _start(address: str | None) -> bool:
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")
         kwargs["include_dashboard"] = False
     # Workers inherit this: Ray's crash-signal handler would otherwise take the SIGSEGVs that
-    # a JVM (MOA learners) raises and handles itself (see distval.learners.moa.jvm).
-    os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
+    # a JVM raises and handles itself.
+    keep_jvm_signals()
     try:
         ray.init(address=address, **kwargs)
     except (ConnectionError, RuntimeError, ValueError) as exc:
