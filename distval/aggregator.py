@@ -43,7 +43,15 @@ from distval.columns import (
 )
 from distval.comparison import Decision, PairComparison, Plan
 from distval.config import RunConfig
-from distval.metrics import MEASURES, Tracker, make_tracker, measures
+from distval.metrics import (
+    LOWER_IS_BETTER,
+    MEASURES,
+    PROBA_MEASURES,
+    ScoreWindows,
+    Tracker,
+    make_tracker,
+    measures,
+)
 from distval.prequential import DriftMonitor, DriftSettings, q_statistic
 
 __all__ = ["Aggregator", "ComparisonSettings", "PairCounts", "Snapshot", "TrackerSettings"]
@@ -226,6 +234,14 @@ class Aggregator:
         self.trackers = [make_tracker(tr.forgetting, self.n_slots, **kw)]
         if tr.forgetting != "cumulative":
             self.trackers.append(make_tracker("cumulative", self.n_slots, **kw))
+        #: With a probabilistic measure (:data:`~distval.metrics.PROBA_MEASURES`), each
+        #: tracker's window of class probabilities, in the order of ``trackers``.
+        self.scores: list[ScoreWindows] | None = None
+        if cmp.measure in PROBA_MEASURES:
+            self.scores = [
+                ScoreWindows(t.name, self.n_slots, size=tr.window, factor=tr.fading)
+                for t in self.trackers
+            ]
         self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
         self.pair_counts = PairCounts(len(self.pairs), tr.window, tr.fading)
         self.comparisons = [
@@ -308,7 +324,11 @@ class Aggregator:
         if n == 0:
             return self._advance(arrived or 0)
         pred = np.full((self.n_slots, n), -1, dtype=np.int64)
+        given: list[tuple[np.ndarray, np.ndarray]] = []
         for ids, p in parts:
+            if isinstance(p, tuple):  # (predictions, probabilities) of a probabilistic run
+                p, probs = p
+                given.append((np.asarray(ids), probs))
             pred[np.asarray(ids)] = p
         prev = np.empty(n, dtype=np.int64)
         prev[0] = self._last_label
@@ -316,6 +336,11 @@ class Aggregator:
         per_ok = y == prev
         for tracker in self.trackers:
             tracker.update(y, pred, per_ok)
+        if self.scores is not None:
+            proba = self._proba(y, given)
+            for tracker, window in zip(self.trackers, self.scores):
+                widths = tracker.widths if tracker.name == "adwin" else None
+                window.update(y, pred, proba, widths)
         self._got = {}
         if self.pairs:
             by_learner = pred.reshape(len(self.labels), self.n_folds, n)
@@ -344,6 +369,16 @@ class Aggregator:
         self._last_label = int(y[-1])
         return self._advance(n if arrived is None else arrived)
 
+    def _proba(self, y: np.ndarray, given: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """(slots, rows, classes) probabilities from the parts' (slot ids, probabilities),
+        padded to the classes seen; uniform for a slot that sent none."""
+        c = max([int(y.max()) + 1, 2, *(p.shape[2] for _, p in given)])
+        out = np.full((self.n_slots, len(y), c), 1.0 / c)
+        for ids, p in given:
+            out[ids] = 0.0
+            out[ids, :, : p.shape[2]] = p
+        return out
+
     def _advance(self, rows: int) -> Snapshot | None:
         self.position += rows
         if rows and self.position % self.test_every == 0:
@@ -359,7 +394,7 @@ class Aggregator:
     def fold_values(self) -> np.ndarray:
         """(learners, folds) values of the run's measure under its forgetting mechanism."""
         m = self._measures(self.primary)[self.comparison.measure]
-        return m.reshape(len(self.labels), self.n_folds)
+        return np.asarray(m).reshape(len(self.labels), self.n_folds)
 
     def _measures(self, tracker: Tracker) -> dict[str, np.ndarray]:
         """``tracker.get()``, computed once per stream position.
@@ -381,6 +416,9 @@ class Aggregator:
                 got = self._got[id(tracker)]
             else:
                 got = self._got[id(tracker)] = tracker.get()
+        if self.scores is not None and PROBA_MEASURES[0] not in got:
+            window = self.scores[self.trackers.index(tracker)]
+            got = self._got[id(tracker)] = got | window.get()
         return got
 
     def snapshot(self) -> Snapshot:
@@ -390,6 +428,8 @@ class Aggregator:
         friedman = None
         if "friedman" in cmp.tests and len(self.labels) >= 3:
             values = self.fold_values()
+            if cmp.measure in LOWER_IS_BETTER:
+                values = -values
             ok = np.isfinite(values).all(axis=0)
             if ok.sum() >= 2:
                 r = stats.friedman(values[:, ok].T, alpha=cmp.alpha)
@@ -440,6 +480,8 @@ class Aggregator:
             "width": np.asarray(tracker.widths, dtype=np.float64),
             **{name: np.asarray(m[name], dtype=np.float64) for name in MEASURES},
             "recall_by_class": np.fromiter(recall.tolist(), dtype=object, count=n),
+            **{name: np.asarray(m.get(name, np.full(n, np.nan)), dtype=np.float64)
+               for name in PROBA_MEASURES},
         }
         return {name: columns[name] for name in FOLD_SCHEMA.names}
 
@@ -465,6 +507,8 @@ class Aggregator:
             ok = np.isfinite(va) & np.isfinite(vb)
             mean_a = float(np.mean(va[ok])) if ok.any() else float("nan")
             mean_b = float(np.mean(vb[ok])) if ok.any() else float("nan")
+            if cmp.measure in LOWER_IS_BETTER:  # the tests see "higher is better" values
+                va, vb = -va, -vb
             losses = {kind: (float(c[2][p]), float(c[3][p])) for kind, c in counts.items()}
             wins = None
             if self.fold_wins is not None:

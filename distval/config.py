@@ -11,7 +11,7 @@ from typing import Any
 from distval.delays import Delay, delay_spec
 from distval.errors import DistvalError, check_open_unit, check_positive_int
 from distval.learners import LearnerSpec, learner_spec
-from distval.metrics import FORGETTING, MEASURES
+from distval.metrics import FORGETTING, MEASURES, PROBA_MEASURES
 from distval.sequential import SEQUENTIAL, SPENDING
 from distval.streams.iterable import stream_name
 from distval.validation import FOLD_CHOICES, SCHEMES, Validation
@@ -150,8 +150,10 @@ class RunConfig:
     alpha: float = _option(0.05, "significance level", type=float, group="measures and tests")
     measure: str = _option(
         "accuracy",
-        "per-fold value compared by the sign, Wilcoxon and Friedman tests",
-        choices=MEASURES,
+        "per-fold value compared by the sign, Wilcoxon and Friedman tests; log_loss, brier "
+        "(lower is better) and auc score the class probabilities, computed only when one of "
+        "them is asked for",
+        choices=MEASURES + PROBA_MEASURES,
         group="measures and tests",
     )
     tests: tuple[str, ...] | None = _option(
@@ -260,9 +262,10 @@ class RunConfig:
             raise DistvalError(
                 f"unknown forgetting {self.forgetting!r}; choose one of {', '.join(FORGETTING)}"
             )
-        if self.measure not in MEASURES:
+        if self.measure not in MEASURES + PROBA_MEASURES:
             raise DistvalError(
-                f"unknown measure {self.measure!r}; choose one of {', '.join(MEASURES)}"
+                f"unknown measure {self.measure!r}; choose one of "
+                f"{', '.join(MEASURES + PROBA_MEASURES)}"
             )
         for name in ("window", "test_every", "batch_size"):
             check_positive_int(getattr(self, name), name)

@@ -34,6 +34,7 @@ from distval.config import RunConfig
 from distval.delays import LabelSchedule
 from distval.learners.host import Batch, LearnerHost
 from distval.learners.schema import Schema
+from distval.metrics import PROBA_MEASURES
 from distval.results import EvaluationResult, ResultWriter
 from distval.streams import Chunk, Stream, open_stream
 from distval.validation import FoldAssigner
@@ -153,7 +154,8 @@ class LocalEvaluation:
     def __init__(self, config: RunConfig, stream: Stream) -> None:
         slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
         self.host = LearnerHost(
-            config.specs, slots, stream.feature_names, config.seed, Schema.of(stream)
+            config.specs, slots, stream.feature_names, config.seed, Schema.of(stream),
+            proba=config.measure in PROBA_MEASURES,
         )
         self.aggregator = Aggregator.from_config(
             config,

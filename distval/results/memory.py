@@ -16,7 +16,7 @@ from distval.columns import Columns, concat, rows_of
 from distval.config import RunConfig
 from distval.delays import parse_duration
 from distval.errors import DistvalError
-from distval.metrics import MEASURES
+from distval.metrics import MEASURES, PROBA_MEASURES
 from distval.results.reader import SavedRun
 from distval.results.schema import (
     EVENT_SCHEMA,
@@ -133,7 +133,7 @@ class EvaluationResult:
             for kind in dict.fromkeys(final["forgetting"].tolist()):
                 sel = (final["learner"] == label) & (final["forgetting"] == kind)
                 stats_: dict[str, dict[str, float | None]] = {}
-                for m in MEASURES:
+                for m in _measured(self.config):
                     v = final[m][sel].astype(float)
                     v = v[np.isfinite(v)]
                     stats_[m] = {
@@ -259,8 +259,9 @@ class EvaluationResult:
         from matplotlib.figure import Figure
 
         measure = measure or self.config.measure
-        if measure not in MEASURES:
-            raise DistvalError(f"unknown measure {measure!r}; choose one of {', '.join(MEASURES)}")
+        if measure not in _measured(self.config):
+            choices = ", ".join(_measured(self.config))
+            raise DistvalError(f"unknown measure {measure!r}; choose one of {choices}")
         df = self.folds()
         df = df[df["forgetting"] == self.config.forgetting]
         fig = Figure(figsize=(8, 4.2), layout="constrained")
@@ -311,15 +312,25 @@ def _measures_block(learners: dict[str, Any], kind: str) -> Block:
             continue
         main = per.get(kind, {})
         cum = per.get("cumulative", main)
-        cells = [_mean_sd(main[m]) for m in SUMMARY_MEASURES] if main else []
+        shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in main)]
+        cells = [_mean_sd(main[m]) for m in shown] if main else []
         rows.append([label, *cells, _mean_sd(cum["accuracy"])])
+    first: dict[str, Any] = next(
+        (per[kind] for per in learners.values() if per.get(kind)), {}
+    )
+    shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in first)]
     return (
         f"Measures under `{kind}` forgetting at the end of the stream, mean ± sd over "
         "folds; last column: cumulative accuracy.",
-        ["learner", *SUMMARY_MEASURES, "accuracy (cumulative)"],
+        ["learner", *shown, "accuracy (cumulative)"],
         rows,
-        "l" + "r" * (len(SUMMARY_MEASURES) + 1),
+        "l" + "r" * (len(shown) + 1),
     )
+
+
+def _measured(cfg: RunConfig) -> tuple[str, ...]:
+    """The fold measures a run has: the probabilistic ones only when it asked for one."""
+    return MEASURES + PROBA_MEASURES if cfg.measure in PROBA_MEASURES else MEASURES
 
 
 #: What the decisions of each ``--sequential`` rule mean, for the summary and the report.

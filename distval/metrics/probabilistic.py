@@ -1,0 +1,171 @@
+"""Probabilistic measures per slot: log-loss, Brier score and ROC AUC, under every forgetting.
+
+They score the class probabilities a replica gave each row it tested (river's
+``predict_proba_one``; MOA's votes divided by their sum; uniform when a learner gives none),
+not its hard label. Definitions, on the rows of a slot's window with weights ``w`` (1, or
+``factor ** age`` under fading and ewma), ``p`` a row's probabilities and ``y`` its class:
+
+- ``log_loss``: mean of ``-log p[y]``, ``p[y]`` clipped to ``[eps, 1 - eps]`` (float64's
+  eps), as scikit-learn's ``log_loss``;
+- ``brier``: two classes: mean of ``(p[1] - [y == 1]) ** 2``; more: mean of
+  ``sum_k (p[k] - [y == k]) ** 2`` (Brier 1950), as scikit-learn's ``brier_score_loss``;
+- ``auc``: two classes: the ROC AUC of ``p[1]`` for class 1, ties counting one half (the
+  Mann-Whitney form, scikit-learn's ``roc_auc_score``); more: the mean over classes ``k``
+  of the AUC of ``p[k]`` for class ``k`` against the rest (macro one-vs-rest), over the
+  classes that have both positive and negative rows in the window; NaN when none has.
+
+Lower is better for ``log_loss`` and ``brier``, higher for ``auc``.
+
+Which rows: :class:`ScoreWindows` keeps each slot's tested rows (probabilities and class)
+for the window of its forgetting mechanism: every row (cumulative), the last ``size``
+(window), the last ADWIN width of the slot's 0/1-loss ADWIN (adwin: the width its
+:class:`~distval.metrics.ADWINWindow` reports), or the rows whose weight
+``factor ** age`` is above 1e-17 of the newest's (fading and ewma: both weigh by the
+fading factor here; ewma's start values belong to its hard-label estimators). The
+measures are computed from the kept rows at each snapshot.
+
+>>> p = np.array([[0.9, 0.1], [0.3, 0.7], [0.6, 0.4]])
+>>> m = proba_measures(p, np.array([0, 1, 1]))
+>>> round(m["log_loss"], 4), round(m["brier"], 4), m["auc"]
+(0.4594, 0.1533, 1.0)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["LOWER_IS_BETTER", "PROBA_MEASURES", "ScoreWindows", "auc", "proba_measures"]
+
+PROBA_MEASURES = ("log_loss", "brier", "auc")
+LOWER_IS_BETTER = frozenset({"log_loss", "brier"})
+_EPS = float(np.finfo(np.float64).eps)
+
+
+def auc(score: np.ndarray, positive: np.ndarray, w: np.ndarray | None = None) -> float:
+    """Weighted ROC AUC of ``score`` for the rows where ``positive``: the weight share of
+    (positive, negative) pairs the score orders right, ties one half; NaN without both.
+
+    >>> auc(np.array([0.1, 0.4, 0.35, 0.8]), np.array([False, False, True, True]))
+    0.75
+    """
+    w = np.ones(len(score)) if w is None else w
+    values, inverse = np.unique(score, return_inverse=True)
+    pos = np.bincount(inverse, weights=np.where(positive, w, 0.0), minlength=len(values))
+    neg = np.bincount(inverse, weights=np.where(positive, 0.0, w), minlength=len(values))
+    total_pos, total_neg = pos.sum(), neg.sum()
+    if total_pos <= 0 or total_neg <= 0:
+        return float("nan")
+    below = np.cumsum(neg) - neg
+    return float((pos * (below + 0.5 * neg)).sum() / (total_pos * total_neg))
+
+
+def proba_measures(
+    p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None
+) -> dict[str, float]:
+    """The three measures of rows ``p`` (rows, classes) with classes ``y`` and weights ``w``.
+
+    >>> proba_measures(np.empty((0, 2)), np.empty(0, np.int64))["auc"]
+    nan
+    """
+    n, c = p.shape
+    if n == 0:
+        return dict.fromkeys(PROBA_MEASURES, float("nan"))
+    w = np.ones(n) if w is None else w
+    total = w.sum()
+    rows = np.arange(n)
+    p_true = np.clip(p[rows, y], _EPS, 1 - _EPS)
+    log_loss = float((w * -np.log(p_true)).sum() / total)
+    onehot = np.zeros((n, c))
+    onehot[rows, y] = 1.0
+    if c <= 2:
+        second = p[:, 1] if c == 2 else np.zeros(n)
+        brier = float((w * (second - (y == 1)) ** 2).sum() / total)
+        area = auc(second, y == 1, w)
+    else:
+        brier = float((w * ((p - onehot) ** 2).sum(axis=1)).sum() / total)
+        per = [auc(p[:, k], y == k, w) for k in range(c)]
+        ok = [a for a in per if a == a]
+        area = float(np.mean(ok)) if ok else float("nan")
+    return {"log_loss": log_loss, "brier": brier, "auc": area}
+
+
+class ScoreWindows:
+    """Each slot's window of (probabilities, class) rows under one forgetting mechanism.
+
+    ``update(y, pred, proba, widths=None)`` takes a batch: ``pred`` (slots, n) with -1 where
+    the slot did not test the row, ``proba`` (slots, n, classes); ``widths`` is the ADWIN
+    tracker's window length of every slot after the batch (adwin only). ``get()`` gives
+    :func:`proba_measures` of every slot as arrays.
+
+    >>> sw = ScoreWindows("window", n_slots=1, size=2)
+    >>> pr = np.array([[[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]]])
+    >>> sw.update(np.array([0, 1, 0]), np.array([[0, 1, 0]]), pr)
+    >>> float(sw.get()["auc"][0])    # the last two rows only
+    1.0
+    """
+
+    def __init__(self, kind: str, n_slots: int, size: int = 1000, factor: float = 0.999) -> None:
+        self.kind, self.n_slots, self.size, self.factor = kind, n_slots, int(size), factor
+        self.n_classes = 2
+        self._p: list[list[np.ndarray]] = [[] for _ in range(n_slots)]
+        self._y: list[list[np.ndarray]] = [[] for _ in range(n_slots)]
+        self._n = np.zeros(n_slots, np.int64)
+        if kind in ("fading", "ewma"):
+            self.size = math.ceil(math.log(1e-17) / math.log(factor))
+
+    def update(
+        self, y: np.ndarray, pred: np.ndarray, proba: np.ndarray, widths: np.ndarray | None = None
+    ) -> None:
+        self.n_classes = max(self.n_classes, proba.shape[2])
+        tested = pred >= 0
+        for s in range(self.n_slots):
+            rows = np.flatnonzero(tested[s])
+            if len(rows):
+                self._p[s].append(proba[s, rows])
+                self._y[s].append(y[rows])
+                self._n[s] += len(rows)
+            keep = None
+            if self.kind == "adwin" and widths is not None:
+                keep = int(widths[s])
+            elif self.kind != "cumulative":
+                keep = self.size
+            if keep is not None:
+                self._trim(s, keep)
+
+    def _trim(self, s: int, keep: int) -> None:
+        """Drop slot ``s``'s oldest rows beyond ``keep``."""
+        extra = int(self._n[s]) - keep
+        while extra > 0 and self._y[s]:
+            head = len(self._y[s][0])
+            if head <= extra:
+                self._p[s].pop(0)
+                self._y[s].pop(0)
+                extra -= head
+                self._n[s] -= head
+            else:
+                self._p[s][0] = self._p[s][0][extra:]
+                self._y[s][0] = self._y[s][0][extra:]
+                self._n[s] -= extra
+                extra = 0
+
+    def rows(self, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Slot ``s``'s kept rows: probabilities (padded to the classes seen), classes and
+        weights (None: all 1)."""
+        c = self.n_classes
+        if not self._y[s]:
+            return np.empty((0, c)), np.empty(0, np.int64), None
+        p = np.concatenate([np.pad(a, ((0, 0), (0, c - a.shape[1]))) for a in self._p[s]])
+        y = np.concatenate(self._y[s])
+        w = None
+        if self.kind in ("fading", "ewma"):
+            w = self.factor ** np.arange(len(y) - 1, -1, -1, dtype=np.float64)
+        return p, y, w
+
+    def get(self) -> dict[str, np.ndarray]:
+        out = {k: np.full(self.n_slots, np.nan) for k in PROBA_MEASURES}
+        for s in range(self.n_slots):
+            for k, v in proba_measures(*self.rows(s)).items():
+                out[k][s] = v
+        return out
