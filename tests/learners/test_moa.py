@@ -245,6 +245,49 @@ def test_partial_labels_match_capymoa_prequential_ssl_evaluation(
     )
 
 
+@pytest.mark.parametrize(
+    ("moa_cli", "capymoa_learner"),
+    [("bayes.NaiveBayes", "NaiveBayes"), ("trees.HoeffdingTree -g 50", "HoeffdingTree")],
+)
+def test_moa_probabilities_are_capymoas_predict_proba(tmp_path, moa_cli, capymoa_learner):
+    """A distval MOA replica's class probabilities (votes over their sum) are CapyMOA's
+    predict_proba in a plain test-then-train loop (uniform where CapyMOA has none), and
+    log-loss, Brier and AUC of them equal scikit-learn's."""
+    import capymoa.classifier as cc
+    from capymoa.stream import ARFFStream
+    from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
+
+    arff = write_arff(tmp_path / "rows.arff", n=1200)
+    stream = ARFFStream(str(arff))
+    kw = {"grace_period": 50} if capymoa_learner == "HoeffdingTree" else {}
+    learner = getattr(cc, capymoa_learner)(schema=stream.get_schema(), **kw)
+    theirs = []
+    while stream.has_more_instances():
+        inst = stream.next_instance()
+        p = learner.predict_proba(inst)
+        theirs.append([0.5, 0.5] if p is None else list(p))
+        learner.train(inst)
+    ours_stream = open_config_stream(RunConfig(stream=str(arff)))
+    schema = Schema.of(ours_stream)
+    host = LearnerHost([parse_learner(f"moa:{moa_cli}")], [(0, 0)],
+                       ours_stream.feature_names, 1, schema, proba=True)
+    host.moa = MoaReplicas([moa_cli], [1], schema)
+    ours, ys = [], []
+    for chunk in ours_stream.chunks(300):
+        ones = np.ones((len(chunk), 1))
+        _, probs = host.process(Batch(chunk.start, chunk.X, chunk.y, ones, ones > 0))
+        ours.append(probs[0])
+        ys.append(chunk.y)
+    p, y = np.concatenate(ours), np.concatenate(ys)
+    np.testing.assert_allclose(p, np.array(theirs), rtol=1e-12, atol=0)
+    from distval.metrics import proba_measures
+
+    m = proba_measures(p, y)
+    assert m["log_loss"] == pytest.approx(log_loss(y, p, labels=[0, 1]), rel=1e-12)
+    assert m["brier"] == pytest.approx(brier_score_loss(y, p[:, 1]), rel=1e-12)
+    assert m["auc"] == pytest.approx(roc_auc_score(y, p[:, 1]), rel=1e-12)
+
+
 def open_labels(arff: Path) -> np.ndarray:
     stream = open_config_stream(RunConfig(stream=str(arff)))
     return np.concatenate([c.y for c in stream.chunks(1000)])
@@ -338,7 +381,8 @@ RAY_OPTS = {
     [
         (("moa:meta.AdaptiveRandomForest -s 3",), {}),
         (("ht", "moa:trees.HoeffdingTree -g 50"), {}),
-        (("nb", "moa:trees.HoeffdingTree -g 50"), {"delay": 500, "label_probability": 0.6}),
+        (("nb", "moa:trees.HoeffdingTree -g 50"),
+         {"delay": 500, "label_probability": 0.6, "measure": "auc"}),
     ],
 )
 def test_ray_gives_the_in_process_numbers(ray_local, assert_same_rows, learners, labels):
@@ -356,7 +400,7 @@ def test_a_killed_learner_actor_with_moa_replicas_recovers_exactly(ray_local, as
     from distval.ray_backend.engine import RayRun
 
     cfg = RunConfig(**RAY_OPTS, learners=("moa:meta.AdaptiveRandomForest -s 3", "nb"),
-                    delay=500)
+                    delay=500, measure="brier")
     stream = open_config_stream(cfg)
     run = Run(cfg, stream)
     killed = []

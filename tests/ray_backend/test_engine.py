@@ -207,11 +207,12 @@ def test_a_killed_actor_is_rebuilt_and_results_are_unchanged(ray_local, assert_s
     assert_same_rows(clean.test_rows, result.test_rows)
 
 
-#: Delayed labels (rows still waiting are in every host's state), partial labels, and a
-#: time-column delay whose labels arrive out of row order.
+#: Delayed labels (rows still waiting are in every host's state, with their predictions and
+#: probabilities), partial labels, a time-column delay whose labels arrive out of row order,
+#: and the probabilistic measures (their windows are in the aggregator's state).
 DELAYED = [
-    {"delay": 350, "label_probability": 0.7},
-    {"delay": 1.5, "delay_column": "0", "learners": ("ht", "nb")},
+    {"delay": 350, "label_probability": 0.7, "measure": "log_loss"},
+    {"delay": 1.5, "delay_column": "0", "learners": ("ht", "nb"), "measure": "auc"},
 ]
 
 
