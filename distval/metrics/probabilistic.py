@@ -158,6 +158,7 @@ class ScoreWindows:
             return np.empty((0, c)), np.empty(0, np.int64), None
         p = np.concatenate([np.pad(a, ((0, 0), (0, c - a.shape[1]))) for a in self._p[s]])
         y = np.concatenate(self._y[s])
+        self._p[s], self._y[s] = [p], [y]  # one chunk from now on: the next copy is shorter
         w = None
         if self.kind in ("fading", "ewma"):
             w = self.factor ** np.arange(len(y) - 1, -1, -1, dtype=np.float64)
