@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from bench_moa import write_sea
 
-from distval.metrics import MEASURES
+from distval.metrics import MEASURES, PROBA_MEASURES
 
 from common import save, table
 
@@ -67,7 +67,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    variants = {k: v for k, v in VARIANTS.items() if v.get("measure", "accuracy") in MEASURES}
+    known = MEASURES + PROBA_MEASURES
+    variants = {k: v for k, v in VARIANTS.items() if v.get("measure", "accuracy") in known}
     times: dict[str, list[float]] = {k: [] for k in variants}
     accuracy: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-labels-") as tmp:
