@@ -480,8 +480,11 @@ class Aggregator:
             "width": np.asarray(tracker.widths, dtype=np.float64),
             **{name: np.asarray(m[name], dtype=np.float64) for name in MEASURES},
             "recall_by_class": np.fromiter(recall.tolist(), dtype=object, count=n),
-            **{name: np.asarray(m.get(name, np.full(n, np.nan)), dtype=np.float64)
-               for name in PROBA_MEASURES},
+            **{  # null (None) in a run that asked for none
+                name: np.asarray(m[name], dtype=np.float64) if name in m
+                else np.full(n, None, dtype=object)
+                for name in PROBA_MEASURES
+            },
         }
         return {name: columns[name] for name in FOLD_SCHEMA.names}
 

@@ -57,7 +57,7 @@ FOLD_SCHEMA = pa.schema(
         ("width", pa.float64()),
         *[(m, pa.float64()) for m in MEASURES],
         ("recall_by_class", pa.list_(pa.float64())),
-        *[(m, pa.float64()) for m in PROBA_MEASURES],  # NaN unless a run asks for one
+        *[(m, pa.float64()) for m in PROBA_MEASURES],  # null unless a run asks for one
     ]
 )
 TEST_SCHEMA = pa.schema(
