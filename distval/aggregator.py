@@ -311,12 +311,14 @@ class Aggregator:
         y: np.ndarray,
         parts: Iterable[tuple[Any, np.ndarray]],
         arrived: int | None = None,
+        rows: np.ndarray | None = None,
     ) -> Snapshot | None:
         """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions).
 
         With delayed labels (:mod:`distval.delays`) ``y`` and the predictions are those of
-        the rows whose labels became known during the batch, in that order, and ``arrived``
-        is the number of rows the batch brought (the stream position moves by it).
+        the rows whose labels became known during the batch, in that order, ``rows`` their
+        stream rows (drift events name them), and ``arrived`` is the number of rows the
+        batch brought (the stream position moves by it).
         """
         if start != self.position:
             raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
@@ -360,7 +362,7 @@ class Aggregator:
             for row, slot, detector in self.drift.update(pred, y, start):
                 self._events.append(
                     {
-                        "position": row,
+                        "position": row if rows is None else int(rows[row - start]),
                         "learner": self.labels[slot // k],
                         "fold": slot % k,
                         "detector": detector,

@@ -168,7 +168,8 @@ class LocalEvaluation:
         """Predict, learn and aggregate one batch; the snapshot if a test point was reached."""
         preds = self.host.process(batch)
         return self.aggregator.update(
-            batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch)
+            batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch),
+            rows=batch.scored_rows,
         )
 
     @property
@@ -202,7 +203,8 @@ class LocalEvaluation:
                 batch, preds = item
                 try:
                     snap = self.aggregator.update(
-                        batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch)
+                        batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch),
+                        rows=batch.scored_rows,
                     )
                 except BaseException as exc:  # handed to the main thread
                     agg_out.put(exc)

@@ -305,3 +305,15 @@ def test_cli_unknown_delay_column_is_one_line_and_status_2():
         "distval: error: --delay-column 'nope' is not a feature column of the stream "
         "(its columns: 0, 1, 2)"
     ]
+
+
+def test_drift_events_name_the_stream_rows_of_the_labels():
+    """A delay function of one row is ordinary test-then-train through the release path
+    (each batch scores the rows before it): the drift events equal the plain run's."""
+    opts = {"stream": "SEA(50)", "n_rows": 6000, "learners": ("nb",), "n_folds": 2,
+            "drift": True, "batch_size": 250}
+    plain = distval.evaluate(**opts)
+    late = distval.evaluate(**opts, delay=lambda x, y: 1)
+    events = plain.events()
+    assert len(events) > 0
+    assert events.equals(late.events())

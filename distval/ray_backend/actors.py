@@ -85,7 +85,7 @@ class AggregatorActor:
         return [
             agg.update(
                 batch.start, batch.scored_y, list(zip(self.slot_ids, preds)),
-                arrived=len(batch),
+                arrived=len(batch), rows=batch.scored_rows,
             )
             for batch, *preds in zip(parcel, *parts)
         ]
