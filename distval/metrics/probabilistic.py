@@ -36,7 +36,14 @@ import math
 
 import numpy as np
 
-__all__ = ["LOWER_IS_BETTER", "PROBA_MEASURES", "ScoreWindows", "auc", "proba_measures"]
+__all__ = [
+    "LOWER_IS_BETTER",
+    "PROBA_MEASURES",
+    "PairCount",
+    "ScoreWindows",
+    "auc",
+    "proba_measures",
+]
 
 PROBA_MEASURES = ("log_loss", "brier", "auc")
 LOWER_IS_BETTER = frozenset({"log_loss", "brier"})
@@ -91,6 +98,103 @@ def proba_measures(
     return {"log_loss": log_loss, "brier": brier, "auc": area}
 
 
+def _pairs(score: np.ndarray, positive: np.ndarray) -> float:
+    """(positive, negative) pairs of these rows the score orders right, ties one half."""
+    values, inverse = np.unique(score, return_inverse=True)
+    pos = np.bincount(inverse, weights=positive.astype(np.float64), minlength=len(values))
+    neg = np.bincount(inverse, weights=(~positive).astype(np.float64), minlength=len(values))
+    return float((pos * (np.cumsum(neg) - neg + 0.5 * neg)).sum())
+
+
+def _push(runs: list[np.ndarray], run: np.ndarray) -> None:
+    """Add a sorted run; merge the last two while they are of similar size (so there are
+    O(log n) runs and each score is merged O(log n) times)."""
+    if len(run):
+        runs.append(run)
+    while len(runs) > 1 and len(runs[-2]) <= 2 * len(runs[-1]):
+        last = runs.pop()
+        runs.append(np.sort(np.concatenate([runs.pop(), last]), kind="stable"))
+
+
+class PairCount:
+    """The exact ROC AUC of one score column over rows added batch by batch: the count of
+    (positive, negative) pairs ordered right (ties one half), kept up to date by counting
+    each new row against sorted runs of the earlier positives and negatives.
+
+    >>> pc = PairCount()
+    >>> pc.add(np.array([0.1, 0.4]), np.array([False, False]))
+    >>> pc.add(np.array([0.35, 0.8]), np.array([True, True]))
+    >>> pc.value()
+    0.75
+    """
+
+    def __init__(self) -> None:
+        self.pos: list[np.ndarray] = []
+        self.neg: list[np.ndarray] = []
+        self.u = 0.0
+        self.n_pos = self.n_neg = 0
+
+    def add(self, score: np.ndarray, positive: np.ndarray) -> None:
+        new_pos, new_neg = np.sort(score[positive]), np.sort(score[~positive])
+        u = _pairs(score, positive)
+        for run in self.neg:  # new positives against earlier negatives
+            lo = np.searchsorted(run, new_pos, "left")
+            hi = np.searchsorted(run, new_pos, "right")
+            u += float(lo.sum()) + 0.5 * float((hi - lo).sum())
+        for run in self.pos:  # earlier positives against new negatives
+            lo = np.searchsorted(run, new_neg, "left")
+            hi = np.searchsorted(run, new_neg, "right")
+            u += float((len(run) - hi).sum()) + 0.5 * float((hi - lo).sum())
+        self.u += u
+        self.n_pos += len(new_pos)
+        self.n_neg += len(new_neg)
+        _push(self.pos, new_pos)
+        _push(self.neg, new_neg)
+
+    def value(self) -> float:
+        if not self.n_pos or not self.n_neg:
+            return float("nan")
+        return self.u / (float(self.n_pos) * float(self.n_neg))
+
+
+class _Running:
+    """One slot's log-loss and Brier sums and AUC pair counts over the rows added since it
+    was built (classes fixed at ``c``)."""
+
+    def __init__(self, c: int) -> None:
+        self.c = c
+        self.n = 0
+        self.log_loss = self.brier = 0.0
+        self.auc = [PairCount() for _ in range(1 if c <= 2 else c)]
+
+    def add(self, p: np.ndarray, y: np.ndarray) -> None:
+        n, c = p.shape
+        rows = np.arange(n)
+        self.n += n
+        self.log_loss += float(-np.log(np.clip(p[rows, y], _EPS, 1 - _EPS)).sum())
+        if c <= 2:
+            second = p[:, 1] if c == 2 else np.zeros(n)
+            self.brier += float(((second - (y == 1)) ** 2).sum())
+            self.auc[0].add(second, y == 1)
+        else:
+            onehot = np.zeros((n, c))
+            onehot[rows, y] = 1.0
+            self.brier += float(((p - onehot) ** 2).sum())
+            for k, pc in enumerate(self.auc):
+                pc.add(p[:, k], y == k)
+
+    def get(self) -> dict[str, float]:
+        if not self.n:
+            return dict.fromkeys(PROBA_MEASURES, float("nan"))
+        per = [pc.value() for pc in self.auc]
+        ok = [a for a in per if a == a]
+        return {
+            "log_loss": self.log_loss / self.n,
+            "brier": self.brier / self.n,
+            "auc": float(np.mean(ok)) if ok else float("nan"),
+        }
+
+
 class ScoreWindows:
     """Each slot's window of (probabilities, class) rows under one forgetting mechanism.
 
@@ -114,12 +218,16 @@ class ScoreWindows:
         self._n = np.zeros(n_slots, np.int64)
         if kind in ("fading", "ewma"):
             self.size = math.ceil(math.log(1e-17) / math.log(factor))
+        #: Unweighted windows: each slot's running sums and pair counts, updated as rows
+        #: come and rebuilt from the kept rows when rows leave or classes are added.
+        self._running: list[_Running | None] = [None] * n_slots
 
     def update(
         self, y: np.ndarray, pred: np.ndarray, proba: np.ndarray, widths: np.ndarray | None = None
     ) -> None:
         self.n_classes = max(self.n_classes, proba.shape[2])
         tested = pred >= 0
+        running = self.kind not in ("fading", "ewma")
         for s in range(self.n_slots):
             rows = np.flatnonzero(tested[s])
             if len(rows):
@@ -131,12 +239,19 @@ class ScoreWindows:
                 keep = int(widths[s])
             elif self.kind != "cumulative":
                 keep = self.size
-            if keep is not None:
-                self._trim(s, keep)
+            dropped = keep is not None and self._trim(s, keep)
+            if not running:
+                continue
+            r = self._running[s]
+            if r is None or dropped or r.c != self.n_classes:
+                self._running[s] = None  # rebuilt from the kept rows when next asked
+            elif len(rows):
+                r.add(_wide(proba[s, rows], r.c), y[rows])
 
-    def _trim(self, s: int, keep: int) -> None:
-        """Drop slot ``s``'s oldest rows beyond ``keep``."""
+    def _trim(self, s: int, keep: int) -> bool:
+        """Drop slot ``s``'s oldest rows beyond ``keep``; whether any were dropped."""
         extra = int(self._n[s]) - keep
+        dropped = extra > 0
         while extra > 0 and self._y[s]:
             head = len(self._y[s][0])
             if head <= extra:
@@ -149,6 +264,7 @@ class ScoreWindows:
                 self._y[s][0] = self._y[s][0][extra:]
                 self._n[s] -= extra
                 extra = 0
+        return dropped
 
     def rows(self, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Slot ``s``'s kept rows: probabilities (padded to the classes seen), classes and
@@ -167,6 +283,20 @@ class ScoreWindows:
     def get(self) -> dict[str, np.ndarray]:
         out = {k: np.full(self.n_slots, np.nan) for k in PROBA_MEASURES}
         for s in range(self.n_slots):
-            for k, v in proba_measures(*self.rows(s)).items():
+            if self.kind in ("fading", "ewma"):
+                got = proba_measures(*self.rows(s))
+            else:
+                r = self._running[s]
+                if r is None:
+                    p, y, _ = self.rows(s)
+                    r = self._running[s] = _Running(self.n_classes)
+                    if len(y):
+                        r.add(p, y)
+                got = r.get()
+            for k, v in got.items():
                 out[k][s] = v
         return out
+
+
+def _wide(p: np.ndarray, c: int) -> np.ndarray:
+    return p if p.shape[1] >= c else np.pad(p, ((0, 0), (0, c - p.shape[1])))

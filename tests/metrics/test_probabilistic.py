@@ -164,3 +164,25 @@ def test_lower_is_better_measures_favour_the_lower_learner():
     sign = tests[tests["test"] == "sign"].iloc[0]
     assert sign["value_a"] < sign["value_b"]  # nb's loss is lower
     assert sign["favours"] == "nb"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_incremental_pair_counts_equal_scikit_learn_after_every_batch(seed):
+    """PairCount (sorted runs of earlier scores, merged as they grow) gives scikit-learn's
+    AUC of all rows so far after every batch, ties across batches included."""
+    from distval.metrics.probabilistic import PairCount
+
+    rng = np.random.default_rng(seed)
+    pc, scores, labels = PairCount(), [], []
+    for _ in range(40):
+        n = int(rng.integers(1, 60))
+        s = rng.integers(0, 30, size=n) / 30.0
+        pos = rng.random(n) < 0.4
+        pc.add(s, pos)
+        scores.append(s)
+        labels.append(pos)
+        y = np.concatenate(labels)
+        if 0 < y.sum() < len(y):
+            want = roc_auc_score(y, np.concatenate(scores))
+            assert pc.value() == pytest.approx(want, rel=1e-12)
+    assert len(pc.pos) + len(pc.neg) < 20  # runs merged, not one per batch
