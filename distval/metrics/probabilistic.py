@@ -131,25 +131,53 @@ class PairCount:
     def __init__(self) -> None:
         self.pos: list[np.ndarray] = []
         self.neg: list[np.ndarray] = []
+        #: Rows removed since (tombstones): counts against the rows present are counts
+        #: against ``pos``/``neg`` minus counts against these.
+        self.gone_pos: list[np.ndarray] = []
+        self.gone_neg: list[np.ndarray] = []
         self.u = 0.0
         self.n_pos = self.n_neg = 0
 
+    def _cross(self, new_pos: np.ndarray, new_neg: np.ndarray) -> float:
+        """Pairs of these rows with the rows present, ordered right (ties one half)."""
+        u = 0.0
+        for runs, sign in ((self.neg, 1.0), (self.gone_neg, -1.0)):
+            for run in runs:  # these positives against present negatives
+                lo = np.searchsorted(run, new_pos, "left")
+                hi = np.searchsorted(run, new_pos, "right")
+                u += sign * (float(lo.sum()) + 0.5 * float((hi - lo).sum()))
+        for runs, sign in ((self.pos, 1.0), (self.gone_pos, -1.0)):
+            for run in runs:  # present positives against these negatives
+                lo = np.searchsorted(run, new_neg, "left")
+                hi = np.searchsorted(run, new_neg, "right")
+                u += sign * (float((len(run) - hi).sum()) + 0.5 * float((hi - lo).sum()))
+        return u
+
     def add(self, score: np.ndarray, positive: np.ndarray) -> None:
         new_pos, new_neg = np.sort(score[positive]), np.sort(score[~positive])
-        u = _pairs(score, positive)
-        for run in self.neg:  # new positives against earlier negatives
-            lo = np.searchsorted(run, new_pos, "left")
-            hi = np.searchsorted(run, new_pos, "right")
-            u += float(lo.sum()) + 0.5 * float((hi - lo).sum())
-        for run in self.pos:  # earlier positives against new negatives
-            lo = np.searchsorted(run, new_neg, "left")
-            hi = np.searchsorted(run, new_neg, "right")
-            u += float((len(run) - hi).sum()) + 0.5 * float((hi - lo).sum())
-        self.u += u
+        self.u += _pairs(score, positive) + self._cross(new_pos, new_neg)
         self.n_pos += len(new_pos)
         self.n_neg += len(new_neg)
         _push(self.pos, new_pos)
         _push(self.neg, new_neg)
+
+    def remove(self, score: np.ndarray, positive: np.ndarray) -> None:
+        """Take out rows added before (the oldest of a window): with ``D`` the rows
+        removed and ``W`` those present before, pairs(W - D) = pairs(W) - cross(D, W) +
+        pairs(D), cross counting each row of D against all of W.
+
+        >>> pc = PairCount()
+        >>> pc.add(np.array([0.9, 0.1, 0.5, 0.3]), np.array([False, True, True, False]))
+        >>> pc.remove(np.array([0.9, 0.1]), np.array([False, True]))
+        >>> pc.value()   # 0.5 (positive) against 0.3 (negative)
+        1.0
+        """
+        gone_pos, gone_neg = np.sort(score[positive]), np.sort(score[~positive])
+        self.u += _pairs(score, positive) - self._cross(gone_pos, gone_neg)
+        self.n_pos -= len(gone_pos)
+        self.n_neg -= len(gone_neg)
+        _push(self.gone_pos, gone_pos)
+        _push(self.gone_neg, gone_neg)
 
     def value(self) -> float:
         if not self.n_pos or not self.n_neg:
@@ -182,6 +210,31 @@ class _Running:
             self.brier += float(((p - onehot) ** 2).sum())
             for k, pc in enumerate(self.auc):
                 pc.add(p[:, k], y == k)
+
+    def remove(self, p: np.ndarray, y: np.ndarray) -> None:
+        """Take out rows added before (in any order of removal)."""
+        n, c = p.shape
+        rows = np.arange(n)
+        self.n -= n
+        self.log_loss -= float(-np.log(np.clip(p[rows, y], _EPS, 1 - _EPS)).sum())
+        if c <= 2:
+            second = p[:, 1] if c == 2 else np.zeros(n)
+            self.brier -= float(((second - (y == 1)) ** 2).sum())
+            self.auc[0].remove(second, y == 1)
+        else:
+            onehot = np.zeros((n, c))
+            onehot[rows, y] = 1.0
+            self.brier -= float(((p - onehot) ** 2).sum())
+            for k, pc in enumerate(self.auc):
+                pc.remove(p[:, k], y == k)
+
+    @property
+    def stale(self) -> bool:
+        """Whether as many rows were removed as are present: rebuilding is then cheaper."""
+        return any(
+            sum(map(len, pc.gone_pos)) + sum(map(len, pc.gone_neg)) > max(self.n, 1000)
+            for pc in self.auc
+        )
 
     def get(self) -> dict[str, float]:
         if not self.n:
@@ -239,32 +292,40 @@ class ScoreWindows:
                 keep = int(widths[s])
             elif self.kind != "cumulative":
                 keep = self.size
-            dropped = keep is not None and self._trim(s, keep)
-            if not running:
-                continue
-            r = self._running[s]
-            if r is None or dropped or r.c != self.n_classes:
-                self._running[s] = None  # rebuilt from the kept rows when next asked
-            elif len(rows):
+            r = self._running[s] if running else None
+            if r is not None and r.c != self.n_classes:
+                r = self._running[s] = None  # rebuilt from the kept rows when next asked
+            if r is not None and len(rows):
                 r.add(_wide(proba[s, rows], r.c), y[rows])
+            gone = self._trim(s, keep) if keep is not None else None
+            if r is not None and gone is not None:
+                r.remove(_wide(gone[0], r.c), gone[1])
+                if r.stale:
+                    self._running[s] = None
 
-    def _trim(self, s: int, keep: int) -> bool:
-        """Drop slot ``s``'s oldest rows beyond ``keep``; whether any were dropped."""
+    def _trim(self, s: int, keep: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Drop slot ``s``'s oldest rows beyond ``keep``; the rows dropped (probabilities
+        padded to the classes seen, classes), or None."""
         extra = int(self._n[s]) - keep
-        dropped = extra > 0
+        if extra <= 0:
+            return None
+        ps, ys = [], []
         while extra > 0 and self._y[s]:
             head = len(self._y[s][0])
             if head <= extra:
-                self._p[s].pop(0)
-                self._y[s].pop(0)
+                ps.append(self._p[s].pop(0))
+                ys.append(self._y[s].pop(0))
                 extra -= head
                 self._n[s] -= head
             else:
+                ps.append(self._p[s][0][:extra])
+                ys.append(self._y[s][0][:extra])
                 self._p[s][0] = self._p[s][0][extra:]
                 self._y[s][0] = self._y[s][0][extra:]
                 self._n[s] -= extra
                 extra = 0
-        return dropped
+        c = self.n_classes
+        return np.concatenate([_wide(a, c) for a in ps]), np.concatenate(ys)
 
     def rows(self, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Slot ``s``'s kept rows: probabilities (padded to the classes seen), classes and
