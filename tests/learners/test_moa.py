@@ -570,10 +570,10 @@ def test_the_java_batch_call_runs_with_a_frozen_python_heap(tmp_path):
     reps = MoaReplicas([moa_cli("moa:bayes.NaiveBayes")] * 2, [1, 2], Schema.of(stream))
     java_host, frozen = reps._host, []
 
-    class Spy:
-        def process(self, *args):
+    class Spy:  # BatchHost.processVotes: the one batch call (process, delays, votes)
+        def processVotes(self, *args):  # noqa: N802 - the Java method's name
             frozen.append(gc.get_freeze_count())
-            return java_host.process(*args)
+            return java_host.processVotes(*args)
 
     reps._host = Spy()
     for chunk in stream.chunks(500):
