@@ -571,7 +571,7 @@ def test_the_java_batch_call_runs_with_a_frozen_python_heap(tmp_path):
     java_host, frozen = reps._host, []
 
     class Spy:  # BatchHost.processVotes: the one batch call (process, delays, votes)
-        def processVotes(self, *args):  # noqa: N802 - the Java method's name
+        def processVotes(self, *args):
             frozen.append(gc.get_freeze_count())
             return java_host.processVotes(*args)
 
