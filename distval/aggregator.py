@@ -6,13 +6,13 @@ the chosen forgetting mechanism and of the cumulative one, the Persistent baseli
 the global stream, and McNemar's discordant counts for every learner pair (cumulative,
 sliding window and fading, gama2013 §4). Every ``test_every`` rows it emits a
 :class:`Snapshot`: the fold measures and, for each learner pair, the Sign, Wilcoxon and
-McNemar tests (plus Friedman/Nemenyi for three learners or more; Demsar 2006), the Q
-statistic of every pair (cumulative, windowed, faded; gama2013 §4.1) and, when asked, the
-Page-Hinkley drift detections of every (learner, fold) since the previous snapshot
-(:class:`~distval.prequential.DriftMonitor`). Each pair is compared by a
-:class:`~distval.comparison.PairComparison`, which also applies the run's ``--sequential``
-rule: every test row says whether its decision is valid under peeking (``anytime_valid``)
-and the p-value limit it used (``boundary``).
+McNemar tests (plus Friedman/Nemenyi for three learners or more; Demsar 2006; see
+[tests](methods.md#tests-across-folds)), the Q statistic of every pair (cumulative,
+windowed, faded; gama2013 §4.1) and, when asked, the Page-Hinkley drift detections of every
+(learner, fold) since the previous snapshot (:class:`~distval.prequential.DriftMonitor`).
+Each pair is compared by a :class:`~distval.comparison.PairComparison`, which also applies
+the run's ``--sequential`` rule: every test row says whether its decision is valid under
+peeking (``anytime_valid``) and the p-value limit it used (``boundary``).
 
 The aggregator takes its own settings (:class:`TrackerSettings`, :class:`ComparisonSettings`
 and, for drift detection, :class:`~distval.prequential.DriftSettings`);
@@ -35,8 +35,10 @@ from distval import stats
 from distval.columns import (
     EVENT_SCHEMA,
     FOLD_SCHEMA,
+    PAIRED_SCHEMA,
     Q_SCHEMA,
     TEST_SCHEMA,
+    VERDICT_SCHEMA,
     Columns,
     empty_columns,
     to_columns,
@@ -53,6 +55,7 @@ from distval.metrics import (
     measures,
 )
 from distval.prequential import DriftMonitor, DriftSettings, q_statistic
+from distval.verdict import PairVerdicts, short_names
 
 __all__ = ["Aggregator", "ComparisonSettings", "PairCounts", "Snapshot", "TrackerSettings"]
 
@@ -63,7 +66,9 @@ class Snapshot:
 
     ``folds``, ``tests``, ``q`` and ``events`` hold the columns of
     :data:`~distval.columns.FOLD_SCHEMA`, ``TEST_SCHEMA``, ``Q_SCHEMA`` and ``EVENT_SCHEMA``
-    (the drift detections since the previous snapshot); ``friedman`` the Friedman result.
+    (the drift detections since the previous snapshot); ``friedman`` the Friedman result;
+    ``paired`` and ``verdicts`` the columns of ``PAIRED_SCHEMA`` and ``VERDICT_SCHEMA``
+    (:mod:`distval.verdict`).
     """
 
     position: int
@@ -72,6 +77,8 @@ class Snapshot:
     friedman: dict[str, Any] | None = None
     events: Columns = field(default_factory=lambda: empty_columns(EVENT_SCHEMA))
     q: Columns = field(default_factory=lambda: empty_columns(Q_SCHEMA))
+    paired: Columns = field(default_factory=lambda: empty_columns(PAIRED_SCHEMA))
+    verdicts: Columns = field(default_factory=lambda: empty_columns(VERDICT_SCHEMA))
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,7 @@ class ComparisonSettings:
     sign_method: str = "exact"
     sequential: str = "none"
     spending_function: str = "obrien-fleming"
+    margin: float = 0.0
 
     def plan(self, planned_rows: int | None) -> Plan | None:
         """The alpha-spending plan over ``planned_rows`` (None without spending)."""
@@ -197,10 +205,19 @@ class Aggregator:
     horizon of ``sequential="spending"`` (None: unknown). ``drift`` (None: off) turns on the
     Page-Hinkley detectors.
 
+    With two learners or more the Sign and Wilcoxon tests compare, per pair and fold, both
+    learners over the same rows (:class:`~distval.verdict.PairVerdicts`: the rows the fold
+    tested with both, forgotten the same way for both), and every snapshot carries each
+    pair's confidence sequence and verdict; the measures table keeps each learner's own
+    windows. ``PAIRED = False`` (a benchmark's switch) compares the folds' own windows, as
+    before the verdict existed, and computes no verdict.
+
     >>> agg = Aggregator(["nb"], 2, trackers=TrackerSettings("ewma"), n_classes=10)
     >>> agg.primary.prior[0].tolist() == [0.1] * 10
     True
     """
+
+    PAIRED = True
 
     def __init__(
         self,
@@ -253,6 +270,21 @@ class Aggregator:
         #: alone was (the e-process of ``sequential="evalue"`` bets on them).
         evalue = cmp.sequential in ("evalue", "both")
         self.fold_wins = np.zeros((2, len(self.pairs), self.n_folds)) if evalue else None
+        self.verdicts = None
+        if self.pairs and self.PAIRED:
+            self.verdicts = PairVerdicts(
+                self.labels,
+                self.n_folds,
+                alpha=cmp.alpha,
+                margin=cmp.margin,
+                forgetting=tr.forgetting,
+                measure=cmp.measure,
+                n_classes=n_classes or 2,
+                window=tr.window,
+                fading=tr.fading,
+                adwin_delta=tr.adwin_delta,
+                names=short_names(self.labels),
+            )
         self.drift = None if drift is None else DriftMonitor(self.n_slots, drift)
         self._events: list[dict[str, Any]] = []
         self.position = 0
@@ -281,6 +313,7 @@ class Aggregator:
             sign_method=config.sign_method,
             sequential=config.sequential,
             spending_function=config.spending_function,
+            margin=config.margin,
         )
         drift = None
         if config.drift:
@@ -357,6 +390,8 @@ class Aggregator:
             if self.fold_wins is not None:
                 self.fold_wins[0] += (tested & right_a & ~right_b).sum(axis=2)
                 self.fold_wins[1] += (tested & ~right_a & right_b).sum(axis=2)
+            if self.verdicts is not None:
+                self.verdicts.update(y, by_learner, per_ok)
         if self.drift is not None:
             k = self.n_folds
             for row, slot, detector in self.drift.update(pred, y, start):
@@ -458,6 +493,10 @@ class Aggregator:
                     )
                 )
         events, self._events = self._events, []
+        paired, verdicts = empty_columns(PAIRED_SCHEMA), empty_columns(VERDICT_SCHEMA)
+        if self.verdicts is not None:
+            paired, verdict_rows = self.verdicts.look(self.position, tests)
+            verdicts = to_columns(verdict_rows, VERDICT_SCHEMA)
         self.last = Snapshot(
             self.position,
             {name: np.concatenate([f[name] for f in folds]) for name in FOLD_SCHEMA.names},
@@ -465,6 +504,8 @@ class Aggregator:
             friedman,
             to_columns(events, EVENT_SCHEMA),
             to_columns(q_rows, Q_SCHEMA),
+            paired,
+            verdicts,
         )
         return self.last
 
@@ -494,14 +535,17 @@ class Aggregator:
         """Test rows (:data:`~distval.columns.TEST_SCHEMA`) and Q rows (``Q_SCHEMA``) of
         every pair.
 
-        Sign and Wilcoxon compare the folds' ``measure`` under the run's forgetting (the
-        values are the means over folds); McNemar compares the errors on the (row, fold)
-        pairs both learners tested, cumulative, over the window and faded (the values are
-        those error counts); the e-process (``--sequential evalue``) the same errors per
-        fold. Each row names the learner its data favour.
+        Sign and Wilcoxon compare, per fold, both learners' ``measure`` over the rows the
+        fold tested with both, under the run's forgetting applied to the pair (the paired
+        windows of :mod:`distval.paired`; the values are the means over folds); McNemar
+        compares the errors on the (row, fold) pairs both learners tested, cumulative, over
+        the window and faded (the values are those error counts); the e-processes
+        (``--sequential evalue``) the same errors per fold. Each row names the learner its
+        data favour.
         """
         cmp, forgetting = self.comparison, self.tracker_settings.forgetting
         values = self.fold_values()
+        paired = self.verdicts.fold_values() if self.verdicts is not None else None
         counts = self.pair_counts.counts()
         pos = self.position
         tests: list[dict[str, Any]] = []
@@ -509,6 +553,8 @@ class Aggregator:
         for p, (ia, ib) in enumerate(self.pairs):
             a, b = self.labels[ia], self.labels[ib]
             va, vb = values[ia], values[ib]
+            if paired is not None:
+                va, vb = paired[0][p], paired[1][p]
             ok = np.isfinite(va) & np.isfinite(vb)
             mean_a = float(np.mean(va[ok])) if ok.any() else float("nan")
             mean_b = float(np.mean(vb[ok])) if ok.any() else float("nan")

@@ -222,6 +222,22 @@ class RunConfig:
     ph_lambda: float = _option(
         100.0, "Page-Hinkley threshold lambda", type=float, group="measures and tests"
     )
+    margin: float = _option(
+        0.0,
+        "equivalence margin of the verdict, in accuracy (0.01: one point): a pair is "
+        "'equivalent' when its confidence sequence lies within ±MARGIN, 'better' only beyond it",
+        metavar="MARGIN",
+        type=float,
+        group="measures and tests",
+    )
+    null_twin: str | None = _option(
+        None,
+        "add a second copy of LEARNER (its label or spec) with other replica seeds; the "
+        "summary reports what every rule decided for the pair: a calibration check of the "
+        "tests on this stream",
+        metavar="LEARNER",
+        group="learners and validation",
+    )
     labels: tuple[str, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
@@ -239,6 +255,9 @@ class RunConfig:
         if isinstance(self.stream, os.PathLike):
             object.__setattr__(self, "stream", os.fspath(self.stream))
         specs = [learner_spec(t) for t in learners]
+        if self.null_twin is not None:
+            learners, specs, given = self._with_twin(learners, specs, given)
+            object.__setattr__(self, "learners", learners)
         labels: list[str] = list(given)
         if not (len(given) == len(specs) and len(set(given)) == len(given)):
             labels = []
@@ -273,6 +292,8 @@ class RunConfig:
             check_positive_int(self.n_rows, "n_rows")
         for name in ("fading", "adwin_delta", "alpha"):
             check_open_unit(getattr(self, name), name)
+        if not isinstance(self.margin, (int, float)) or not 0 <= self.margin < 1:
+            raise DistvalError(f"`margin` must be in [0, 1), got {self.margin!r}")
         if self.mcnemar_alpha is not None:
             check_open_unit(self.mcnemar_alpha, "mcnemar_alpha")
         if not isinstance(self.ph_lambda, (int, float)) or self.ph_lambda <= 0:
@@ -297,6 +318,38 @@ class RunConfig:
                 )
         object.__setattr__(self, "tests", tests)
         self._check_sequential()
+
+    def _with_twin(
+        self, learners: tuple[Any, ...], specs: list[LearnerSpec], given: tuple[str, ...]
+    ) -> tuple[tuple[Any, ...], list[LearnerSpec], tuple[str, ...]]:
+        """The learners with the null twin of ``null_twin`` appended (unless a saved
+        configuration already holds it): the same learner, labelled ``<label>~twin``."""
+        names = list(given) if len(given) == len(specs) else [s.label for s in specs]
+        twin = str(self.null_twin)
+        if twin.endswith("~twin"):
+            twin = twin[: -len("~twin")]
+        found = [i for i, (n, s) in enumerate(zip(names, specs)) if twin in (n, s.text)]
+        if not found:
+            raise DistvalError(
+                f"--null-twin {self.null_twin}: no such learner among {', '.join(names)}"
+            )
+        i = found[0]
+        object.__setattr__(self, "null_twin", names[i])
+        label = f"{names[i]}~twin"
+        if label in names:  # a saved run's configuration: the twin is there already
+            return learners, specs, tuple(names)
+        return (
+            (*learners, learners[i]),
+            [*specs, specs[i]],
+            (*names, label),
+        )
+
+    @property
+    def twin_pair(self) -> tuple[str, str] | None:
+        """(learner, its null twin) labels, or None without ``--null-twin``."""
+        if self.null_twin is None:
+            return None
+        return self.null_twin, f"{self.null_twin}~twin"
 
     def _check_sequential(self) -> None:
         """``sequential`` and its options: one clear message for a bad combination."""

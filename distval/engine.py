@@ -38,6 +38,7 @@ from distval.metrics import PROBA_MEASURES
 from distval.results import EvaluationResult, ResultWriter
 from distval.streams import Chunk, Stream, open_stream
 from distval.validation import FoldAssigner
+from distval.verdict import short_names, status_verdict
 
 __all__ = [
     "LocalEvaluation",
@@ -323,7 +324,8 @@ class Run:
 
             desc = f"{stream.name} (starting Ray)" if self._starting else stream.name
             self._bar = tqdm(
-                total=stream.n_rows, unit="rows", desc=desc, leave=True, dynamic_ncols=True
+                total=stream.n_rows, unit="rows", desc=desc, leave=True, dynamic_ncols=True,
+                bar_format=_BAR_FORMAT,
             )
         elif self._lines and self._starting:
             self._print("starting Ray")
@@ -373,9 +375,9 @@ class Run:
             self.writer.append(snap)
         if self._bar is not None or self._lines:
             width = None
-            if self._bar is not None:  # what the bar itself leaves of the terminal
+            if self._bar is not None:  # what the (short) bar leaves of the terminal
                 columns = shutil.get_terminal_size((100, 24)).columns
-                width = max(20, columns - len(self.stream.name) - 60)
+                width = status_width(columns, self.stream.name, self.stream.n_rows)
             self._status = live_status(snap, self.config, width=width)
             if self._bar is not None:
                 self._bar.set_postfix_str(self._status, refresh=False)
@@ -391,11 +393,29 @@ class Run:
         return self.result
 
 
+#: The progress bar: a short bar and the row count, so that the status (the leader and the
+#: verdict) keeps most of an 80-column terminal.
+_BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar:8}| {n_fmt}/{total_fmt}{postfix}"
+
+
+def status_width(columns: int, desc: str, total: int | None) -> int:
+    """What :data:`_BAR_FORMAT` leaves for the status on a terminal ``columns`` wide.
+
+    >>> status_width(80, "elec2", 45312)   # "elec2:  44%|###     | 20000/45312, " is 35
+    45
+    """
+    digits = len(str(total)) if total else 9
+    return max(20, columns - len(desc) - (2 + 4 + 1 + 8 + 2 + 2 * digits + 1 + 2))
+
+
 def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> str:
-    """A short status: the run's measure per learner (mean over folds) and, for the most
-    clearly different pair, the Wilcoxon (else sign) p-value and whom it favours; with
-    ``--sequential``, the decision that stays valid when this line is watched. With a
-    ``width``, parts are dropped from the end until it fits.
+    """A short status: the leader's measure (mean over folds; the leader is the learner the
+    verdicts name most often, else the one with the best measure), the clearest verdict (its
+    confidence sequence, valid under peeking; :func:`~distval.verdict.status_verdict`), the
+    other learners' measures and, for the most clearly different pair, the Wilcoxon (else
+    sign) p-value and whom it favours; with ``--sequential``, the decision that stays valid
+    when this line is watched. With a ``width``, parts are dropped from the end until it
+    fits, so the leader and the verdict stay longest.
 
     >>> from distval.aggregator import Snapshot
     >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2)
@@ -411,24 +431,41 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     'ht 0.850 | nb 0.700 | wilcoxon p 0.03 (ht)'
     >>> live_status(Snapshot(100, folds, tests), cfg, width=20)
     'ht 0.850 | nb 0.700'
+    >>> from distval.columns import VERDICT_SCHEMA, to_columns
+    >>> v = {f: None for f in VERDICT_SCHEMA.names} | {"position": 100, "learner_a": "ht",
+    ...      "learner_b": "nb", "rows": 100, "mean": 0.15, "lower": 0.05, "upper": 0.25,
+    ...      "decision": "A", "folds": 2, "folds_favouring": 2}
+    >>> snap = Snapshot(100, folds, tests, verdicts=to_columns([v], VERDICT_SCHEMA))
+    >>> live_status(snap, cfg, width=45)
+    'ht 0.850 | ht>nb +15.0 pts (CS 5.0..25.0)'
     >>> spend = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="spending")
     >>> live_status(Snapshot(100, folds, tests), spend).split(" | ")[-1]
     'valid under peeking: not yet (needs p <= 0.0012)'
     """
     folds = snap.folds
     primary = folds["forgetting"] == config.forgetting
-    parts = []
+    names = short_names(config.labels)
+    means: dict[str, float] = {}
     for learner in dict.fromkeys(folds["learner"][primary].tolist()):
         v = folds[config.measure][primary & (folds["learner"] == learner)].astype(float)
         if np.isfinite(v).any():
-            parts.append(f"{learner} {np.nanmean(v):.3f}")
+            means[learner] = float(np.nanmean(v))
+    parts = [f"{names.get(k, k)} {v:.3f}" for k, v in means.items()]
+    verdicts = rows_of(snap.verdicts) if len(snap.verdicts) else []
+    if len(parts) > 1:  # the leader first, then the verdict, then the others
+        wins = {k: sum(v["favours"] == k for v in verdicts) for k in means}
+        lead = max(means, key=lambda k: (wins[k], means[k]))  # the verdicts' winner first
+        parts.insert(0, parts.pop(list(means).index(lead)))
+    verdict = status_verdict(verdicts, names) if verdicts else ""
+    if verdict:
+        parts.insert(1, verdict)
     tests = rows_of(snap.tests)
     shown = None
     for name in ("wilcoxon", "sign"):
         rows = [t for t in tests if t["test"] == name and t["pvalue"] == t["pvalue"]]
         if rows:
             shown = best = min(rows, key=lambda t: t["pvalue"])
-            who = f" ({best['favours']})" if best.get("favours") else ""
+            who = f" ({names.get(best['favours'], best['favours'])})" if best.get("favours") else ""
             pair = "" if len(rows) == 1 else f" {best['learner_a']}/{best['learner_b']}"
             parts.append(f"{name}{pair} p {best['pvalue']:.3g}{who}")
             break

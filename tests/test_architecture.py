@@ -25,12 +25,16 @@ LAYERS = {
     "distval.delays": 1,
     "distval.stats": 1,
     "distval.sequential": 1,
+    "distval.anytime": 1,  # confidence sequences of a pair's per-row difference
+    "distval.multiplicity": 1,  # Holm, e-BH
     "distval.learners": 2,
     "distval.metrics": 2,
     "distval.prequential": 2,
+    "distval.paired": 2,  # both learners of a pair over the same rows
     "distval.config": 3,
     "distval.columns": 3,  # the columns of every results table, their one owner
     "distval.comparison": 3,  # one pair comparison: the aggregator's and the harness's
+    "distval.verdict": 3,  # the verdict line of a pair, and its live state
     "distval.aggregator": 4,
     "distval.results": 5,  # schema, tables <- writer, reader <- memory (EvaluationResult)
     "distval.report": 6,

@@ -91,17 +91,38 @@ def test_installed_dependencies_meet_the_declared_floors():
         assert Version(version(name)) in req.specifier, (name, version(name), str(req))
 
 
-def test_ci_runs_the_readmes_test_command():
-    """`.ci/run` ends with the command the README gives for lint, types and tests."""
+def test_ci_runs_the_readmes_two_commands():
+    """The README's Quick start gives two one-line commands; the install's extras are the
+    project's and bring every tool the test command runs; `.ci/run` extracts exactly those
+    two lines (its own awk, run here with bash) and runs them."""
     import re
+    import subprocess
     from pathlib import Path
 
+    import tomllib
+
     root = Path(__file__).parents[1]
-    readme = (root / "README.md").read_text()
-    command = re.search(r"Run the lint.*?```sh\n(.+?)\n```", readme, re.S).group(1)
-    assert "mypy" in command and "ruff check" in command and "pytest" in command
-    ci = (root / ".ci" / "run").read_text().strip().splitlines()
-    assert ci[-1] == command
+    section = (root / "README.md").read_text().split("\n## Quick start\n", 1)[1]
+    blocks = re.findall(r"```sh\n(.+?)\n```", section.split("\n## ", 1)[0], re.S)
+    assert len(blocks) == 2 and all("\n" not in b for b in blocks)
+    install, test = blocks
+    extras = re.search(r'pip install -e "\.\[([^\]]+)\]"', install).group(1).split(",")
+    optional = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert set(extras) <= set(optional) and {"test", "moa", "docs"} <= set(extras)
+    needed = " ".join(optional["test"] + optional["docs"])
+    steps = ["ruff check .", "mypy", "mkdocs build --strict", "python -m pytest"]
+    assert test.split(" && ") == steps
+    assert all(tool in needed for tool in ("ruff", "mypy", "mkdocs", "pytest"))
+    ci = (root / ".ci" / "run").read_text()
+    awk = next(line for line in ci.splitlines() if line.startswith('commands="$(awk'))
+    got = subprocess.run(
+        ["bash", "-c", awk + '\nprintf "%s" "$commands"'],
+        cwd=root, capture_output=True, text=True, check=True,
+    ).stdout
+    assert got.split("\n") == blocks
+    assert 'eval "$quick_start"' in ci and 'eval "$test_command"' in ci
 
 
 def test_the_corrections_page_states_the_stored_grids_as_they_are():

@@ -1,9 +1,9 @@
 """``distval reproduce``: reproduce the experiments of the papers.
 
 ``distval reproduce type-errors`` runs the type I / type II error grid of bifet2015 §4.1
-(Tables 2, 3 and 4; DESIGN.md §5) and writes the tables beside the paper's values, with the
-decisions at every look (the peeking tables: "ever rejected", alpha spending, e-process);
-see :mod:`distval.experiments.type_errors` for the Python API.
+(Tables 2, 3 and 4; [experiments](experiments.md)) and writes the tables beside the paper's
+values, with the decisions at every look (the peeking tables: "ever rejected", alpha
+spending, e-process); see :mod:`distval.experiments.type_errors` for the Python API.
 
 Example
 -------

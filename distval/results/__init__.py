@@ -31,9 +31,11 @@ from distval.results.schema import (
     EVENT_SCHEMA,
     FILES,
     FOLD_SCHEMA,
+    PAIRED_SCHEMA,
     Q_SCHEMA,
     SUMMARY_MEASURES,
     TEST_SCHEMA,
+    VERDICT_SCHEMA,
     finite_or_none,
 )
 from distval.results.tables import markdown_table, text_table
@@ -43,9 +45,11 @@ __all__ = [
     "EVENT_SCHEMA",
     "FILES",
     "FOLD_SCHEMA",
+    "PAIRED_SCHEMA",
     "Q_SCHEMA",
     "SUMMARY_MEASURES",
     "TEST_SCHEMA",
+    "VERDICT_SCHEMA",
     "EvaluationResult",
     "ResultWriter",
     "SavedRun",

@@ -10,15 +10,25 @@ from typing import TypeVar, overload
 import numpy as np
 import pyarrow as pa
 
-from distval.columns import EVENT_SCHEMA, FOLD_SCHEMA, Q_SCHEMA, TEST_SCHEMA, concat
+from distval.columns import (
+    EVENT_SCHEMA,
+    FOLD_SCHEMA,
+    PAIRED_SCHEMA,
+    Q_SCHEMA,
+    TEST_SCHEMA,
+    VERDICT_SCHEMA,
+    concat,
+)
 
 __all__ = [
     "EVENT_SCHEMA",
     "FILES",
     "FOLD_SCHEMA",
+    "PAIRED_SCHEMA",
     "Q_SCHEMA",
     "SUMMARY_MEASURES",
     "TEST_SCHEMA",
+    "VERDICT_SCHEMA",
     "finite_or_none",
     "table",
 ]
@@ -30,6 +40,8 @@ FILES = (
     "tests.parquet",
     "q.parquet",
     "events.parquet",
+    "paired.parquet",
+    "verdicts.parquet",
     "summary.json",
     "summary.md",
 )

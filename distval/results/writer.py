@@ -15,9 +15,22 @@ import pyarrow.parquet as pq
 from distval.aggregator import Snapshot
 from distval.config import RunConfig
 from distval.errors import DistvalError
-from distval.results.schema import EVENT_SCHEMA, FILES, FOLD_SCHEMA, Q_SCHEMA, TEST_SCHEMA, table
+from distval.results.schema import (
+    EVENT_SCHEMA,
+    FILES,
+    FOLD_SCHEMA,
+    PAIRED_SCHEMA,
+    Q_SCHEMA,
+    TEST_SCHEMA,
+    VERDICT_SCHEMA,
+    table,
+)
 
 __all__ = ["ResultWriter", "Summarised", "claim_output"]
+
+#: Files written only once they have a row: drift detections; the paired windows and the
+#: verdicts (runs with two learners or more).
+_ONLY_WITH_ROWS = ("events.parquet", "paired.parquet", "verdicts.parquet")
 
 
 class Summarised(Protocol):
@@ -98,6 +111,8 @@ class ResultWriter:
         self._tests: list[dict[str, np.ndarray]] = []
         self._q: list[dict[str, np.ndarray]] = []
         self._events: list[dict[str, np.ndarray]] = []
+        self._paired: list[dict[str, np.ndarray]] = []
+        self._verdicts: list[dict[str, np.ndarray]] = []
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._last_flush = time.monotonic()
 
@@ -110,6 +125,8 @@ class ResultWriter:
         self._tests.append(snapshot.tests)
         self._q.append(snapshot.q)
         self._events.append(snapshot.events)
+        self._paired.append(snapshot.paired)
+        self._verdicts.append(snapshot.verdicts)
         if time.monotonic() - self._last_flush >= self.flush_seconds:
             self.flush()
 
@@ -119,11 +136,13 @@ class ResultWriter:
             ("tests.parquet", self._tests, TEST_SCHEMA),
             ("q.parquet", self._q, Q_SCHEMA),
             ("events.parquet", self._events, EVENT_SCHEMA),
+            ("paired.parquet", self._paired, PAIRED_SCHEMA),
+            ("verdicts.parquet", self._verdicts, VERDICT_SCHEMA),
         ):
             rows = table(chunks, schema)
             chunks.clear()
-            if name == "events.parquet" and name not in self._writers and not rows.num_rows:
-                continue  # only runs with drift detection (and a detection) get the file
+            if name in _ONLY_WITH_ROWS and name not in self._writers and not rows.num_rows:
+                continue  # e.g. events only with drift detection (and a detection)
             if name not in self._writers:
                 self._writers[name] = pq.ParquetWriter(self.dir / name, schema)
             if rows.num_rows:

@@ -3,8 +3,6 @@ observe every label in stream order, without training on it (zliobaite2015 §4.4
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
@@ -13,13 +11,10 @@ from distval.config import RunConfig
 from distval.evaluation import evaluate
 from distval.learners import parse_learner
 from distval.learners.host import Batch, LearnerHost
+from distval.streams import bundled_path
 from distval.validation import FoldAssigner, Validation
 
-ELEC = Path("/work/shared/data/elec2.parquet")
-if not ELEC.exists():
-    from distval.streams.open import bundled_path
-
-    ELEC = bundled_path("elec2")
+ELEC = bundled_path("elec2")
 
 SCHEMES = ("cv", "split", "bootstrap")
 N = 4000

@@ -21,13 +21,11 @@ from distval.engine import Run, iter_batches, open_config_stream
 from distval.errors import DistvalError
 from distval.learners import parse_learner
 from distval.learners.host import Batch, LearnerHost
-from distval.learners.moa import available, moa_cli
+from distval.learners.moa import moa_cli
 from distval.learners.moa.replicas import MoaReplicas
 from distval.learners.schema import Schema
 
-pytestmark = pytest.mark.skipif(
-    not available(), reason="MOA learners need Java and the moa extra (capymoa's jar)"
-)
+pytestmark = pytest.mark.moa
 
 ROOT = Path(__file__).resolve().parents[2]
 

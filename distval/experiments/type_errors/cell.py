@@ -57,7 +57,7 @@ def noise_filter(
 ) -> npt.NDArray[Any]:
     """Replace each prediction, with probability ``pnoise``, by one of the other classes.
 
-    The replacement is uniform over the ``n_classes - 1`` other classes (DESIGN.md §5), so
+    The replacement is uniform over the ``n_classes - 1`` other classes (bifet2015 §4.1), so
     a learner of accuracy p0 becomes one of accuracy
     ``p0 (1 - pnoise) + (1 - p0) pnoise / (c - 1)`` (bifet2015 §4.1 derives the same kind
     of formula). Entries of -1 (not tested) stay -1.

@@ -1,8 +1,8 @@
 """The grid's settings: profiles (quick, standard, paper), streams and :class:`GridConfig`.
 
-bifet2015 §4.1 (DESIGN.md §5): two seeds of one randomised tree ensemble, k = 10 folds,
-alpha = 0.05, 50 runs per stream in the paper; the ``quick`` and ``standard`` profiles are
-smaller grids of the same design, sized by measured CPU costs.
+bifet2015 §4.1 ([experiments](experiments.md)): two seeds of one randomised tree ensemble, k
+= 10 folds, alpha = 0.05, 50 runs per stream in the paper; the ``quick`` and ``standard``
+profiles are smaller grids of the same design, sized by measured CPU costs.
 
 >>> g = make_grid("quick", streams=["SEA(50)"])
 >>> g.runs, g.n_rows, g.looks

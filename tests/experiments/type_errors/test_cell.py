@@ -17,7 +17,7 @@ from distval.experiments.type_errors import GridConfig, noise_filter, run_cell
 
 @pytest.mark.parametrize("c, p0, pnoise", [(2, 0.8, 0.05), (4, 0.7, 0.10), (10, 0.3, 0.10)])
 def test_noise_filter_accuracy_matches_formula(c, p0, pnoise):
-    # DESIGN.md §5 / bifet2015 §4.1: p = p0 (1 - pnoise) + (1 - p0) pnoise / (c - 1).
+    # bifet2015 §4.1 (docs/experiments.md): p = p0 (1 - pnoise) + (1 - p0) pnoise / (c - 1).
     rng = np.random.default_rng(42)
     n = 400_000
     y = rng.integers(0, c, n)
