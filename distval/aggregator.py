@@ -271,7 +271,8 @@ class Aggregator:
         evalue = cmp.sequential in ("evalue", "both")
         self.fold_wins = np.zeros((2, len(self.pairs), self.n_folds)) if evalue else None
         self.verdicts = None
-        if self.pairs and self.PAIRED:
+        # The paired windows score hard labels: a probabilistic measure has no verdict yet.
+        if self.pairs and self.PAIRED and cmp.measure not in PROBA_MEASURES:
             self.verdicts = PairVerdicts(
                 self.labels,
                 self.n_folds,
