@@ -437,13 +437,14 @@ class Aggregator:
     def _measures(self, tracker: Tracker) -> dict[str, np.ndarray]:
         """``tracker.get()``, computed once per stream position.
 
-        The trackers whose measures come from their confusion counts alone (all but ewma)
-        get them from one :func:`~distval.metrics.measures` call on their stacked counts:
-        the same element-wise arithmetic, one set of numpy calls instead of one per tracker.
+        The trackers whose measures come from their confusion counts alone
+        (:attr:`~distval.metrics.Tracker.from_counts`: all but ewma) get them from one
+        :func:`~distval.metrics.measures` call on their stacked counts: the same
+        element-wise arithmetic, one set of numpy calls instead of one per tracker.
         """
         got = self._got.get(id(tracker))
         if got is None:
-            plain = [t for t in self.trackers if type(t).get is Tracker.get]
+            plain = [t for t in self.trackers if t.from_counts]
             if tracker in plain and len({t.C.shape for t in plain}) == 1:
                 stacked = measures(
                     np.concatenate([t.C for t in plain]), np.concatenate([t.P for t in plain])

@@ -15,11 +15,14 @@ An output directory holds:
 Parquet files are appended a row group at a time, at most a few seconds after the rows were
 computed, so an interrupted run keeps what it had computed.
 
-This package is the one owner of that format: :mod:`~distval.results.schema` (the files
-and their columns), :mod:`~distval.results.writer` (the output-directory policy and the
-appender), :mod:`~distval.results.reader` (reading a directory back, of any version),
+This package is the one owner of that format: :mod:`~distval.results.schema` (the files,
+and the Arrow tables of the columns :mod:`distval.columns` declares),
+:mod:`~distval.results.writer` (the output-directory policy and the appender),
+:mod:`~distval.results.reader` (reading a directory back, of any version, as DataFrames),
 :mod:`~distval.results.memory` (:class:`EvaluationResult`, a run in memory, its summary
-and tables) and :mod:`~distval.results.tables` (Markdown and plain-text tables).
+and tables), :mod:`~distval.results.saved` (a directory loaded back as an
+:class:`EvaluationResult`, two runs compared, CSV export) and
+:mod:`~distval.results.tables` (Markdown and plain-text tables).
 """
 
 
