@@ -303,6 +303,16 @@ class EvaluationResult:
         verdicts = self._verdict_lines()
         if verdicts:
             lines += [*verdicts, ""]
+        elif self.config.measure in PROBA_MEASURES and len(self.config.labels) > 1:
+            lines += [
+                *textwrap.wrap(
+                    f"No verdict lines: they compare per-row errors on the paired rows, which "
+                    f"--measure {self.config.measure} does not score; the tests below use "
+                    "each learner's own windows.",
+                    100,
+                ),
+                "",
+            ]
         if verbose:
             for caption, cols, rows, align in self._blocks():
                 lines += [caption.replace("`", ""), text_table(cols, rows, align), ""]
@@ -317,7 +327,9 @@ class EvaluationResult:
                     "rows.",
                     100,
                 ),
-                compact_measures(s["learners"], fg, short_names(self.config.labels)),
+                compact_measures(
+                    s["learners"], fg, short_names(self.config.labels), self.config.measure
+                ),
                 "",
             ]
             if s["tests"]:
