@@ -307,8 +307,8 @@ class EvaluationResult:
             lines += [
                 *textwrap.wrap(
                     f"No verdict lines: they compare per-row errors on the paired rows, which "
-                    f"--measure {self.config.measure} does not score; the tests below use "
-                    "each learner's own windows.",
+                    f"--measure {self.config.measure} does not score; the fold tests use "
+                    "each learner's own windows (--verbose).",
                     100,
                 ),
                 "",
