@@ -16,9 +16,6 @@ from distval.experiments.suite.statistics import (
     compare,
     friedman_iman_davenport,
 )
-from distval.experiments.suite.statistics import (
-
-)
 from distval.multiplicity import holm_adjusted as holm
 
 # Demšar (2006), Table 6: AUC of C4.5, C4.5+m, C4.5+cf, C4.5+m+cf on 14 data sets. The table
