@@ -45,7 +45,15 @@ from distval.columns import (
 )
 from distval.comparison import Decision, PairComparison, Plan
 from distval.config import RunConfig
-from distval.metrics import MEASURES, Tracker, make_tracker, measures
+from distval.metrics import (
+    LOWER_IS_BETTER,
+    MEASURES,
+    PROBA_MEASURES,
+    ScoreWindows,
+    Tracker,
+    make_tracker,
+    measures,
+)
 from distval.prequential import DriftMonitor, DriftSettings, q_statistic
 from distval.verdict import PairVerdicts, short_names
 
@@ -243,6 +251,14 @@ class Aggregator:
         self.trackers = [make_tracker(tr.forgetting, self.n_slots, **kw)]
         if tr.forgetting != "cumulative":
             self.trackers.append(make_tracker("cumulative", self.n_slots, **kw))
+        #: With a probabilistic measure (:data:`~distval.metrics.PROBA_MEASURES`), each
+        #: tracker's window of class probabilities, in the order of ``trackers``.
+        self.scores: list[ScoreWindows] | None = None
+        if cmp.measure in PROBA_MEASURES:
+            self.scores = [
+                ScoreWindows(t.name, self.n_slots, size=tr.window, factor=tr.fading)
+                for t in self.trackers
+            ]
         self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
         self.pair_counts = PairCounts(len(self.pairs), tr.window, tr.fading)
         self.comparisons = [
@@ -255,7 +271,8 @@ class Aggregator:
         evalue = cmp.sequential in ("evalue", "both")
         self.fold_wins = np.zeros((2, len(self.pairs), self.n_folds)) if evalue else None
         self.verdicts = None
-        if self.pairs and self.PAIRED:
+        # The paired windows score hard labels: a probabilistic measure has no verdict yet.
+        if self.pairs and self.PAIRED and cmp.measure not in PROBA_MEASURES:
             self.verdicts = PairVerdicts(
                 self.labels,
                 self.n_folds,
@@ -323,14 +340,31 @@ class Aggregator:
         return self.trackers[0]
 
     def update(
-        self, start: int, y: np.ndarray, parts: Iterable[tuple[Any, np.ndarray]]
+        self,
+        start: int,
+        y: np.ndarray,
+        parts: Iterable[tuple[Any, np.ndarray]],
+        arrived: int | None = None,
+        rows: np.ndarray | None = None,
     ) -> Snapshot | None:
-        """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions)."""
+        """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions).
+
+        With delayed labels (:mod:`distval.delays`) ``y`` and the predictions are those of
+        the rows whose labels became known during the batch, in that order, ``rows`` their
+        stream rows (drift events name them), and ``arrived`` is the number of rows the
+        batch brought (the stream position moves by it).
+        """
         if start != self.position:
             raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
         n = len(y)
+        if n == 0:
+            return self._advance(arrived or 0)
         pred = np.full((self.n_slots, n), -1, dtype=np.int64)
+        given: list[tuple[np.ndarray, np.ndarray]] = []
         for ids, p in parts:
+            if isinstance(p, tuple):  # (predictions, probabilities) of a probabilistic run
+                p, probs = p
+                given.append((np.asarray(ids), probs))
             pred[np.asarray(ids)] = p
         prev = np.empty(n, dtype=np.int64)
         prev[0] = self._last_label
@@ -338,6 +372,11 @@ class Aggregator:
         per_ok = y == prev
         for tracker in self.trackers:
             tracker.update(y, pred, per_ok)
+        if self.scores is not None:
+            proba = self._proba(y, given)
+            for tracker, window in zip(self.trackers, self.scores):
+                widths = tracker.widths if tracker.name == "adwin" else None
+                window.update(y, pred, proba, widths)
         self._got = {}
         if self.pairs:
             by_learner = pred.reshape(len(self.labels), self.n_folds, n)
@@ -359,15 +398,28 @@ class Aggregator:
             for row, slot, detector in self.drift.update(pred, y, start):
                 self._events.append(
                     {
-                        "position": row,
+                        "position": row if rows is None else int(rows[row - start]),
                         "learner": self.labels[slot // k],
                         "fold": slot % k,
                         "detector": detector,
                     }
                 )
         self._last_label = int(y[-1])
-        self.position += n
-        if self.position % self.test_every == 0:
+        return self._advance(n if arrived is None else arrived)
+
+    def _proba(self, y: np.ndarray, given: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """(slots, rows, classes) probabilities from the parts' (slot ids, probabilities),
+        padded to the classes seen; uniform for a slot that sent none."""
+        c = max([int(y.max()) + 1, 2, *(p.shape[2] for _, p in given)])
+        out = np.full((self.n_slots, len(y), c), 1.0 / c)
+        for ids, p in given:
+            out[ids] = 0.0
+            out[ids, :, : p.shape[2]] = p
+        return out
+
+    def _advance(self, rows: int) -> Snapshot | None:
+        self.position += rows
+        if rows and self.position % self.test_every == 0:
             return self.snapshot()
         return None
 
@@ -380,7 +432,7 @@ class Aggregator:
     def fold_values(self) -> np.ndarray:
         """(learners, folds) values of the run's measure under its forgetting mechanism."""
         m = self._measures(self.primary)[self.comparison.measure]
-        return m.reshape(len(self.labels), self.n_folds)
+        return np.asarray(m).reshape(len(self.labels), self.n_folds)
 
     def _measures(self, tracker: Tracker) -> dict[str, np.ndarray]:
         """``tracker.get()``, computed once per stream position.
@@ -403,6 +455,9 @@ class Aggregator:
                 got = self._got[id(tracker)]
             else:
                 got = self._got[id(tracker)] = tracker.get()
+        if self.scores is not None and PROBA_MEASURES[0] not in got:
+            window = self.scores[self.trackers.index(tracker)]
+            got = self._got[id(tracker)] = got | window.get()
         return got
 
     def snapshot(self) -> Snapshot:
@@ -412,6 +467,8 @@ class Aggregator:
         friedman = None
         if "friedman" in cmp.tests and len(self.labels) >= 3:
             values = self.fold_values()
+            if cmp.measure in LOWER_IS_BETTER:
+                values = -values
             ok = np.isfinite(values).all(axis=0)
             if ok.sum() >= 2:
                 r = stats.friedman(values[:, ok].T, alpha=cmp.alpha)
@@ -468,6 +525,11 @@ class Aggregator:
             "width": np.asarray(tracker.widths, dtype=np.float64),
             **{name: np.asarray(m[name], dtype=np.float64) for name in MEASURES},
             "recall_by_class": np.fromiter(recall.tolist(), dtype=object, count=n),
+            **{  # null (None) in a run that asked for none
+                name: np.asarray(m[name], dtype=np.float64) if name in m
+                else np.full(n, None, dtype=object)
+                for name in PROBA_MEASURES
+            },
         }
         return {name: columns[name] for name in FOLD_SCHEMA.names}
 
@@ -498,6 +560,8 @@ class Aggregator:
             ok = np.isfinite(va) & np.isfinite(vb)
             mean_a = float(np.mean(va[ok])) if ok.any() else float("nan")
             mean_b = float(np.mean(vb[ok])) if ok.any() else float("nan")
+            if cmp.measure in LOWER_IS_BETTER:  # the tests see "higher is better" values
+                va, vb = -va, -vb
             losses = {kind: (float(c[2][p]), float(c[3][p])) for kind, c in counts.items()}
             wins = None
             if self.fold_wins is not None:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from distval.metrics import MEASURES
+from distval.metrics import MEASURES, PROBA_MEASURES
 
 __all__ = [
     "EVENT_SCHEMA",
@@ -63,6 +63,7 @@ FOLD_SCHEMA = pa.schema(
         ("width", pa.float64()),
         *[(m, pa.float64()) for m in MEASURES],
         ("recall_by_class", pa.list_(pa.float64())),
+        *[(m, pa.float64()) for m in PROBA_MEASURES],  # null unless a run asks for one
     ]
 )
 TEST_SCHEMA = pa.schema(

@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from distval.delays import Delay, delay_spec
 from distval.errors import DistvalError, check_open_unit, check_positive_int
 from distval.learners import LearnerSpec, learner_spec
-from distval.metrics import FORGETTING, MEASURES
+from distval.metrics import FORGETTING, MEASURES, PROBA_MEASURES
 from distval.sequential import SEQUENTIAL, SPENDING
 from distval.streams.iterable import stream_name
 from distval.validation import FOLD_CHOICES, SCHEMES, Validation
@@ -73,6 +74,26 @@ class RunConfig:
         metavar="SPEC",
         group="stream",
     )
+    delay: Any = _option(  # noqa: RUF009 - a dataclass field (metadata), built once
+        None,
+        "labels arrive late: N rows (1: at once), or with --delay-column a time in that "
+        "column's units or a duration such as 30min, 2h, 1d (the column in seconds); rows "
+        "still waiting at the end are scored, not trained on",
+        metavar="DELAY",
+        group="stream",
+    )
+    delay_column: str | None = _option(
+        None, "column holding each row's time, for --delay as a time", metavar="COLUMN",
+        group="stream",
+    )
+    label_probability: float = _option(
+        1.0,
+        "share of rows whose label the learners get (seeded draw per row); the measures "
+        "still count every row",
+        metavar="P",
+        type=float,
+        group="stream",
+    )
     target: str | None = _option(
         None, "label column of a file (default: the last column)", metavar="COLUMN",
         group="stream",
@@ -129,8 +150,10 @@ class RunConfig:
     alpha: float = _option(0.05, "significance level", type=float, group="measures and tests")
     measure: str = _option(
         "accuracy",
-        "per-fold value compared by the sign, Wilcoxon and Friedman tests",
-        choices=MEASURES,
+        "per-fold value compared by the sign, Wilcoxon and Friedman tests; log_loss, brier "
+        "(lower is better) and auc score the class probabilities, computed only when one of "
+        "them is asked for",
+        choices=MEASURES + PROBA_MEASURES,
         group="measures and tests",
     )
     tests: tuple[str, ...] | None = _option(
@@ -251,13 +274,17 @@ class RunConfig:
             [dataclasses.replace(s, label=lab) for s, lab in zip(specs, labels)],
         )
         self.validation  # noqa: B018 - validates scheme, folds and fold choice
+        object.__setattr__(
+            self, "_delay", delay_spec(self.delay, self.delay_column, self.label_probability)
+        )
         if self.forgetting not in FORGETTING:
             raise DistvalError(
                 f"unknown forgetting {self.forgetting!r}; choose one of {', '.join(FORGETTING)}"
             )
-        if self.measure not in MEASURES:
+        if self.measure not in MEASURES + PROBA_MEASURES:
             raise DistvalError(
-                f"unknown measure {self.measure!r}; choose one of {', '.join(MEASURES)}"
+                f"unknown measure {self.measure!r}; choose one of "
+                f"{', '.join(MEASURES + PROBA_MEASURES)}"
             )
         for name in ("window", "test_every", "batch_size"):
             check_positive_int(getattr(self, name), name)
@@ -369,6 +396,11 @@ class RunConfig:
         return list(self._specs)  # type: ignore[attr-defined]  # set in __post_init__, not a field
 
     @property
+    def label_delay(self) -> Delay | None:
+        """When labels reach the learners (:mod:`distval.delays`); None: at once, all."""
+        return self._delay  # type: ignore[attr-defined, no-any-return]  # set in __post_init__
+
+    @property
     def stream_text(self) -> str | None:
         """The stream as text: its spec, or ``python:<name>`` for a Python object."""
         if self.stream is None or isinstance(self.stream, str):
@@ -387,6 +419,10 @@ class RunConfig:
         out["learners"] = [s.text for s in self.specs]
         out["labels"] = list(self.labels)
         out["tests"] = list(self.tests or ())
+        if callable(self.delay):
+            out["delay"] = f"python:{getattr(self.delay, '__name__', 'function')}"
+        elif self.delay is not None and not isinstance(self.delay, (int, float, str)):
+            out["delay"] = f"{self.delay.total_seconds()}s"  # a timedelta, in seconds
         return out
 
     @classmethod
@@ -402,6 +438,11 @@ class RunConfig:
         if isinstance(text, str) and text.startswith("python:"):
             raise DistvalError(
                 f"the stream {text!r} was a Python object in the saved run: no text reopens it"
+            )
+        text = kw.get("delay")
+        if isinstance(text, str) and text.startswith("python:"):
+            raise DistvalError(
+                f"the delay {text!r} was a Python function in the saved run: no text rebuilds it"
             )
         return cls(**kw)
 

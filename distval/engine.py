@@ -31,10 +31,12 @@ import numpy as np
 from distval.aggregator import Aggregator, Snapshot
 from distval.columns import rows_of
 from distval.config import RunConfig
+from distval.delays import LabelSchedule
 from distval.learners.host import Batch, LearnerHost
 from distval.learners.schema import Schema
+from distval.metrics import PROBA_MEASURES
 from distval.results import EvaluationResult, ResultWriter
-from distval.streams import Stream, open_stream
+from distval.streams import Chunk, Stream, open_stream
 from distval.validation import FoldAssigner
 from distval.verdict import short_names, status_verdict
 
@@ -81,22 +83,55 @@ def spending_horizon(config: RunConfig, stream: Stream) -> int | None:
 
 
 def iter_batches(stream: Stream, config: RunConfig) -> Iterator[Batch]:
-    """The stream as routed batches of at most ``batch_size`` rows, cut at test points."""
+    """The stream as routed batches of at most ``batch_size`` rows, cut at test points.
+
+    With delayed or partial labels (``config.label_delay``) each batch carries the labels
+    that become known during it (:class:`~distval.delays.LabelSchedule`); the chunks are then
+    read one ahead, since the next row's time decides which labels are known before it.
+    """
     assigner = FoldAssigner(config.validation, seed=config.seed)
     every = config.test_every
-    for chunk in stream.chunks(config.batch_size):
+    spec = config.label_delay
+    schedule = None
+    if spec is not None and spec.delayed:
+        schedule = LabelSchedule(
+            spec, stream.feature_names, config.n_folds, config.seed, lambda: stream.classes
+        )
+    elif spec is not None:  # partial labels, at once: no schedule, the reveal draws only
+        schedule = LabelSchedule(spec, stream.feature_names, config.n_folds, config.seed)
+    chunks = stream.chunks(config.batch_size)
+    for chunk, following in _ahead(chunks) if schedule is not None else _alone(chunks):
         n = len(chunk.y)
         first = chunk.start
         cuts = np.arange((first // every + 1) * every, first + n, every) - first
         for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, n]):
             a = assigner.assign(int(hi - lo))
-            yield Batch(
-                start=first + int(lo),
-                X=chunk.X[lo:hi],
-                y=chunk.y[lo:hi],
-                weights=a.weights,
-                tested=a.tested(config.prequential),
-            )
+            X, y, tested = chunk.X[lo:hi], chunk.y[lo:hi], a.tested(config.prequential)
+            if schedule is None or spec is None:
+                yield Batch(first + int(lo), X, y, a.weights, tested)
+            elif not spec.delayed:
+                revealed = schedule.revealed(len(y))
+                weights = np.where(revealed[:, None], a.weights, 0).astype(a.weights.dtype)
+                yield Batch(first + int(lo), X, y, weights, tested, revealed=revealed)
+            else:
+                after = chunk.X[hi] if hi < n else following.X[0] if following else None
+                release = schedule.release(first + int(lo), X, y, a.weights, tested, after)
+                yield Batch(first + int(lo), X, y, a.weights, tested, release=release)
+
+
+def _alone(chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, Chunk | None]]:
+    for chunk in chunks:
+        yield chunk, None
+
+
+def _ahead(chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, Chunk | None]]:
+    """Each chunk with the one after it (None for the last)."""
+    it = iter(chunks)
+    current = next(it, None)
+    while current is not None:
+        following = next(it, None)
+        yield current, following
+        current = following
 
 
 #: Batches a stage of the overlapped in-process loop may run ahead of the next: the reader
@@ -120,7 +155,8 @@ class LocalEvaluation:
     def __init__(self, config: RunConfig, stream: Stream) -> None:
         slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
         self.host = LearnerHost(
-            config.specs, slots, stream.feature_names, config.seed, Schema.of(stream)
+            config.specs, slots, stream.feature_names, config.seed, Schema.of(stream),
+            proba=config.measure in PROBA_MEASURES,
         )
         self.aggregator = Aggregator.from_config(
             config,
@@ -132,7 +168,10 @@ class LocalEvaluation:
     def step(self, batch: Batch) -> Snapshot | None:
         """Predict, learn and aggregate one batch; the snapshot if a test point was reached."""
         preds = self.host.process(batch)
-        return self.aggregator.update(batch.start, batch.y, [(self._ids, preds)])
+        return self.aggregator.update(
+            batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch),
+            rows=batch.scored_rows,
+        )
 
     @property
     def overlaps(self) -> bool:
@@ -164,7 +203,10 @@ class LocalEvaluation:
                     return
                 batch, preds = item
                 try:
-                    snap = self.aggregator.update(batch.start, batch.y, [(self._ids, preds)])
+                    snap = self.aggregator.update(
+                        batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch),
+                        rows=batch.scored_rows,
+                    )
                 except BaseException as exc:  # handed to the main thread
                     agg_out.put(exc)
                     return

@@ -22,6 +22,7 @@ LAYERS = {
     "distval.errors": 0,
     "distval.streams": 1,
     "distval.validation": 1,
+    "distval.delays": 1,
     "distval.stats": 1,
     "distval.sequential": 1,
     "distval.anytime": 1,  # confidence sequences of a pair's per-row difference

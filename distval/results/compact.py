@@ -36,26 +36,41 @@ def _pct(d: Mapping[str, float | None] | None) -> str:
     return f"{mean:.1f}" + (f" ±{100 * sd:.1f}" if sd is not None else "")
 
 
+def _value(d: Mapping[str, float | None] | None) -> str:
+    if not d or d.get("mean") is None:
+        return "–"
+    sd = d.get("std")
+    return f"{float(d['mean'] or 0.0):.3f}" + (f" ±{sd:.3f}" if sd is not None else "")
+
+
 def compact_measures(
     learners: Mapping[str, Mapping[str, Mapping[str, Mapping[str, float | None]]]],
     forgetting: str,
     names: Mapping[str, str],
+    measure: str = "accuracy",
 ) -> str:
     """The final measures in percent (mean ±sd over folds) as an aligned text table.
+
+    A run's ``measure`` outside the four shown (``auc``, ``log_loss``, ``f1``, …) gets a last
+    column of its own, as a plain number (log-loss is no percentage).
 
     >>> m = {"accuracy": {"mean": 0.841, "std": 0.005}, "kappa": {"mean": 0.67, "std": None}}
     >>> print(compact_measures({"ht": {"adwin": m, "cumulative": m}}, "adwin", {"ht": "ht"}))
     learner   accuracy     κ  κm  κper  accuracy, cumulative
     -------  ---------  ----  --  ----  --------------------
     ht       84.1 ±0.5  67.0   –     –             84.1 ±0.5
+    >>> m["auc"] = {"mean": 0.9, "std": 0.01}
+    >>> print(compact_measures({"ht": {"adwin": m}}, "adwin", {}, "auc").splitlines()[2])
+    ht       84.1 ±0.5  67.0   –     –             84.1 ±0.5  0.900 ±0.010
     """
+    extra = [] if measure in {m for m, _ in COMPACT_MEASURES} else [measure]
     rows = []
     for label, per in learners.items():
         main = per.get(forgetting) or {}
         cum = per.get("cumulative") or main
         rows.append([names.get(label, label), *(_pct(main.get(m)) for m, _ in COMPACT_MEASURES),
-                     _pct(cum.get("accuracy"))])
-    cols = ["learner", *(title for _, title in COMPACT_MEASURES), "accuracy, cumulative"]
+                     _pct(cum.get("accuracy")), *(_value(main.get(m)) for m in extra)])
+    cols = ["learner", *(title for _, title in COMPACT_MEASURES), "accuracy, cumulative", *extra]
     return text_table(cols, rows, "l" + "r" * (len(cols) - 1))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import textwrap
 from dataclasses import dataclass, field
@@ -14,8 +15,9 @@ import pandas as pd
 from distval.aggregator import Snapshot
 from distval.columns import Columns, concat, rows_of
 from distval.config import RunConfig
+from distval.delays import parse_duration
 from distval.errors import DistvalError
-from distval.metrics import MEASURES
+from distval.metrics import MEASURES, PROBA_MEASURES
 from distval.results.compact import compact_measures, verdict_block
 from distval.results.reader import SavedRun
 from distval.results.schema import (
@@ -146,7 +148,7 @@ class EvaluationResult:
             for kind in dict.fromkeys(final["forgetting"].tolist()):
                 sel = (final["learner"] == label) & (final["forgetting"] == kind)
                 stats_: dict[str, dict[str, float | None]] = {}
-                for m in MEASURES:
+                for m in _measured(self.config):
                     v = final[m][sel].astype(float)
                     v = v[np.isfinite(v)]
                     stats_[m] = {
@@ -246,7 +248,7 @@ class EvaluationResult:
         cfg = self.config
         head = f"{cfg.n_folds}-fold {cfg.scheme}{' prequential' if cfg.prequential else ''}"
         cut = " (interrupted)" if self.interrupted else ""
-        return f"distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows{cut}"
+        return f"distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows{_labels(cfg)}{cut}"
 
     def _footer(self) -> list[str]:
         s = self.summary()
@@ -301,6 +303,16 @@ class EvaluationResult:
         verdicts = self._verdict_lines()
         if verdicts:
             lines += [*verdicts, ""]
+        elif self.config.measure in PROBA_MEASURES and len(self.config.labels) > 1:
+            lines += [
+                *textwrap.wrap(
+                    f"No verdict lines: they compare per-row errors on the paired rows, which "
+                    f"--measure {self.config.measure} does not score; the fold tests use "
+                    "each learner's own windows (--verbose).",
+                    100,
+                ),
+                "",
+            ]
         if verbose:
             for caption, cols, rows, align in self._blocks():
                 lines += [caption.replace("`", ""), text_table(cols, rows, align), ""]
@@ -315,7 +327,9 @@ class EvaluationResult:
                     "rows.",
                     100,
                 ),
-                compact_measures(s["learners"], fg, short_names(self.config.labels)),
+                compact_measures(
+                    s["learners"], fg, short_names(self.config.labels), self.config.measure
+                ),
                 "",
             ]
             if s["tests"]:
@@ -357,8 +371,9 @@ class EvaluationResult:
         from matplotlib.figure import Figure
 
         measure = measure or self.config.measure
-        if measure not in MEASURES:
-            raise DistvalError(f"unknown measure {measure!r}; choose one of {', '.join(MEASURES)}")
+        if measure not in _measured(self.config):
+            choices = ", ".join(_measured(self.config))
+            raise DistvalError(f"unknown measure {measure!r}; choose one of {choices}")
         df = self.folds()
         df = df[df["forgetting"] == self.config.forgetting]
         fig = Figure(figsize=(8, 4.2), layout="constrained")
@@ -411,15 +426,25 @@ def _measures_block(learners: dict[str, Any], kind: str) -> Block:
             continue
         main = per.get(kind, {})
         cum = per.get("cumulative", main)
-        cells = [_mean_sd(main[m]) for m in SUMMARY_MEASURES] if main else []
+        shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in main)]
+        cells = [_mean_sd(main[m]) for m in shown] if main else []
         rows.append([label, *cells, _mean_sd(cum["accuracy"])])
+    first: dict[str, Any] = next(
+        (per[kind] for per in learners.values() if per.get(kind)), {}
+    )
+    shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in first)]
     return (
         f"Measures under `{kind}` forgetting at the end of the stream, mean ± sd over "
         "folds; last column: cumulative accuracy.",
-        ["learner", *SUMMARY_MEASURES, "accuracy (cumulative)"],
+        ["learner", *shown, "accuracy (cumulative)"],
         rows,
-        "l" + "r" * (len(SUMMARY_MEASURES) + 1),
+        "l" + "r" * (len(shown) + 1),
     )
+
+
+def _measured(cfg: RunConfig) -> tuple[str, ...]:
+    """The fold measures a run has: the probabilistic ones only when it asked for one."""
+    return MEASURES + PROBA_MEASURES if cfg.measure in PROBA_MEASURES else MEASURES
 
 
 #: What the decisions of each ``--sequential`` rule mean, for the summary and the report.
@@ -530,3 +555,30 @@ def _q_block(q_rows: list[dict[str, Any]]) -> Block:
         rows,
         "lllrrrl",
     )
+
+
+def _labels(cfg: RunConfig) -> str:
+    """How labels reached the learners, for a title: empty when at once and all.
+
+    >>> _labels(RunConfig(delay=500, label_probability=0.1))
+    ', labels 500 rows late, 10 % revealed'
+    >>> _labels(RunConfig(delay="30min", delay_column="time"))
+    ", labels 1800 s late (by 'time')"
+    """
+    spec = cfg.label_delay
+    if spec is None:
+        return ""
+    parts = []
+    if spec.func is not None:
+        parts.append("labels late by a function")
+    elif spec.amount is not None:
+        timed = isinstance(cfg.delay, dt.timedelta) or (
+            isinstance(cfg.delay, str) and parse_duration(cfg.delay) is not None
+        )
+        unit = " s" if timed else ""
+        parts.append(f"labels {spec.amount:g}{unit} late (by {spec.column!r})")
+    elif spec.delayed:
+        parts.append(f"labels {spec.rows} rows late")
+    if spec.probability < 1:
+        parts.append(f"{100 * spec.probability:g} % revealed")
+    return ", " + ", ".join(parts) if parts else ""
