@@ -215,7 +215,9 @@ class TimedHost:
 
     def __init__(self, host: Any) -> None:
         self._h = host
-        self.process = clocked("java call", host.process)
+        for name in ("process", "processVotes"):  # the batch call, by its Java name
+            if hasattr(host, name):
+                setattr(self, name, clocked("java call", getattr(host, name)))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._h, name)
