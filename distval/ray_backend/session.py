@@ -108,10 +108,11 @@ def _restore_env() -> None:
 def _reload_auth() -> None:
     """Make this process see the authentication variables as they are now: Ray caches them
     (its own ``ray.init`` does the same when it turns token mode on by default)."""
-    from ray._raylet import AuthenticationTokenLoader, Config
+    import ray._raylet as raylet  # compiled: no type information
 
-    Config.initialize("")
-    AuthenticationTokenLoader.instance().reset_cache()
+    raylet_any: Any = raylet
+    raylet_any.Config.initialize("")
+    raylet_any.AuthenticationTokenLoader.instance().reset_cache()
 
 
 def _stop() -> None:
