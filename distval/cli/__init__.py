@@ -19,7 +19,7 @@ from typing import NoReturn
 
 from distval.errors import DistvalError
 
-__all__ = ["build_parser", "command", "main"]
+__all__ = ["build_parser", "command", "main", "os_error"]
 
 #: Commands: module under ``distval.cli`` and help text.
 COMMANDS = {
@@ -76,6 +76,22 @@ def main(argv: list[str] | None = None) -> int:
     except DistvalError as exc:
         print(f"distval: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the machine's: a full or read-only disk, a path under a file
+        print(f"distval: error: {os_error(exc)}", file=sys.stderr)
+        return 2
+
+
+def os_error(exc: OSError) -> str:
+    """An operating-system error in one line: the path and the reason.
+
+    >>> os_error(NotADirectoryError(20, "Not a directory", "/tmp/file/out"))
+    '/tmp/file/out: Not a directory'
+    >>> os_error(OSError(28, "No space left on device"))
+    'No space left on device'
+    """
+    if exc.strerror and exc.filename:
+        return f"{exc.filename}: {exc.strerror}"
+    return exc.strerror or str(exc) or type(exc).__name__
 
 
 def command() -> int:

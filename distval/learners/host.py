@@ -123,6 +123,7 @@ class LearnerHost:
         #: call is shared evenly by its replicas); the Ray engine balances actors by them.
         self.busy = [0.0] * len(self.slots)
         self.moa = None
+        self._top = -1  # the largest class index of the rows seen so far
         self._moa_at: list[int] = []  # slot positions of the MOA replicas, in their order
         if moa_slots:
             from distval.learners.moa import moa_cli
@@ -165,7 +166,9 @@ class LearnerHost:
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Hosts pickled by earlier versions (checkpoints on disk) lack the newer attributes.
         n = len(state["slots"])
-        self.__dict__.update({"_nominal": {}, "_categorical": [False] * n, "busy": [0.0] * n})
+        self.__dict__.update(
+            {"_nominal": {}, "_categorical": [False] * n, "busy": [0.0] * n, "_top": -1}
+        )
         self.__dict__.update(state)
 
     @classmethod
@@ -209,6 +212,9 @@ class LearnerHost:
         nominal, categorical = self._nominal, self._categorical
         codes = named = None
         ys = batch.y.tolist()
+        if len(ys):
+            self._top = max(self._top, int(batch.y.max()))
+        top = self._top
         for j, (learner, fold) in enumerate(self.slots):
             if self.models[j] is None:
                 continue
@@ -222,14 +228,40 @@ class LearnerHost:
                 xs = codes
             t0 = time.perf_counter()
             try:
-                out[j] = self._replica(j, fold, batch, xs, ys)
+                preds = self._replica(j, fold, batch, xs, ys)
             except Exception as exc:
                 raise DistvalError(
                     f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
                     f"at row {batch.start}: {type(exc).__name__}: {exc}"
                 ) from exc
+            out[j] = self._checked(preds, batch, learner, fold, top)
             busy[j] += time.perf_counter() - t0
         return out
+
+    def _checked(
+        self, preds: list[Any], batch: Batch, learner: int, fold: int, top: int
+    ) -> np.ndarray:
+        """A replica's predictions of a batch, refused unless every tested row's is a class
+        index seen so far (0..``top``; river replicas learn class indices, so they predict
+        them). -1 marks the rows the fold did not test: a learner's -1 must not pass for it.
+        """
+        tested = batch.tested[:, fold]
+        try:
+            values = np.asarray(preds, dtype=np.int64)
+            exact = (np.asarray(preds, dtype=object) == values).astype(bool)
+            bad = tested & ~((values >= 0) & (values <= top) & exact)
+        except (TypeError, ValueError, OverflowError):  # not all numbers: find which
+            values = np.zeros(0, dtype=np.int64)
+            ok = [isinstance(v, (int, np.integer)) and 0 <= v <= top for v in preds]
+            bad = tested & ~np.array(ok, dtype=bool)
+        if not bad.any():
+            return values
+        i = int(np.argmax(bad))
+        raise DistvalError(
+            f"learner {self.labels[learner]!r} (fold {fold}) predicted {preds[i]!r} for row "
+            f"{batch.start + i}, which is none of the {top + 1} classes seen so far "
+            f"(class indices 0..{top}): a learner must predict one of the labels it learned"
+        )
 
     def _process_moa(self, batch: Batch, out: np.ndarray) -> None:
         """All MOA replicas of the batch in one JVM call; rows of ``out`` filled in place."""

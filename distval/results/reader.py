@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from distval.config import current_keys
+from distval.config import read_config
 from distval.errors import DistvalError
 from distval.results.schema import EVENT_SCHEMA, Q_SCHEMA, TEST_SCHEMA
 
@@ -160,24 +160,24 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
     config: dict[str, Any] = {}
     if (d / "config.json").exists():
         try:
-            config = current_keys(json.loads((d / "config.json").read_text()))
-        except ValueError as exc:
+            config = read_config(
+                json.loads((d / "config.json").read_text()), str(d / "config.json"), strict=False
+            )
+        except (ValueError, RecursionError) as exc:
             raise DistvalError(f"{d / 'config.json'} is not valid JSON: {exc}") from None
 
     def read(name: str) -> pd.DataFrame:
         try:
             return pq.read_table(d / name).to_pandas()
-        except (OSError, pa.ArrowInvalid) as exc:
+        except (OSError, pa.ArrowException) as exc:
             if name == "tests.parquet" and not (d / name).exists():
                 return pd.DataFrame(columns=TEST_SCHEMA.names)
             raise DistvalError(f"cannot read {d / name}: {exc}") from None
 
     folds = read("folds.parquet")
     tests = read("tests.parquet")
-    q = pq.read_table(d / "q.parquet").to_pandas() if (d / "q.parquet").exists() else None
-    events = None
-    if (d / "events.parquet").exists():
-        events = pq.read_table(d / "events.parquet").to_pandas()
+    q = read("q.parquet") if (d / "q.parquet").exists() else None
+    events = read("events.parquet") if (d / "events.parquet").exists() else None
     if folds.empty:
         raise DistvalError(
             f"{d / 'folds.parquet'} has no rows: the run stopped before its first check"

@@ -107,7 +107,7 @@ CASES = [
     (["--scheme", "holdout"], "argument --scheme: invalid choice: 'holdout'"),
     (["--config", "{d}/nosuch.json"], "cannot read"),
     (["--config", "{d}/ragged.csv"], "is not valid JSON"),
-    (["--learners", "ht", "river.preprocessing:StandardScaler"], "is not a classifier"),
+    (["--learners", "ht", "river.preprocessing:StandardScaler"], "not a classifier"),
     (["--sequential", "evalue", "--planned-rows", "100"], "--planned-rows is the horizon"),
     (["--sequential", "spending", "--planned-rows", "200"], "is below --n-rows 300"),
     (["--learners", "ht", "--sequential", "spending"], "give two learners or more"),
