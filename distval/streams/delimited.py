@@ -421,7 +421,12 @@ class CsvStream(_CsvReading):
             looks = pc.match_substring_regex(col, _NUMBER_RE)
             n_num = pc.sum(looks).as_py() or 0
             n_all = len(col) - col.null_count
-            if n_num and n_num < n_all and n_num >= 0.9 * n_all:
+            if not n_num or n_num == n_all:
+                continue
+            # Mostly numbers, or numbers and a marker or two ('-', 'n/a'): a numeric column
+            # whose other values are missing-value markers or mistakes, not categories.
+            markers = pc.count_distinct(pc.filter(col, pc.invert(looks))).as_py()
+            if n_num >= 0.9 * n_all or (n_num >= 0.5 * n_all and markers <= 2):
                 odd = np.flatnonzero(
                     ~looks.to_numpy(zero_copy_only=False).astype(bool)
                     & col.is_valid().to_numpy(zero_copy_only=False)
