@@ -14,7 +14,7 @@ import argparse
 
 import numpy as np
 
-import distval.metrics as metrics
+import distval.metrics.trackers as metrics
 from distval.aggregator import Aggregator
 from distval.config import RunConfig
 
@@ -26,7 +26,7 @@ BEFORE = "a404bc0"
 
 
 def tracker_before():
-    """``ADWINWindow`` of distval.metrics at :data:`BEFORE`."""
+    """``ADWINWindow`` of distval.metrics (then one module) at :data:`BEFORE`."""
     import subprocess
     import sys
     import types
@@ -39,7 +39,7 @@ def tracker_before():
 
 
 def feed(config: RunConfig, y, pred, batch):
-    agg = Aggregator(config)
+    agg = Aggregator.from_config(config)
     ids = np.arange(pred.shape[0])
     for lo in range(0, len(y), batch):
         agg.update(lo, y[lo : lo + batch], [(ids, pred[:, lo : lo + batch])])

@@ -6,45 +6,121 @@ the chosen forgetting mechanism and of the cumulative one, the Persistent baseli
 the global stream, and McNemar's discordant counts for every learner pair (cumulative,
 sliding window and fading, gama2013 §4). Every ``test_every`` rows it emits a
 :class:`Snapshot`: the fold measures and, for each learner pair, the Sign, Wilcoxon and
-McNemar tests (plus Friedman/Nemenyi for three learners or more; DESIGN.md §4), the Q
+McNemar tests (plus Friedman/Nemenyi for three learners or more; Demsar 2006), the Q
 statistic of every pair (cumulative, windowed, faded; gama2013 §4.1) and, when asked, the
 Page-Hinkley drift detections of every (learner, fold) since the previous snapshot
 (:class:`~distval.prequential.DriftMonitor`). Each pair is compared by a
 :class:`~distval.comparison.PairComparison`, which also applies the run's ``--sequential``
 rule: every test row says whether its decision is valid under peeking (``anytime_valid``)
 and the p-value limit it used (``boundary``).
+
+The aggregator takes its own settings (:class:`TrackerSettings`, :class:`ComparisonSettings`
+and, for drift detection, :class:`~distval.prequential.DriftSettings`);
+:meth:`Aggregator.from_config` builds them from a run's :class:`~distval.config.RunConfig`.
+A snapshot's tables are columns (:data:`~distval.columns.Columns`) in the order and types
+of the schemas of :mod:`distval.columns`, their one owner.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from distval import stats
+from distval.columns import (
+    EVENT_SCHEMA,
+    FOLD_SCHEMA,
+    Q_SCHEMA,
+    TEST_SCHEMA,
+    Columns,
+    empty_columns,
+    to_columns,
+)
 from distval.comparison import Decision, PairComparison, Plan
 from distval.config import RunConfig
 from distval.metrics import MEASURES, Tracker, make_tracker, measures
 from distval.prequential import DriftMonitor, DriftSettings, q_statistic
 
-__all__ = ["Q_FIELDS", "TEST_FIELDS", "Aggregator", "PairCounts", "Snapshot"]
+__all__ = ["Aggregator", "ComparisonSettings", "PairCounts", "Snapshot", "TrackerSettings"]
 
 
 @dataclass
 class Snapshot:
-    """Measures and test results at one stream position (rows as plain dicts)."""
+    """Measures and test results at one stream position, each table as columns.
+
+    ``folds``, ``tests``, ``q`` and ``events`` hold the columns of
+    :data:`~distval.columns.FOLD_SCHEMA`, ``TEST_SCHEMA``, ``Q_SCHEMA`` and ``EVENT_SCHEMA``
+    (the drift detections since the previous snapshot); ``friedman`` the Friedman result.
+    """
 
     position: int
-    folds: list[dict[str, Any]]
-    tests: list[dict[str, Any]]
+    folds: Columns
+    tests: Columns
     friedman: dict[str, Any] | None = None
-    events: list[dict[str, Any]] = field(default_factory=list)
-    #: The Q statistic of every pair (cumulative, window, fading): :data:`Q_FIELDS` rows.
-    q: list[dict[str, Any]] = field(default_factory=list)
+    events: Columns = field(default_factory=lambda: empty_columns(EVENT_SCHEMA))
+    q: Columns = field(default_factory=lambda: empty_columns(Q_SCHEMA))
+
+
+@dataclass(frozen=True)
+class TrackerSettings:
+    """What the per-fold measures forget: the mechanism of :data:`~distval.metrics.FORGETTING`
+    and its parameters (McNemar's windowed and faded counts use ``window`` and ``fading``)."""
+
+    forgetting: str = "adwin"
+    window: int = 1000
+    fading: float = 0.999
+    adwin_delta: float = 0.002
+
+
+@dataclass(frozen=True)
+class ComparisonSettings:
+    """The tests of every learner pair: which (:data:`~distval.config.TESTS`), at which
+    alpha, on which fold ``measure``, and the ``sequential`` rule that keeps decisions valid
+    under peeking: "none", "spending" (alpha spending with ``spending_function``), "evalue"
+    (the settled-sign e-process beside fixed-alpha tests) or "both" (spending decisions and
+    the e-process, as the type I/II error grid records them).
+
+    >>> cmp = ComparisonSettings(tests=("sign",), sequential="both").comparison(5, 1000)
+    >>> cmp.plan, cmp.eprocess is not None
+    (Plan(n_rows=1000, kind='obrien-fleming'), True)
+    """
+
+    tests: Sequence[str] = ("sign", "wilcoxon", "mcnemar")
+    alpha: float = 0.05
+    measure: str = "accuracy"
+    mcnemar_alpha: float | None = None
+    sign_method: str = "exact"
+    sequential: str = "none"
+    spending_function: str = "obrien-fleming"
+
+    def plan(self, planned_rows: int | None) -> Plan | None:
+        """The alpha-spending plan over ``planned_rows`` (None without spending)."""
+        if self.sequential not in ("spending", "both"):
+            return None
+        return Plan(planned_rows, self.spending_function)
+
+    def comparison(
+        self,
+        n_folds: int,
+        planned_rows: int | None = None,
+        fold_forgetting: str = "cumulative",
+    ) -> PairComparison:
+        """The comparison of one learner pair under these settings."""
+        return PairComparison(
+            tests=tuple(self.tests),
+            alpha=self.alpha,
+            n_folds=n_folds,
+            mcnemar_alpha=self.mcnemar_alpha,
+            sign_method=self.sign_method,
+            fold_forgetting=fold_forgetting,
+            spending=self.plan(planned_rows),
+            evalue=self.sequential in ("evalue", "both"),
+        )
 
 
 class PairCounts:
@@ -105,72 +181,109 @@ class PairCounts:
 class Aggregator:
     """Consumes prediction batches of every slot; emits :class:`Snapshot` on schedule.
 
-    Slot ``s`` is learner ``s // n_folds``, fold ``s % n_folds``. ``n_classes`` is the
-    stream's declared class count (:attr:`distval.streams.Stream.n_classes`) when it has
-    one: the start values of ``--forgetting ewma`` (zliobaite2015 Algorithm 1) use it; without
-    it the trackers start with two classes and add the others as they appear.
-    ``planned_rows`` is the horizon of ``--sequential spending`` (None: unknown).
+    ``labels`` names the learners; slot ``s`` is learner ``s // n_folds``, fold
+    ``s % n_folds``. ``n_classes`` is the stream's declared class count
+    (:attr:`distval.streams.Stream.n_classes`) when it has one: the start values of
+    ``ewma`` forgetting (Zliobaite et al. 2015, Algorithm 1) use it; without it the trackers
+    start with two classes and add the others as they appear. ``planned_rows`` is the
+    horizon of ``sequential="spending"`` (None: unknown). ``drift`` (None: off) turns on the
+    Page-Hinkley detectors.
 
-    >>> agg = Aggregator(RunConfig(learners=("nb",), n_folds=2, forgetting="ewma"), n_classes=10)
+    >>> agg = Aggregator(["nb"], 2, trackers=TrackerSettings("ewma"), n_classes=10)
     >>> agg.primary.prior[0].tolist() == [0.1] * 10
     True
     """
 
     def __init__(
-        self, config: RunConfig, n_classes: int | None = None, planned_rows: int | None = None
+        self,
+        labels: Sequence[str],
+        n_folds: int,
+        *,
+        trackers: TrackerSettings | None = None,
+        comparison: ComparisonSettings | None = None,
+        drift: DriftSettings | None = None,
+        test_every: int = 1000,
+        n_classes: int | None = None,
+        planned_rows: int | None = None,
     ) -> None:
-        self.config = config
-        self.labels = list(config.labels)
-        self.n_folds = config.n_folds
+        tr = self.tracker_settings = trackers or TrackerSettings()
+        cmp = self.comparison = comparison or ComparisonSettings()
+        self.test_every = test_every
+        self.labels = list(labels)
+        self.n_folds = n_folds
         self.n_slots = len(self.labels) * self.n_folds
-        self._slot_learners = [self.labels[s // self.n_folds] for s in range(self.n_slots)]
-        self._slot_folds = [s % self.n_folds for s in range(self.n_slots)]
+        self._slot_learners = np.array(
+            [self.labels[s // self.n_folds] for s in range(self.n_slots)], dtype=object
+        )
+        self._slot_folds = np.arange(self.n_slots, dtype=np.int64) % max(self.n_folds, 1)
         kw: dict[str, Any] = {
-            "window": config.window, "fading": config.fading, "adwin_delta": config.adwin_delta
+            "window": tr.window,
+            "fading": tr.fading,
+            "adwin_delta": tr.adwin_delta,
         }
         if n_classes is not None:
             kw["n_classes"] = n_classes
-        self.trackers = [make_tracker(config.forgetting, self.n_slots, **kw)]
-        if config.forgetting != "cumulative":
+        self.trackers = [make_tracker(tr.forgetting, self.n_slots, **kw)]
+        if tr.forgetting != "cumulative":
             self.trackers.append(make_tracker("cumulative", self.n_slots, **kw))
         self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
-        self.pair_counts = PairCounts(len(self.pairs), config.window, config.fading)
-        plan = Plan(planned_rows, config.spending_function)
-        spending = plan if config.sequential == "spending" else None
-        evalue = config.sequential == "evalue"
+        self.pair_counts = PairCounts(len(self.pairs), tr.window, tr.fading)
         self.comparisons = [
-            PairComparison(
-                tests=config.tests or (),
-                alpha=config.alpha,
-                n_folds=self.n_folds,
-                mcnemar_alpha=config.mcnemar_alpha,
-                sign_method=config.sign_method,
-                fold_forgetting=config.forgetting,
-                spending=spending,
-                evalue=evalue,
-            )
-            for _ in self.pairs
+            cmp.comparison(self.n_folds, planned_rows, tr.forgetting) for _ in self.pairs
         ]
-        self.friedman_rule = Decision(
-            config.alpha, spending, canonical=config.forgetting == "cumulative"
-        )
+        spending = cmp.plan(planned_rows)
+        self.friedman_rule = Decision(cmp.alpha, spending, canonical=tr.forgetting == "cumulative")
         #: Per pair and fold, the (row, fold) pairs where A alone was right and where B
-        #: alone was (the e-process of ``--sequential evalue`` bets on them).
+        #: alone was (the e-process of ``sequential="evalue"`` bets on them).
+        evalue = cmp.sequential in ("evalue", "both")
         self.fold_wins = np.zeros((2, len(self.pairs), self.n_folds)) if evalue else None
-        self.drift = None
-        if config.drift:
-            settings = DriftSettings(
-                delta=config.ph_delta,
-                threshold=config.ph_lambda,
-                window=config.window,
-                fading=config.fading,
-            )
-            self.drift = DriftMonitor(self.n_slots, settings)
+        self.drift = None if drift is None else DriftMonitor(self.n_slots, drift)
         self._events: list[dict[str, Any]] = []
         self.position = 0
         self._last_label = 0  # the Persistent classifier's guess for row 0 is class 0 (MOA)
         self.last: Snapshot | None = None
         self._got: dict[int, dict[str, np.ndarray]] = {}  # measures per tracker, this position
+
+    @classmethod
+    def from_config(
+        cls, config: RunConfig, n_classes: int | None = None, planned_rows: int | None = None
+    ) -> Aggregator:
+        """The aggregator of a run: its settings taken from ``config``.
+
+        >>> agg = Aggregator.from_config(RunConfig(learners=("nb", "ht"), n_folds=3))
+        >>> agg.labels, agg.n_slots, agg.tracker_settings.forgetting
+        (['nb', 'ht'], 6, 'adwin')
+        """
+        trackers = TrackerSettings(
+            config.forgetting, config.window, config.fading, config.adwin_delta
+        )
+        comparison = ComparisonSettings(
+            tests=tuple(config.tests or ()),
+            alpha=config.alpha,
+            measure=config.measure,
+            mcnemar_alpha=config.mcnemar_alpha,
+            sign_method=config.sign_method,
+            sequential=config.sequential,
+            spending_function=config.spending_function,
+        )
+        drift = None
+        if config.drift:
+            drift = DriftSettings(
+                delta=config.ph_delta,
+                threshold=config.ph_lambda,
+                window=config.window,
+                fading=config.fading,
+            )
+        return cls(
+            config.labels,
+            config.n_folds,
+            trackers=trackers,
+            comparison=comparison,
+            drift=drift,
+            test_every=config.test_every,
+            n_classes=n_classes,
+            planned_rows=planned_rows,
+        )
 
     @property
     def primary(self) -> Tracker:
@@ -219,7 +332,7 @@ class Aggregator:
                 )
         self._last_label = int(y[-1])
         self.position += n
-        if self.position % self.config.test_every == 0:
+        if self.position % self.test_every == 0:
             return self.snapshot()
         return None
 
@@ -231,7 +344,7 @@ class Aggregator:
 
     def fold_values(self) -> np.ndarray:
         """(learners, folds) values of the run's measure under its forgetting mechanism."""
-        m = self._measures(self.primary)[self.config.measure]
+        m = self._measures(self.primary)[self.comparison.measure]
         return m.reshape(len(self.labels), self.n_folds)
 
     def _measures(self, tracker: Tracker) -> dict[str, np.ndarray]:
@@ -257,44 +370,68 @@ class Aggregator:
         return got
 
     def snapshot(self) -> Snapshot:
-        cfg = self.config
-        folds: list[dict[str, Any]] = []
-        for tracker in self.trackers:
-            m = self._measures(tracker)
-            columns = [
-                itertools.repeat(self.position),
-                self._slot_learners,
-                self._slot_folds,
-                itertools.repeat(tracker.name),
-                *(np.asarray(c, dtype=np.float64).tolist() for c in (m["n"], tracker.widths)),
-                *(np.asarray(m[name], dtype=np.float64).tolist() for name in MEASURES),
-                np.asarray(m["recall"], dtype=np.float64).tolist(),
-            ]
-            folds.extend(dict(zip(_FOLD_KEYS, values)) for values in zip(*columns))
+        cmp, forgetting = self.comparison, self.tracker_settings.forgetting
+        folds = [self._fold_columns(tracker) for tracker in self.trackers]
         tests, q_rows = self._test_rows()
         friedman = None
-        if "friedman" in (cfg.tests or ()) and len(self.labels) >= 3:
+        if "friedman" in cmp.tests and len(self.labels) >= 3:
             values = self.fold_values()
             ok = np.isfinite(values).all(axis=0)
             if ok.sum() >= 2:
-                r = stats.friedman(values[:, ok].T, alpha=cfg.alpha)
+                r = stats.friedman(values[:, ok].T, alpha=cmp.alpha)
                 friedman = r.to_dict() | {"position": self.position}
                 best = int(np.argmin(r.average_ranks))
                 reject, boundary, valid = self.friedman_rule(self.position, r.pvalue, r.reject)
                 tests.append(
                     _test_row(
-                        self.position, "friedman", "*", "*", cfg.measure, cfg.forgetting,
-                        float("nan"), float("nan"), r.statistic, r.pvalue, reject,
+                        self.position,
+                        "friedman",
+                        "*",
+                        "*",
+                        cmp.measure,
+                        forgetting,
+                        float("nan"),
+                        float("nan"),
+                        r.statistic,
+                        r.pvalue,
+                        reject,
                         self.labels[best] if reject else None,
-                        folds_used=int(ok.sum()), boundary=boundary, anytime_valid=valid,
+                        folds_used=int(ok.sum()),
+                        boundary=boundary,
+                        anytime_valid=valid,
                     )
                 )
         events, self._events = self._events, []
-        self.last = Snapshot(self.position, folds, tests, friedman, events, q_rows)
+        self.last = Snapshot(
+            self.position,
+            {name: np.concatenate([f[name] for f in folds]) for name in FOLD_SCHEMA.names},
+            to_columns(tests, TEST_SCHEMA),
+            friedman,
+            to_columns(events, EVENT_SCHEMA),
+            to_columns(q_rows, Q_SCHEMA),
+        )
         return self.last
 
+    def _fold_columns(self, tracker: Tracker) -> Columns:
+        """The fold table of one tracker: a row per slot (:data:`~distval.columns.FOLD_SCHEMA`)."""
+        m = self._measures(tracker)
+        n = self.n_slots
+        recall = np.asarray(m["recall"], dtype=np.float64)
+        columns: Columns = {
+            "position": np.full(n, self.position, dtype=np.int64),
+            "learner": self._slot_learners,
+            "fold": self._slot_folds,
+            "forgetting": np.full(n, tracker.name, dtype=object),
+            "n": np.asarray(m["n"], dtype=np.float64),
+            "width": np.asarray(tracker.widths, dtype=np.float64),
+            **{name: np.asarray(m[name], dtype=np.float64) for name in MEASURES},
+            "recall_by_class": np.fromiter(recall.tolist(), dtype=object, count=n),
+        }
+        return {name: columns[name] for name in FOLD_SCHEMA.names}
+
     def _test_rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """Test rows (:data:`TEST_FIELDS`) and Q rows (:data:`Q_FIELDS`) of every pair.
+        """Test rows (:data:`~distval.columns.TEST_SCHEMA`) and Q rows (``Q_SCHEMA``) of
+        every pair.
 
         Sign and Wilcoxon compare the folds' ``measure`` under the run's forgetting (the
         values are the means over folds); McNemar compares the errors on the (row, fold)
@@ -302,7 +439,7 @@ class Aggregator:
         those error counts); the e-process (``--sequential evalue``) the same errors per
         fold. Each row names the learner its data favour.
         """
-        cfg = self.config
+        cmp, forgetting = self.comparison, self.tracker_settings.forgetting
         values = self.fold_values()
         counts = self.pair_counts.counts()
         pos = self.position
@@ -323,16 +460,26 @@ class Aggregator:
             )
             for o in outcomes:
                 if o.test in ("sign", "wilcoxon"):
-                    compared = (cfg.measure, cfg.forgetting, mean_a, mean_b)
+                    compared = (cmp.measure, forgetting, mean_a, mean_b)
                 else:
                     compared = ("errors", o.forgetting, *losses[o.forgetting])
                 pairs = o.test.startswith("mcnemar")
                 tests.append(
-                    _test_row(pos, o.test, a, b, *compared, o.statistic, o.pvalue, o.reject,
-                              _favoured(a, b, o.margin), boundary=o.boundary,
-                              anytime_valid=o.anytime_valid,
-                              folds_used=None if pairs else o.n,
-                              discordant_pairs=o.n if pairs else None)
+                    _test_row(
+                        pos,
+                        o.test,
+                        a,
+                        b,
+                        *compared,
+                        o.statistic,
+                        o.pvalue,
+                        o.reject,
+                        _favoured(a, b, o.margin),
+                        boundary=o.boundary,
+                        anytime_valid=o.anytime_valid,
+                        folds_used=None if pairs else o.n,
+                        discordant_pairs=o.n if pairs else None,
+                    )
                 )
             for kind, (la, lb) in losses.items():
                 q = float(q_statistic(la, lb))
@@ -351,20 +498,6 @@ class Aggregator:
         return tests, q_rows
 
 
-#: Keys of a fold row, in order (:data:`distval.results.FOLD_SCHEMA`).
-_FOLD_KEYS = ("position", "learner", "fold", "forgetting", "n", "width", *MEASURES,
-              "recall_by_class")
-#: Columns of a test row, in order (:data:`distval.results.TEST_SCHEMA`).
-TEST_FIELDS = (
-    "position", "test", "learner_a", "learner_b", "measure", "forgetting", "value_a",
-    "value_b", "statistic", "pvalue", "reject", "favours", "folds_used", "discordant_pairs",
-    "boundary", "anytime_valid",
-)
-#: Columns of a Q-statistic row (:data:`distval.results.Q_SCHEMA`).
-Q_FIELDS = ("position", "learner_a", "learner_b", "forgetting", "q", "errors_a", "errors_b",
-            "favours")
-
-
 def _favoured(a: str, b: str, margin: float) -> str | None:
     """``a`` for a positive margin (A better), ``b`` for a negative one, None for a tie."""
     if not margin or margin != margin:
@@ -373,10 +506,23 @@ def _favoured(a: str, b: str, margin: float) -> str | None:
 
 
 def _test_row(
-    position: int, test: str, a: str, b: str, measure: str, forgetting: str,
-    value_a: float, value_b: float, statistic: float, pvalue: float, reject: bool,
-    favours: str | None, *, folds_used: int | None = None, discordant_pairs: int | None = None,
-    boundary: float | None = None, anytime_valid: bool = False,
+    position: int,
+    test: str,
+    a: str,
+    b: str,
+    measure: str,
+    forgetting: str,
+    value_a: float,
+    value_b: float,
+    statistic: float,
+    pvalue: float,
+    reject: bool,
+    favours: str | None,
+    *,
+    folds_used: int | None = None,
+    discordant_pairs: int | None = None,
+    boundary: float | None = None,
+    anytime_valid: bool = False,
 ) -> dict[str, Any]:
     """One test row: what it compared (``measure`` under ``forgetting``; A's and B's
     values), the outcome and the learner the data favour; ``reject`` used the p-value limit

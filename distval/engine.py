@@ -29,6 +29,7 @@ from typing import Any, NamedTuple, cast
 import numpy as np
 
 from distval.aggregator import Aggregator, Snapshot
+from distval.columns import rows_of
 from distval.config import RunConfig
 from distval.learners.host import Batch, LearnerHost
 from distval.learners.schema import Schema
@@ -106,8 +107,8 @@ def iter_batches(stream: Stream, config: RunConfig) -> Iterator[Batch]:
 
 #: Batches a stage of the overlapped in-process loop may run ahead of the next: the reader
 #: of the host, the host of the aggregator. The aggregator stalls now and then (loading its
-#: numba kernels, importing scipy.stats at the first test); with 4 the JVM thread waited
-#: about 1 s of a 1M-row MOA job for it, with 64 0.03 s. A queued batch is tens of kB.
+#: numba kernels, importing scipy.stats at the first test), and a deeper queue hides the
+#: stalls (measurements: ``docs/performance.md``). A queued batch is tens of kB.
 AHEAD = 64
 
 
@@ -127,7 +128,7 @@ class LocalEvaluation:
         self.host = LearnerHost(
             config.specs, slots, stream.feature_names, config.seed, Schema.of(stream)
         )
-        self.aggregator = Aggregator(
+        self.aggregator = Aggregator.from_config(
             config,
             n_classes=getattr(stream, "n_classes", None),
             planned_rows=spending_horizon(config, stream),
@@ -142,9 +143,9 @@ class LocalEvaluation:
     @property
     def overlaps(self) -> bool:
         """Whether :meth:`steps` overlaps reading, hosting and aggregating in threads: when
-        the host runs MOA replicas, whose batch call leaves Python's GIL free (river replicas
-        hold it, so threads would gain nothing there)."""
-        return self.host.moa is not None
+        the host's batch call leaves Python's GIL free (:attr:`LearnerHost.releases_gil`);
+        otherwise threads would gain nothing."""
+        return self.host.releases_gil
 
     def steps(self, batches: Iterable[Batch]) -> Iterator[Step]:
         """A :class:`Step` per batch, in stream order.
@@ -361,10 +362,14 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
 
     >>> from distval.aggregator import Snapshot
     >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2)
-    >>> folds = [{"learner": l, "forgetting": "adwin", "accuracy": a}
-    ...          for l, a in [("ht", 0.9), ("ht", 0.8), ("nb", 0.7), ("nb", 0.7)]]
-    >>> tests = [{"test": "wilcoxon", "learner_a": "ht", "learner_b": "nb", "pvalue": 0.03,
-    ...           "favours": "ht", "reject": False, "boundary": 0.0012, "anytime_valid": True}]
+    >>> folds = {"learner": np.array(["ht", "ht", "nb", "nb"], dtype=object),
+    ...          "forgetting": np.array(["adwin"] * 4, dtype=object),
+    ...          "accuracy": np.array([0.9, 0.8, 0.7, 0.7])}
+    >>> tests = {"test": np.array(["wilcoxon"], dtype=object),
+    ...          "learner_a": np.array(["ht"], dtype=object),
+    ...          "learner_b": np.array(["nb"], dtype=object), "pvalue": np.array([0.03]),
+    ...          "favours": np.array(["ht"], dtype=object), "reject": np.array([False]),
+    ...          "boundary": np.array([0.0012]), "anytime_valid": np.array([True])}
     >>> live_status(Snapshot(100, folds, tests), cfg)
     'ht 0.850 | nb 0.700 | wilcoxon p 0.03 (ht)'
     >>> live_status(Snapshot(100, folds, tests), cfg, width=20)
@@ -373,16 +378,17 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     >>> live_status(Snapshot(100, folds, tests), spend).split(" | ")[-1]
     'valid under peeking: not yet (needs p <= 0.0012)'
     """
-    values: dict[str, list[float]] = {}
-    for r in snap.folds:
-        if r["forgetting"] == config.forgetting:
-            values.setdefault(r["learner"], []).append(r[config.measure])
-    parts = [
-        f"{k} {np.nanmean(v):.3f}" for k, v in values.items() if np.isfinite(v).any()
-    ]
+    folds = snap.folds
+    primary = folds["forgetting"] == config.forgetting
+    parts = []
+    for learner in dict.fromkeys(folds["learner"][primary].tolist()):
+        v = folds[config.measure][primary & (folds["learner"] == learner)].astype(float)
+        if np.isfinite(v).any():
+            parts.append(f"{learner} {np.nanmean(v):.3f}")
+    tests = rows_of(snap.tests)
     shown = None
     for name in ("wilcoxon", "sign"):
-        rows = [t for t in snap.tests if t["test"] == name and t["pvalue"] == t["pvalue"]]
+        rows = [t for t in tests if t["test"] == name and t["pvalue"] == t["pvalue"]]
         if rows:
             shown = best = min(rows, key=lambda t: t["pvalue"])
             who = f" ({best['favours']})" if best.get("favours") else ""
@@ -407,16 +413,18 @@ def _valid_status(
 
     >>> from distval.aggregator import Snapshot
     >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="evalue")
-    >>> rows = [{"test": "sign_evalue", "learner_a": "ht", "learner_b": "nb", "statistic": 3.1,
-    ...          "reject": False, "favours": "ht"}]
-    >>> _valid_status(Snapshot(100, [], rows), cfg, None)
+    >>> rows = {"test": np.array(["sign_evalue"], dtype=object),
+    ...         "learner_a": np.array(["ht"], dtype=object),
+    ...         "learner_b": np.array(["nb"], dtype=object), "statistic": np.array([3.1]),
+    ...         "reject": np.array([False]), "favours": np.array(["ht"], dtype=object)}
+    >>> _valid_status(Snapshot(100, {}, rows), cfg, None)
     'e-value 3.1 (H0 rejected at 20, valid at any check)'
     """
     if config.sequential == "spending" and shown is not None and shown.get("anytime_valid"):
         if shown["reject"]:
             return "valid under peeking: H0 rejected"
         return f"valid under peeking: not yet (needs p <= {shown['boundary']:.2g})"
-    rows = [t for t in snap.tests if t["test"] == "sign_evalue"]
+    rows = [t for t in rows_of(snap.tests) if t["test"] == "sign_evalue"]
     if config.sequential != "evalue" or not rows:
         return None
     top = max(rows, key=lambda t: t["statistic"])

@@ -19,12 +19,9 @@ from distval.results import EvaluationResult
 from distval.stats import folds_to_reach, smallest_pvalue
 from distval.streams import Stream
 
-__all__ = ["AUTO_RAY_WORK", "BACKENDS", "check_backend", "evaluate", "low_power", "no_horizon"]
+__all__ = ["BACKENDS", "check_backend", "evaluate", "low_power", "no_horizon"]
 
 BACKENDS = ("inprocess", "ray", "auto")
-#: Kept for callers of older versions: ``backend="auto"`` no longer decides from a row count
-#: but from the run's measured speed (:mod:`distval.ray_backend.auto`).
-AUTO_RAY_WORK = 200_000
 
 
 def check_backend(backend: str, address: str | None = None, n_actors: int | None = None) -> None:

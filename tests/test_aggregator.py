@@ -11,6 +11,7 @@ from scipy import stats
 from sklearn.metrics import accuracy_score
 
 from distval.aggregator import Aggregator, PairCounts
+from distval.columns import rows_of
 from distval.config import RunConfig
 
 
@@ -34,7 +35,7 @@ def test_fold_measures_and_tests_equal_direct_computation(data):
     cfg = RunConfig(
         learners=("nb", "ht", "majority"), n_folds=k, forgetting="cumulative", test_every=500
     )
-    agg = Aggregator(cfg)
+    agg = Aggregator.from_config(cfg)
     snaps = feed(agg, y, pred, 250)
     assert [s.position for s in snaps] == list(range(500, 3001, 500))
     assert agg.finish() is None  # the schedule already took the last position
@@ -49,10 +50,10 @@ def test_fold_measures_and_tests_equal_direct_computation(data):
         ]
     )
     got = np.array(
-        [[r["accuracy"] for r in final.folds if r["learner"] == lab] for lab in cfg.labels]
+        [[r["accuracy"] for r in rows_of(final.folds) if r["learner"] == lab] for lab in cfg.labels]
     )
     assert got == pytest.approx(acc)
-    tests = {(t["test"], t["learner_a"], t["learner_b"]): t for t in final.tests}
+    tests = {(t["test"], t["learner_a"], t["learner_b"]): t for t in rows_of(final.tests)}
     a, b = acc[0], acc[1]
     wins = int(np.sum(a > b))
     assert tests["sign", "nb", "ht"]["statistic"] == wins
@@ -69,7 +70,7 @@ def test_fold_measures_and_tests_equal_direct_computation(data):
     # Q statistic (gama2013 §4.1): log of the ratio of pooled losses, antisymmetric.
     loss_a = np.sum(both & (pred[:k] != y))
     loss_b = np.sum(both & (pred[k : 2 * k] != y))
-    q = {(r["forgetting"], r["learner_a"], r["learner_b"]): r for r in final.q}
+    q = {(r["forgetting"], r["learner_a"], r["learner_b"]): r for r in rows_of(final.q)}
     assert q["cumulative", "nb", "ht"]["q"] == pytest.approx(np.log(loss_a / loss_b))
     qc = q["cumulative", "nb", "ht"]
     assert (qc["errors_a"], qc["errors_b"]) == (
@@ -80,7 +81,7 @@ def test_fold_measures_and_tests_equal_direct_computation(data):
         -(q["cumulative", "nb", "ht"]["q"] - q["cumulative", "nb", "majority"]["q"])
     )
     assert q["cumulative", "nb", "ht"]["favours"] == ("nb" if loss_a < loss_b else "ht")
-    assert not [t for t in final.tests if t["test"].startswith("q")]  # Q is not a test
+    assert not [t for t in rows_of(final.tests) if t["test"].startswith("q")]  # Q is not a test
     # every row says what it compared, over which rows, and whom the data favour
     sign = tests["sign", "nb", "ht"]
     assert (sign["measure"], sign["forgetting"]) == ("accuracy", cfg.forgetting)
@@ -105,15 +106,15 @@ def test_persistent_baseline_uses_the_previous_label_across_batches():
     cfg = RunConfig(learners=("nb",), n_folds=2, forgetting="cumulative", test_every=10)
     y = np.array([0, 0, 1, 1, 1, 0, 1, 1, 0, 0])
     pred = np.zeros((2, 10), dtype=int)
-    agg = Aggregator(cfg)
+    agg = Aggregator.from_config(cfg)
     snaps = feed(agg, y, pred, 3)  # batches cut inside runs of equal labels
-    per = [r["p_per"] for r in snaps[-1].folds if r["forgetting"] == "cumulative"]
+    per = [r["p_per"] for r in rows_of(snaps[-1].folds) if r["forgetting"] == "cumulative"]
     prev = np.r_[0, y[:-1]]  # row 0: the Persistent classifier guesses class 0
     assert per == pytest.approx([np.mean(y == prev)] * 2)
 
 
 def test_batches_must_arrive_in_order():
-    agg = Aggregator(RunConfig(learners=("nb",), n_folds=2))
+    agg = Aggregator.from_config(RunConfig(learners=("nb",), n_folds=2))
     with pytest.raises(RuntimeError, match="arrived"):
         agg.update(5, np.zeros(3, int), [(np.arange(2), np.zeros((2, 3), int))])
 
@@ -137,20 +138,22 @@ def test_discordance_window_and_fading_against_direct_sums():
 def test_aggregator_survives_pickle(data, assert_same_rows):
     y, pred, k = data
     cfg = RunConfig(learners=("nb", "ht", "lb"), n_folds=k, test_every=1000)
-    agg = Aggregator(cfg)
+    agg = Aggregator.from_config(cfg)
     feed(agg, y[:1000], pred[:, :1000], 500)
     copy = pickle.loads(pickle.dumps(agg))
     s1 = agg.update(1000, y[1000:2000], [(np.arange(3 * k), pred[:, 1000:2000])])
     s2 = copy.update(1000, y[1000:2000], [(np.arange(3 * k), pred[:, 1000:2000])])
-    assert_same_rows(s1.folds, s2.folds)
-    assert_same_rows(s1.tests, s2.tests)
+    assert_same_rows(rows_of(s1.folds), rows_of(s2.folds))
+    assert_same_rows(rows_of(s1.tests), rows_of(s2.tests))
 
 
 def test_mcnemar_threshold_of_gama2013_is_an_option(data):
     y, pred, k = data
     base = {"learners": ("nb", "ht", "majority"), "n_folds": k, "test_every": 3000}
-    loose = feed(Aggregator(RunConfig(**base)), y, pred, 1000)[-1].tests
-    strict = feed(Aggregator(RunConfig(**base, mcnemar_alpha=0.01)), y, pred, 1000)[-1].tests
+    loose = rows_of(feed(Aggregator.from_config(RunConfig(**base)), y, pred, 1000)[-1].tests)
+    strict = rows_of(
+        feed(Aggregator.from_config(RunConfig(**base, mcnemar_alpha=0.01)), y, pred, 1000)[-1].tests
+    )
     for a, b in zip(loose, strict):
         if a["test"].startswith("mcnemar"):
             assert a["statistic"] == b["statistic"]
@@ -165,8 +168,8 @@ def test_drift_events_are_reported_where_the_error_jumps():
     wrong = np.r_[rng.random(10_000) < 0.1, rng.random(10_000) < 0.6]
     pred = np.where(wrong, 1 - y, y)[None, :].repeat(2, axis=0)
     cfg = RunConfig(learners=("nb",), n_folds=2, drift=True, test_every=5000)
-    snaps = feed(Aggregator(cfg), y, pred, 1000)
-    events = [e for s in snaps for e in s.events]
+    snaps = feed(Aggregator.from_config(cfg), y, pred, 1000)
+    events = [e for s in snaps for e in rows_of(s.events)]
     fading = [e["position"] for e in events if e["detector"] == "ph_fading" and e["fold"] == 0]
     assert fading and 10_000 < fading[0] < 12_000  # detected within 2,000 rows of the change
     assert not [e for e in events if e["position"] < 10_000]  # no false alarm before it

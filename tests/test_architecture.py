@@ -28,6 +28,7 @@ LAYERS = {
     "distval.metrics": 2,
     "distval.prequential": 2,
     "distval.config": 3,
+    "distval.columns": 3,  # the columns of every results table, their one owner
     "distval.comparison": 3,  # one pair comparison: the aggregator's and the harness's
     "distval.aggregator": 4,
     "distval.results": 5,  # schema, tables <- writer, reader <- memory (EvaluationResult)

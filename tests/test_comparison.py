@@ -16,6 +16,7 @@ from aggregator_feed import feed
 from scipy import stats
 
 from distval.aggregator import Aggregator
+from distval.columns import rows_of
 from distval.comparison import EVALUE_TEST, PairComparison, Plan
 from distval.config import RunConfig
 
@@ -41,7 +42,7 @@ def test_without_a_rule_the_outcomes_are_the_fixed_tests_of_scipy():
 
 
 def run(cfg: RunConfig, y: np.ndarray, pred: np.ndarray, planned: int | None = None) -> list:
-    return feed(Aggregator(cfg, planned_rows=planned), y, pred, 250)
+    return feed(Aggregator.from_config(cfg, planned_rows=planned), y, pred, 250)
 
 
 @pytest.fixture
@@ -58,22 +59,27 @@ def two_learners():
 
 def test_spending_limits_of_a_run_are_the_published_boundaries(two_learners):
     y, pred, k = two_learners
-    cfg = RunConfig(learners=("nb", "ht"), n_folds=k, forgetting="cumulative",
-                    test_every=1000, sequential="spending")
+    cfg = RunConfig(
+        learners=("nb", "ht"),
+        n_folds=k,
+        forgetting="cumulative",
+        test_every=1000,
+        sequential="spending",
+    )
     snaps = run(cfg, y, pred, planned=5000)
-    mc = [next(t for t in s.tests if t["test"] == "mcnemar") for s in snaps]
+    mc = [next(t for t in rows_of(s.tests) if t["test"] == "mcnemar") for s in snaps]
     z = [stats.norm.isf(t["boundary"] / 2) for t in mc]
     assert z == pytest.approx([4.877, 3.357, 2.680, 2.290, 2.031], abs=2e-3)
     first = set()
     for s in snaps:
-        for t in s.tests:
+        for t in rows_of(s.tests):
             assert t["anytime_valid"]
             if t["reject"] and t["test"] not in first:  # its first rejection: p below the limit
                 assert t["pvalue"] <= t["boundary"] <= cfg.alpha
                 first.add(t["test"])
     assert "mcnemar" in first  # A's two points of accuracy show on 50,000 (row, fold) pairs
     # the sign and Wilcoxon tests over cumulative fold accuracies share McNemar's boundaries
-    sign = [next(t for t in s.tests if t["test"] == "sign") for s in snaps]
+    sign = [next(t for t in rows_of(s.tests) if t["test"] == "sign") for s in snaps]
     assert [t["boundary"] for t in sign] == pytest.approx([t["boundary"] for t in mc])
 
 
@@ -85,8 +91,9 @@ def test_the_e_value_of_a_run_against_a_direct_computation(two_learners):
     snaps = run(cfg, y, pred)
     right = pred == y
     signs = np.zeros(k, dtype=int)
-    size = sum(stats.binom.pmf(w, k, 0.5) for w in range(k + 1)
-               if stats.binomtest(w, k).pvalue <= 0.05)
+    size = sum(
+        stats.binom.pmf(w, k, 0.5) for w in range(k + 1) if stats.binomtest(w, k).pvalue <= 0.05
+    )
     best = 1.0
     for s in snaps:
         upto = s.position
@@ -96,23 +103,24 @@ def test_the_e_value_of_a_run_against_a_direct_computation(two_learners):
         new = (signs == 0) & (d != 0) & (np.abs(d) >= 1.5 * np.sqrt(wa + wb))
         signs[new] = np.sign(d[new])
         w, u = int((signs > 0).sum()), int((signs == 0).sum())
-        rejects = [stats.binomtest(w + sum(rest), k).pvalue <= 0.05
-                   for rest in product((0, 1), repeat=u)]
+        rejects = [
+            stats.binomtest(w + sum(rest), k).pvalue <= 0.05 for rest in product((0, 1), repeat=u)
+        ]
         e = float(np.mean(rejects)) / size
         best = max(best, e)
-        (row,) = [t for t in s.tests if t["test"] == EVALUE_TEST]
+        (row,) = [t for t in rows_of(s.tests) if t["test"] == EVALUE_TEST]
         assert row["statistic"] == pytest.approx(e)
         assert row["pvalue"] == pytest.approx(min(1.0, 1 / best))
         assert row["reject"] == (best >= 20) and row["anytime_valid"]
         assert row["folds_used"] == int((signs != 0).sum())
-        others = [t for t in s.tests if t["test"] != EVALUE_TEST]
+        others = [t for t in rows_of(s.tests) if t["test"] != EVALUE_TEST]
         assert not any(t["anytime_valid"] for t in others)  # fixed tests stay fixed
 
 
 def test_no_rule_changes_nothing_but_the_two_new_columns(two_learners):
     y, pred, k = two_learners
     cfg = RunConfig(learners=("nb", "ht"), n_folds=k, test_every=1000)
-    for t in run(cfg, y, pred)[-1].tests:
+    for t in rows_of(run(cfg, y, pred)[-1].tests):
         assert t["boundary"] == cfg.alpha and t["anytime_valid"] is False
         assert t["reject"] == (t["pvalue"] <= cfg.alpha)
 
@@ -127,12 +135,15 @@ def test_a_pair_comparison_under_spending_keeps_windowed_tests_valid():
     n10 = rng.binomial(100, 0.2, size=(runs, looks)).astype(float)
     ever_fixed = ever_valid = 0
     for r in range(runs):
-        cmp = PairComparison(tests=("mcnemar",), alpha=0.05, n_folds=10,
-                             spending=Plan(looks * 100))
+        cmp = PairComparison(tests=("mcnemar",), alpha=0.05, n_folds=10, spending=Plan(looks * 100))
         fixed = valid = False
         for k in range(looks):
-            (o,) = cmp.look((k + 1) * 100, np.full(10, np.nan), np.full(10, np.nan),
-                            {"window": (n01[r, k], n10[r, k])})
+            (o,) = cmp.look(
+                (k + 1) * 100,
+                np.full(10, np.nan),
+                np.full(10, np.nan),
+                {"window": (n01[r, k], n10[r, k])},
+            )
             assert o.anytime_valid and o.test == "mcnemar_window"
             fixed, valid = fixed or o.fixed, o.reject
         ever_fixed += fixed

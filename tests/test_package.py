@@ -49,7 +49,7 @@ def test_objects_that_travel_to_actors_pickle():
     batch = next(iter_batches(stream, cfg))
     host = LearnerHost(cfg.specs, [(0, 0), (1, 2)], stream.feature_names, cfg.seed)
     host.process(batch)
-    for obj in (cfg, stream, batch, host, Aggregator(cfg), cfg.specs[0]):
+    for obj in (cfg, stream, batch, host, Aggregator.from_config(cfg), cfg.specs[0]):
         copy = pickle.loads(pickle.dumps(obj))
         assert type(copy) is type(obj)
     again = pickle.loads(pickle.dumps(batch))

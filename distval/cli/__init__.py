@@ -103,10 +103,10 @@ def command() -> int:
     """
     status = main()
     gc.freeze()
-    if "jpype" in sys.modules:  # a run used the JVM (read at exit by JPype's atexit hook)
-        import jpype.config
+    if "distval.learners.moa.jvm" in sys.modules:  # a run may have started the JVM
+        from distval.learners.moa.jvm import leave_jvm_at_exit
 
-        jpype.config.destroy_jvm = False
+        leave_jvm_at_exit()
     return status
 
 

@@ -30,9 +30,8 @@ from distval.config import RunConfig, read_config
 from distval.errors import DistvalError, DistvalWarning
 from distval.evaluation import evaluate
 
-__all__ = ["DESCRIPTION", "HELP", "add_arguments", "config_from_args", "main"]
+__all__ = ["DESCRIPTION", "add_arguments", "config_from_args", "main"]
 
-HELP = "evaluate learners on a stream (default: ht vs nb, 10-fold bootstrap, Electricity)"
 DESCRIPTION = (
     "Evaluate two or more learners on a stream under k-fold distributed "
     "validation, with per-fold measures and across-fold tests while the stream flows."

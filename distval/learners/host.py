@@ -136,6 +136,32 @@ class LearnerHost:
                 schema or Schema(tuple(self.feature_names)),
             )
 
+    # -- capabilities: what the engines may do with this host ------------------------------
+
+    @property
+    def releases_gil(self) -> bool:
+        """Whether :meth:`process` leaves Python's GIL free most of the time (its replicas
+        run in the JVM), so reading and aggregating in other threads gains; river replicas
+        hold it.
+
+        >>> from distval.learners import parse_learner
+        >>> LearnerHost([parse_learner("nb")], [(0, 0)], ["x"], seed=1).releases_gil
+        False
+        """
+        return self.moa is not None
+
+    @property
+    def movable(self) -> bool:
+        """Whether its slots may move between hosts mid-run (Ray's rebalancing): river
+        replicas are cheap to copy; JVM replicas stay where they are."""
+        return self.moa is None
+
+    def set_threads(self, threads: int) -> None:
+        """The threads one :meth:`process` call may use (the JVM replicas' worker threads;
+        river replicas run on the calling thread). Never changes a result."""
+        if self.moa is not None:
+            self.moa.threads = threads
+
     def part(self, slots: list[tuple[int, int]]) -> LearnerHost:
         """A host of some of these slots that shares their replicas, as trained so far.
 
@@ -162,14 +188,6 @@ class LearnerHost:
             rows = [in_moa[where[picked[k]]] for k in new._moa_at]
             new.moa = self.moa.part(rows) if rows else None
         return new
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        # Hosts pickled by earlier versions (checkpoints on disk) lack the newer attributes.
-        n = len(state["slots"])
-        self.__dict__.update(
-            {"_nominal": {}, "_categorical": [False] * n, "busy": [0.0] * n, "_top": -1}
-        )
-        self.__dict__.update(state)
 
     @classmethod
     def join(cls, hosts: Sequence[LearnerHost]) -> LearnerHost:
@@ -213,8 +231,8 @@ class LearnerHost:
         codes = named = None
         ys = batch.y.tolist()
         if len(ys):
-            self._top = max(self._top, int(batch.y.max()))
-        top = self._top
+            self._top = max(getattr(self, "_top", -1), int(batch.y.max()))
+        top = getattr(self, "_top", -1)
         for j, (learner, fold) in enumerate(self.slots):
             if self.models[j] is None:
                 continue

@@ -245,6 +245,12 @@ class LearnerSpec:
         """Whether this is a ``moa:`` learner, hosted in the JVM (:mod:`distval.learners.moa`)."""
         return self.name.startswith("moa:")
 
+    @property
+    def movable(self) -> bool:
+        """Whether its replicas may move between hosts mid-run
+        (:attr:`~distval.learners.host.LearnerHost.movable`): JVM replicas stay."""
+        return not self.is_moa
+
     def factory(self) -> Callable[..., Any]:
         if self.is_moa:
             from distval.learners import moa

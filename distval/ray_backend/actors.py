@@ -43,8 +43,7 @@ class LearnerActor:
     def load(self, host: LearnerHost) -> None:
         # Arrays deserialised from the object store are read-only: keep a private copy.
         self.host = copy.deepcopy(host)
-        if self.host.moa is not None:
-            self.host.moa.threads = 1  # one actor per core: its MOA replicas on one thread
+        self.host.set_threads(1)  # one actor per core
 
     def process(self, parcel: list[Batch]) -> list[np.ndarray]:
         """Each batch of a parcel (consecutive batches), in order: its predictions."""

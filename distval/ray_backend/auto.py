@@ -130,8 +130,8 @@ def iter_auto(
     local = LocalEvaluation(config, stream)
     batches = iter_batches(stream, config)
     if local.overlaps:
-        # MOA replicas: the in-process engine already keeps every core busy (Java threads for
-        # the replicas, Python threads for reading and aggregating); Ray would only add JVMs.
+        # A host that releases the GIL (JVM replicas): the in-process engine already keeps
+        # every core busy (its worker threads, Python threads for reading and aggregating).
         yield from local.steps(batches)
         yield Step(0, local.aggregator.finish(), "driver")
         return

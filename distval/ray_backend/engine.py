@@ -21,7 +21,7 @@ Balance: a learner actor waits for the slowest at every batch, so every
 work since the last look (the seconds each replica spent, :attr:`LearnerHost.busy`). When the
 busiest actor is more than :data:`MIN_GAIN` further above the mean than a new layout would be
 (:func:`balance_slots`), the replicas move, as trained, to their new actors. The numbers do
-not change; hosts with MOA replicas stay where they are.
+not change; hosts whose replicas are not movable (JVM replicas) stay where they are.
 
 Faults: every ``checkpoint_every`` parcels the driver asks each actor for a copy of its state
 (kept in the object store, owned by the driver); the state handed over after the warm-up is
@@ -264,8 +264,8 @@ class RayRun:
         self.checkpoint_every = checkpoint_every
         self.max_recoveries = max_recoveries
         self.warm_up_batches = warm_up_batches
-        moa = any(spec.is_moa for spec in config.specs)
-        self.rebalance_seconds = None if moa else rebalance_seconds
+        movable = all(spec.movable for spec in config.specs)
+        self.rebalance_seconds = rebalance_seconds if movable else None
         self.min_gain = min_gain
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1  # type: ignore[no-untyped-call]
         k = config.n_folds

@@ -20,6 +20,7 @@ from ray._private import ray_constants
 from ray.exceptions import RayError
 
 from distval.errors import DistvalError
+from distval.learners.moa.jvm import keep_jvm_signals
 
 __all__ = ["ray_session", "unwrap"]
 
@@ -68,8 +69,8 @@ def _start(address: str | None) -> bool:
         return False
     kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": True}
     # Workers inherit this: Ray's crash-signal handler would otherwise take the SIGSEGVs that
-    # a JVM (MOA learners) raises and handles itself (see distval.learners.moa.jvm).
-    os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
+    # a JVM raises and handles itself.
+    keep_jvm_signals()
     if address is None:
         kwargs["include_dashboard"] = dashboard_wanted()
         kwargs["dashboard_host"] = "127.0.0.1"

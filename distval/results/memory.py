@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from distval.aggregator import Snapshot
+from distval.columns import Columns, concat, rows_of
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.metrics import MEASURES
@@ -23,6 +23,7 @@ from distval.results.schema import (
     SUMMARY_MEASURES,
     TEST_SCHEMA,
     finite_or_none,
+    table,
 )
 from distval.results.tables import markdown_table, text_table
 from distval.results.writer import ResultWriter
@@ -41,17 +42,15 @@ class EvaluationResult:
     """What a run produced: the time series, the final snapshot and a summary.
 
     ``folds()`` and ``tests()`` return pandas DataFrames of the whole time series;
-    ``final_folds()`` the last position only; ``summary()`` a JSON-ready dict.
+    ``final_folds()`` the last position only; ``summary()`` a JSON-ready dict. The
+    snapshots are kept as they came, each table as columns (:mod:`distval.columns`).
     """
 
     config: RunConfig
     classes: list[str] = field(default_factory=list)
     n_rows: int = 0
     elapsed: float = 0.0
-    fold_rows: list[dict[str, Any]] = field(default_factory=list)
-    test_rows: list[dict[str, Any]] = field(default_factory=list)
-    q_rows: list[dict[str, Any]] = field(default_factory=list)
-    event_rows: list[dict[str, Any]] = field(default_factory=list)
+    snapshots: list[Snapshot] = field(default_factory=list)
     snapshot_seconds: list[float] = field(default_factory=list)  # wall time of each snapshot
     final: Snapshot | None = None
     interrupted: bool = False
@@ -62,11 +61,27 @@ class EvaluationResult:
     backend: str | None = None
 
     def add(self, snapshot: Snapshot) -> None:
-        self.fold_rows.extend(snapshot.folds)
-        self.test_rows.extend(snapshot.tests)
-        self.q_rows.extend(snapshot.q)
-        self.event_rows.extend(snapshot.events)
+        self.snapshots.append(snapshot)
         self.final = snapshot
+
+    def _columns(self, table_name: str, schema: Any) -> Columns:
+        """One table of every snapshot so far, as columns."""
+        return concat([getattr(s, table_name) for s in self.snapshots], schema)
+
+    @property
+    def fold_rows(self) -> list[dict[str, Any]]:
+        """Every fold row so far as a dict (``folds()`` is the same as a DataFrame)."""
+        return rows_of(self._columns("folds", FOLD_SCHEMA))
+
+    @property
+    def test_rows(self) -> list[dict[str, Any]]:
+        """Every test row so far as a dict (``tests()`` is the same as a DataFrame)."""
+        return rows_of(self._columns("tests", TEST_SCHEMA))
+
+    @property
+    def q_rows(self) -> list[dict[str, Any]]:
+        """Every Q row so far as a dict (``q()`` is the same as a DataFrame)."""
+        return rows_of(self._columns("q", Q_SCHEMA))
 
     def save(
         self, directory: str | os.PathLike[str], extra: dict[str, Any] | None = None
@@ -79,43 +94,45 @@ class EvaluationResult:
         writer.write_config(self.config, extra)
         writer.append(
             Snapshot(
-                self.n_rows, self.fold_rows, self.test_rows, events=self.event_rows, q=self.q_rows
+                self.n_rows,
+                self._columns("folds", FOLD_SCHEMA),
+                self._columns("tests", TEST_SCHEMA),
+                events=self._columns("events", EVENT_SCHEMA),
+                q=self._columns("q", Q_SCHEMA),
             )
         )
         writer.close(self)
 
     def folds(self) -> pd.DataFrame:
-        return pa.Table.from_pylist(self.fold_rows, schema=FOLD_SCHEMA).to_pandas()
+        return table([s.folds for s in self.snapshots], FOLD_SCHEMA).to_pandas()
 
     def tests(self) -> pd.DataFrame:
-        return pa.Table.from_pylist(self.test_rows, schema=TEST_SCHEMA).to_pandas()
+        return table([s.tests for s in self.snapshots], TEST_SCHEMA).to_pandas()
 
     def q(self) -> pd.DataFrame:
         """The Q statistic of every pair over time (cumulative, window, fading)."""
-        return pa.Table.from_pylist(self.q_rows, schema=Q_SCHEMA).to_pandas()
+        return table([s.q for s in self.snapshots], Q_SCHEMA).to_pandas()
 
     def events(self) -> pd.DataFrame:
-        return pa.Table.from_pylist(self.event_rows, schema=EVENT_SCHEMA).to_pandas()
+        return table([s.events for s in self.snapshots], EVENT_SCHEMA).to_pandas()
 
     def final_folds(self) -> pd.DataFrame:
-        rows = self.final.folds if self.final else []
-        return pa.Table.from_pylist(rows, schema=FOLD_SCHEMA).to_pandas()
+        return table([self.final.folds] if self.final else [], FOLD_SCHEMA).to_pandas()
 
     def final_tests(self) -> pd.DataFrame:
-        rows = self.final.tests if self.final else []
-        return pa.Table.from_pylist(rows, schema=TEST_SCHEMA).to_pandas()
+        return table([self.final.tests] if self.final else [], TEST_SCHEMA).to_pandas()
 
     def summary(self) -> dict[str, Any]:
         """Mean and standard deviation over folds of the final measures, and final tests."""
         learners: dict[str, dict[str, dict[str, dict[str, float | None]]]] = {}
-        rows = self.final.folds if self.final else []
+        final = self.final.folds if self.final else concat([], FOLD_SCHEMA)
         for label in self.config.labels:
             per_forgetting: dict[str, dict[str, dict[str, float | None]]] = {}
-            for kind in dict.fromkeys(r["forgetting"] for r in rows):
-                sel = [r for r in rows if r["learner"] == label and r["forgetting"] == kind]
+            for kind in dict.fromkeys(final["forgetting"].tolist()):
+                sel = (final["learner"] == label) & (final["forgetting"] == kind)
                 stats_: dict[str, dict[str, float | None]] = {}
                 for m in MEASURES:
-                    v = np.array([r[m] for r in sel], dtype=float)
+                    v = final[m][sel].astype(float)
                     v = v[np.isfinite(v)]
                     stats_[m] = {
                         "mean": finite_or_none(float(v.mean())) if len(v) else None,
@@ -135,11 +152,11 @@ class EvaluationResult:
             "learners": learners,
             "tests": [
                 {k: finite_or_none(v) for k, v in t.items()}
-                for t in (self.final.tests if self.final else [])
+                for t in (rows_of(self.final.tests) if self.final else [])
             ],
             "q": [
                 {k: finite_or_none(v) for k, v in t.items()}
-                for t in (self.final.q if self.final else [])
+                for t in (rows_of(self.final.q) if self.final else [])
             ],
             "friedman": self.final.friedman if self.final else None,
             "detections": self._detection_counts(),
@@ -147,9 +164,10 @@ class EvaluationResult:
 
     def _detection_counts(self) -> dict[str, dict[str, int]]:
         counts: dict[str, dict[str, int]] = {}
-        for e in self.event_rows:
-            per = counts.setdefault(e["learner"], {})
-            per[e["detector"]] = per.get(e["detector"], 0) + 1
+        events = self._columns("events", EVENT_SCHEMA)
+        for learner, detector in zip(events["learner"].tolist(), events["detector"].tolist()):
+            per = counts.setdefault(learner, {})
+            per[detector] = per.get(detector, 0) + 1
         return counts
 
     def _blocks(self) -> list[Block]:
@@ -209,14 +227,14 @@ class EvaluationResult:
         """A short summary: rows, final accuracy per learner, and the final decisions."""
         cfg = self.config
         lines = [f"<EvaluationResult {self._title().removeprefix('distval: ')}>"]
-        final = self.final.folds if self.final else []
+        final = self.final.folds if self.final else concat([], FOLD_SCHEMA)
         for label in cfg.labels:
-            v = [r[cfg.measure] for r in final
-                 if r["learner"] == label and r["forgetting"] == cfg.forgetting]
-            v = [x for x in v if x == x]
-            if v:
+            sel = (final["learner"] == label) & (final["forgetting"] == cfg.forgetting)
+            v = final[cfg.measure][sel].astype(float)
+            v = v[v == v]
+            if len(v):
                 lines.append(f"  {label}: {cfg.measure} {np.mean(v):.4f} ({cfg.forgetting})")
-        for t in self.final.tests if self.final else []:
+        for t in rows_of(self.final.tests) if self.final else []:
             if t["test"] in ("sign", "wilcoxon", "friedman"):
                 verdict = f"favours {t['favours']}" if t["reject"] else "no difference"
                 lines.append(

@@ -1,14 +1,16 @@
-"""The results-directory format: the Parquet schemas, the file names, JSON-ready numbers."""
+"""The results-directory format: the Parquet schemas (declared in :mod:`distval.columns`),
+the file names, JSON-ready numbers."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from typing import TypeVar, overload
 
 import numpy as np
 import pyarrow as pa
 
-from distval.metrics import MEASURES
+from distval.columns import EVENT_SCHEMA, FOLD_SCHEMA, Q_SCHEMA, TEST_SCHEMA, concat
 
 __all__ = [
     "EVENT_SCHEMA",
@@ -18,60 +20,9 @@ __all__ = [
     "SUMMARY_MEASURES",
     "TEST_SCHEMA",
     "finite_or_none",
+    "table",
 ]
 
-FOLD_SCHEMA = pa.schema(
-    [
-        ("position", pa.int64()),
-        ("learner", pa.string()),
-        ("fold", pa.int32()),
-        ("forgetting", pa.string()),
-        ("n", pa.float64()),
-        ("width", pa.float64()),
-        *[(m, pa.float64()) for m in MEASURES],
-        ("recall_by_class", pa.list_(pa.float64())),
-    ]
-)
-TEST_SCHEMA = pa.schema(
-    [
-        ("position", pa.int64()),
-        ("test", pa.string()),
-        ("learner_a", pa.string()),
-        ("learner_b", pa.string()),
-        ("measure", pa.string()),  # what was compared: a fold measure, or McNemar's errors
-        ("forgetting", pa.string()),  # over which rows: the run's mechanism, or McNemar's
-        ("value_a", pa.float64()),  # A's value: mean over folds, or errors (faded: weighted)
-        ("value_b", pa.float64()),
-        ("statistic", pa.float64()),
-        ("pvalue", pa.float64()),
-        ("reject", pa.bool_()),
-        ("favours", pa.string()),  # the learner the data favour (null: a tie)
-        ("folds_used", pa.int64()),  # sign, Wilcoxon: non-tied folds; Friedman: folds
-        ("discordant_pairs", pa.int64()),  # McNemar: (row, fold) pairs where A, B differ
-        ("boundary", pa.float64()),  # the p-value limit `reject` used at this check
-        ("anytime_valid", pa.bool_()),  # `reject` stays valid when the checks are watched
-    ]
-)
-Q_SCHEMA = pa.schema(
-    [
-        ("position", pa.int64()),
-        ("learner_a", pa.string()),
-        ("learner_b", pa.string()),
-        ("forgetting", pa.string()),
-        ("q", pa.float64()),  # log(errors_a / errors_b); negative favours A (gama2013)
-        ("errors_a", pa.float64()),
-        ("errors_b", pa.float64()),
-        ("favours", pa.string()),
-    ]
-)
-EVENT_SCHEMA = pa.schema(
-    [
-        ("position", pa.int64()),
-        ("learner", pa.string()),
-        ("fold", pa.int32()),
-        ("detector", pa.string()),
-    ]
-)
 #: The files of a results directory (a report adds its own beside them).
 FILES = (
     "config.json",
@@ -103,3 +54,14 @@ def finite_or_none(value: object) -> object:
         return None
     return float(value) if isinstance(value, np.floating) else value
 
+
+def table(chunks: Sequence[Mapping[str, np.ndarray]], schema: pa.Schema) -> pa.Table:
+    """One Arrow table of ``schema`` from column chunks (snapshots' tables), in order.
+
+    >>> from distval.columns import EVENT_SCHEMA
+    >>> one = {"position": np.array([5]), "learner": np.array(["nb"], dtype=object),
+    ...        "fold": np.array([0]), "detector": np.array(["ph"], dtype=object)}
+    >>> table([one, one], EVENT_SCHEMA).num_rows, table([], EVENT_SCHEMA).num_rows
+    (2, 0)
+    """
+    return pa.Table.from_pydict(concat(chunks, schema), schema=schema)

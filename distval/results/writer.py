@@ -9,13 +9,13 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Protocol
 
-import pyarrow as pa
+import numpy as np
 import pyarrow.parquet as pq
 
 from distval.aggregator import Snapshot
 from distval.config import RunConfig
 from distval.errors import DistvalError
-from distval.results.schema import EVENT_SCHEMA, FILES, FOLD_SCHEMA, Q_SCHEMA, TEST_SCHEMA
+from distval.results.schema import EVENT_SCHEMA, FILES, FOLD_SCHEMA, Q_SCHEMA, TEST_SCHEMA, table
 
 __all__ = ["ResultWriter", "Summarised", "claim_output"]
 
@@ -93,10 +93,11 @@ class ResultWriter:
     ) -> None:
         self.dir = claim_output(directory, FILES, overwrite=overwrite)
         self.flush_seconds = flush_seconds
-        self._folds: list[dict[str, Any]] = []
-        self._tests: list[dict[str, Any]] = []
-        self._q: list[dict[str, Any]] = []
-        self._events: list[dict[str, Any]] = []
+        # Each table's snapshots not yet written, as columns.
+        self._folds: list[dict[str, np.ndarray]] = []
+        self._tests: list[dict[str, np.ndarray]] = []
+        self._q: list[dict[str, np.ndarray]] = []
+        self._events: list[dict[str, np.ndarray]] = []
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._last_flush = time.monotonic()
 
@@ -105,27 +106,28 @@ class ResultWriter:
         (self.dir / "config.json").write_text(json.dumps(data, indent=2) + "\n")
 
     def append(self, snapshot: Snapshot) -> None:
-        self._folds.extend(snapshot.folds)
-        self._tests.extend(snapshot.tests)
-        self._q.extend(snapshot.q)
-        self._events.extend(snapshot.events)
+        self._folds.append(snapshot.folds)
+        self._tests.append(snapshot.tests)
+        self._q.append(snapshot.q)
+        self._events.append(snapshot.events)
         if time.monotonic() - self._last_flush >= self.flush_seconds:
             self.flush()
 
     def flush(self) -> None:
-        for name, rows, schema in (
+        for name, chunks, schema in (
             ("folds.parquet", self._folds, FOLD_SCHEMA),
             ("tests.parquet", self._tests, TEST_SCHEMA),
             ("q.parquet", self._q, Q_SCHEMA),
             ("events.parquet", self._events, EVENT_SCHEMA),
         ):
-            if name == "events.parquet" and name not in self._writers and not rows:
+            rows = table(chunks, schema)
+            chunks.clear()
+            if name == "events.parquet" and name not in self._writers and not rows.num_rows:
                 continue  # only runs with drift detection (and a detection) get the file
             if name not in self._writers:
                 self._writers[name] = pq.ParquetWriter(self.dir / name, schema)
-            if rows:
-                self._writers[name].write_table(pa.Table.from_pylist(rows, schema=schema))
-                rows.clear()
+            if rows.num_rows:
+                self._writers[name].write_table(rows)
         self._last_flush = time.monotonic()
 
     def close(self, result: Summarised | None = None) -> None:

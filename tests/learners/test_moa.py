@@ -316,34 +316,30 @@ def test_cli_without_java(tmp_path):
     assert_one_error_line(done, "need Java")
 
 
-def test_without_javac_the_per_row_loop_gives_the_same_predictions(tmp_path):
-    """A JRE-only machine: the fallback loop (run in a fresh process with no javac on PATH and
-    a JAVA_HOME that has none) predicts exactly what the batch host predicts."""
+def test_cli_with_a_jre_only_asks_for_a_jdk(tmp_path):
+    """A JRE-only machine (a JAVA_HOME with ``java`` but no ``javac``, nothing on PATH): MOA
+    learners are refused with one line naming the missing JDK."""
     java = Path(os.path.realpath(shutil.which("java")))
     jre = tmp_path / "jre"
     (jre / "bin").mkdir(parents=True)
     (jre / "bin" / "java").symlink_to(java)
     (jre / "lib").symlink_to(java.parent.parent / "lib")
-    arff = write_arff(tmp_path / "rows.arff", n=800)
-    code = textwrap.dedent(
-        f"""
-        import sys
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
-        from test_moa import host_accuracy
-        from pathlib import Path
-        acc, host = host_accuracy("moa:trees.HoeffdingTree -g 50", Path({str(arff)!r}))
-        assert host.moa._host is None
-        print(acc)
-        """
-    )
     env = dict(os.environ, JAVA_HOME=str(jre), PATH=str(jre / "bin"))
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT
-    )
-    assert done.returncode == 0, done.stderr
-    assert "per-row loop" in done.stderr
-    ours, _ = host_accuracy("moa:trees.HoeffdingTree -g 50", arff)
-    assert float(done.stdout.strip()) == ours
+    done = run_cli([*RUN, "moa:bayes.NaiveBayes", "--output", str(tmp_path / "o")], env=env)
+    assert_one_error_line(done, "need a JDK (javac)")
+
+
+def test_a_host_with_jvm_replicas_states_its_capabilities():
+    """The engines ask the host, not the learner's name: JVM replicas release the GIL, stay
+    in their host, and take a thread count; a river-only host does none of that."""
+    specs = [parse_learner("moa:bayes.NaiveBayes"), parse_learner("nb")]
+    both = LearnerHost(specs, [(0, 0), (1, 0)], ["a", "b"], seed=1)
+    river = both.part([(1, 0)])
+    assert (both.releases_gil, both.movable) == (True, False)
+    assert (river.releases_gil, river.movable) == (False, True)
+    assert [s.movable for s in specs] == [False, True]
+    both.set_threads(1)
+    assert both.moa.threads == 1
 
 
 def test_threads_and_overlapped_stages_give_the_same_numbers(monkeypatch, assert_same_rows):

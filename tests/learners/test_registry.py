@@ -1,73 +1,84 @@
-"""Learner specs load only classifier classes, checked before anything is constructed."""
+"""Learner specs, replicas and the training-weight policy."""
 
 from __future__ import annotations
 
-import json
-import shlex
+import pickle
 
 import pytest
+from river import datasets, naive_bayes, tree
 
-from distval.cli import main
 from distval.errors import DistvalError
-from distval.learners import learner_factory, parse_learner
-from distval.learners import moa as moa_learners
+from distval.learners import (
+    BUILTIN,
+    make_replicas,
+    parse_learner,
+    replica_seed,
+)
+from distval.learners.weights import learns_with_weight
 
 
-def _popen(target) -> str:
-    return f"subprocess:Popen(args={shlex.join(['touch', str(target)])!r}, shell=True)"
+@pytest.mark.parametrize("name", list(BUILTIN))
+def test_every_builtin_builds_learns_and_predicts(name):
+    model = parse_learner(name).build()
+    observe = getattr(model, "observe_label", None)  # the label-sequence protocol
+    for x, y in datasets.synth.SEA(seed=1).take(50):
+        model.learn_one(x, int(y))
+        if observe is not None:
+            observe(int(y))
+    assert model.predict_one({0: 5.0, 1: 5.0, 2: 5.0}) in (0, 1)
 
 
-def test_a_command_as_a_learner_is_refused_and_never_runs(tmp_path, capsys):
-    target = tmp_path / "x"
-    status = main(["run", "--stream", "sea", "--n-rows", "100", "--learners", _popen(target),
-                   "--output", str(tmp_path / "out")])
-    err = capsys.readouterr().err
-    assert status == 2
-    assert err.startswith("distval: error: learner 'subprocess:Popen'")
-    assert "not a classifier" in err and err.count("\n") == 1
-    assert not target.exists()
+def test_parameters_and_aliases():
+    spec = parse_learner("Hoeffding_Tree(grace_period=50, delta=1e-5)")
+    assert spec.name == "ht" and spec.params == {"grace_period": 50, "delta": 1e-5}
+    assert spec.build().grace_period == 50
+    path = parse_learner("river.naive_bayes:GaussianNB")
+    assert isinstance(path.build(), naive_bayes.GaussianNB)
 
 
-def test_a_command_in_a_config_file_is_refused_and_never_runs(tmp_path, capsys):
-    target = tmp_path / "x"
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps({"stream": "sea", "n_rows": 100, "learners": [_popen(target)]}))
-    status = main(["run", "--config", str(config), "--output", str(tmp_path / "out")])
-    assert status == 2
-    assert "not a classifier" in capsys.readouterr().err
-    assert not target.exists()
-
-
-def test_a_function_is_refused_unless_declared_a_learner_factory():
-    with pytest.raises(DistvalError, match="not a classifier"):
-        parse_learner("os.path:join")
-    spec = parse_learner("distval.experiments.type_errors:bagged_ht(n_models=2)")
-    assert type(spec.build()).__name__ == "BaggingClassifier"
-
-    @learner_factory
-    def made() -> None: ...
-
-    assert made.__distval_learner_factory__ is True
-
-
-def test_river_classifiers_and_protocol_classes_are_accepted():
-    assert type(parse_learner("river.naive_bayes:GaussianNB").build()).__name__ == "GaussianNB"
-    # label_recorder.Recorder subclasses river's base.Classifier; failing_learner.BreaksAt
-    # river's NoChangeClassifier; both load by import path (tests/helpers is on the path).
-    assert parse_learner("label_recorder:Recorder").build().observed == []
-    assert parse_learner("failing_learner:BreaksAt(after=3)").build().after == 3
-
-
-@pytest.mark.skipif(not moa_learners.available(), reason="needs the moa extra and Java")
 @pytest.mark.parametrize(
-    ("spec", "message"),
+    ("text", "message"),
     [
-        ("moa:java.lang.ProcessBuilder", "not a MOA classifier"),
-        ("moa:meta.OzaBag -l (java.lang.Thread)", "not part of MOA"),
-        ("moa:file:/tmp/model.moa", "not a file"),
+        ("j48", "unknown learner 'j48'; built-in names are ht, hat, nb"),
+        ("river.tree:NoSuchTree", "does not import"),
+        ("no_such_package.mod:Cls", "does not import"),
+        ("ht(grace_period=)", "key=value"),
+        ("ht(50)", "key=value"),
+        ("ht(grace_period=len)", "literal"),
+        ("ht(grace_period=50", "NAME"),
+        ("ht(grace_period=50), nb(seed=1)", "key=value"),  # two calls: a tuple, not a call
+        ("ht(**{'grace_period': 50})", "key=value"),
     ],
 )
-def test_moa_specs_naming_other_java_classes_are_refused(spec, message):
-    with pytest.raises(DistvalError, match=message):
-        parse_learner(spec)
-    assert parse_learner("moa:meta.OzaBag -l (trees.HoeffdingTree -g 50) -s 3").is_moa
+def test_bad_learner_text(text, message):
+    with pytest.raises(DistvalError, match=message.replace("(", r"\(")):
+        parse_learner(text)
+
+
+def test_bad_constructor_parameter_is_reported():
+    with pytest.raises(DistvalError, match="bad parameter"):
+        parse_learner("ht(no_such_param=1)").build()
+
+
+def test_weight_policy():
+    assert learns_with_weight(tree.HoeffdingTreeClassifier())
+    assert not learns_with_weight(naive_bayes.GaussianNB())
+    assert not learns_with_weight(parse_learner("arf").build())  # accepts **kwargs, ignores w
+
+
+def test_replicas_are_fresh_and_seeded_independently():
+    reps = make_replicas(parse_learner("arf(n_models=3)"), learner=1, folds=[0, 1, 2], seed=5)
+    seeds = [r.seed for r in reps]
+    assert len(set(seeds)) == 3
+    assert seeds == [replica_seed(5, 1, f) for f in range(3)]
+    assert replica_seed(5, 0, 0) != replica_seed(5, 1, 0) != replica_seed(6, 1, 0)
+    # replicas do not share state
+    x, _ = next(iter(datasets.synth.SEA(seed=1).take(1)))
+    ht = make_replicas(parse_learner("ht"), 0, [0, 1], seed=1)
+    ht[0].learn_one(x, 1)
+    assert ht[1].predict_one(x) is None
+
+
+def test_spec_pickles():
+    spec = parse_learner("lb(n_models=2)")
+    assert pickle.loads(pickle.dumps(spec)) == spec

@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from distval.comparison import EVALUE_TEST, Outcome, PairComparison, Plan
+from distval.aggregator import ComparisonSettings
+from distval.comparison import EVALUE_TEST, Outcome, PairComparison
 from distval.errors import DistvalError
 from distval.experiments.type_errors.profiles import (
     REAL,
@@ -128,21 +129,18 @@ class _Counts:
             return self.hits_a / self.tested, self.hits_b / self.tested[:, None]
 
 
-def _comparisons(config: GridConfig, plan: Plan | None) -> list[list[PairComparison]]:
-    """One :class:`PairComparison` per (variant, change); with a ``plan``, alpha spending
-    and the e-process too."""
+def _comparisons(config: GridConfig, planned: int | None) -> list[list[PairComparison]]:
+    """One :class:`PairComparison` per (variant, change), built as the aggregator builds
+    its own (:meth:`~distval.aggregator.ComparisonSettings.comparison`); with ``planned``
+    rows, alpha spending over them and the e-process too, else fixed alpha only."""
+    settings = ComparisonSettings(
+        tests=TESTS,
+        alpha=config.alpha,
+        sign_method=config.sign_method,
+        sequential="none" if planned is None else "both",
+    )
     return [
-        [
-            PairComparison(
-                tests=TESTS,
-                alpha=config.alpha,
-                n_folds=config.n_folds,
-                sign_method=config.sign_method,
-                spending=plan,
-                evalue=plan is not None,
-            )
-            for _ in range(1 + len(config.pnoise))
-        ]
+        [settings.comparison(config.n_folds, planned) for _ in range(1 + len(config.pnoise))]
         for _ in range(2)
     ]
 
@@ -322,7 +320,7 @@ def run_cell(
     cell = _Pass(config, label, spec, run, scheme)
     planned = stream_rows(config, label, spec)
     looks = look_positions(planned, config.looks)
-    comparisons = _comparisons(config, Plan(planned))
+    comparisons = _comparisons(config, planned)
     counts = _Counts(config.n_folds, 1 + len(config.pnoise))
     log = _LookLog()
     n = 0

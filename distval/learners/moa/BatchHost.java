@@ -14,6 +14,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -67,23 +68,6 @@ public final class BatchHost {
         }
     }
 
-    public int size() {
-        return learners.length;
-    }
-
-    public Classifier learner(int j) {
-        return learners[j];
-    }
-
-    /** A host of some of these replicas, sharing them (not copies). */
-    public BatchHost part(int[] which) {
-        Classifier[] picked = new Classifier[which.length];
-        for (int i = 0; i < which.length; i++) {
-            picked[i] = learners[which[i]];
-        }
-        return new BatchHost(header, picked);
-    }
-
     /** Worker threads shared by every host of this JVM (daemons: they never keep it alive). */
     private static ExecutorService pool;
     private static int poolSize;
@@ -101,11 +85,6 @@ public final class BatchHost {
             poolSize = threads;
         }
         return pool;
-    }
-
-    /** {@link #process(double[], int, int[], double[], byte[], int)} on one thread. */
-    public int[] process(double[] x, int d, int[] y, double[] weights, byte[] tested) {
-        return process(x, d, y, weights, tested, 1);
     }
 
     /**
@@ -128,7 +107,7 @@ public final class BatchHost {
         final int rows = y.length;
         final int m = learners.length;
         final int[] out = new int[m * rows];
-        java.util.Arrays.fill(out, -1);
+        Arrays.fill(out, -1);
         final Instance[] insts = new Instance[rows];
         for (int i = 0; i < rows; i++) {
             double[] values = new double[d + 1];

@@ -6,19 +6,18 @@
 * ``BatchHost.java`` is compiled with that Java's ``javac`` on first use into
   ``$XDG_CACHE_HOME/distval/moa/<key>/`` (default ``~/.cache``), the key hashing the source, the
   jar's size and mtime and the javac path. Compilation goes to a temporary directory renamed
-  into place, so concurrent processes never see a half-written class. Without a ``javac`` (a
-  JRE only) the host runs a slower per-row loop instead (see :mod:`.replicas`).
+  into place, so concurrent processes never see a half-written class. A JDK is required: with
+  a JRE only (no ``javac``) MOA learners are refused with one line saying so.
 * JVM options: ``$DISTVAL_JVM_ARGS`` (default ``-Xmx4g``; crash logs go to the temp directory),
   plus :data:`GC_ARGS` unless those options already set them. JPype links the two garbage
-  collectors: every Java collection runs a full Python collection (under the GIL, about 0.1 s
-  in a run's process), and Python collections that see memory grow call ``System.gc()``. A
-  1M-row job's default young generation meant 60-80 Java collections and 7-11 s of Python
-  collections; a 512 MB young generation and no explicit Java GC leave 5-8, and
-  :func:`frozen_python_heap` makes each of them cheap. The collector is the throughput one
-  (``-XX:+UseParallelGC``) unless the options choose one.
+  collectors (every Java collection runs a full Python collection), so a large young
+  generation, no explicit Java GC and :func:`frozen_python_heap` keep those collections few
+  and cheap; the collector is the throughput one (``-XX:+UseParallelGC``) unless the options
+  choose one. Measurements: ``docs/performance.md``.
 * Ray's failure signal handler (absl) catches the SIGSEGV the JVM raises on purpose (implicit
   null checks) and aborts the process. Starting the JVM therefore sets
-  ``RAY_DISABLE_FAILURE_SIGNAL_HANDLER=1`` in this process's environment: Ray started
+  ``RAY_DISABLE_FAILURE_SIGNAL_HANDLER=1`` in this process's environment
+  (:func:`keep_jvm_signals`, the one place that sets it; Ray's session calls it too): Ray started
   afterwards by this process (and its workers) keeps the JVM's handlers. Nodes of a cluster
   started separately need the variable set when they start. Python's ``faulthandler`` (which
   Ray's driver and workers enable) does the same; it is turned off before the JVM starts and,
@@ -54,9 +53,14 @@ __all__ = [
     "guard_signals",
     "host_class",
     "jvm_args",
+    "keep_jvm_signals",
+    "leave_jvm_at_exit",
     "moa_jar",
     "start_jvm",
 ]
+
+#: The environment variable that keeps Ray's crash-signal handler off the JVM's signals.
+SIGNAL_ENV = "RAY_DISABLE_FAILURE_SIGNAL_HANDLER"
 
 EXTRA_HINT = 'MOA learners need the optional extra: pip install "distval[moa]"'
 _SOURCE = Path(__file__).with_name("BatchHost.java")
@@ -68,11 +72,9 @@ COLLECTORS = tuple(
     for sign in "+-"
 )
 #: JVM options added to ``$DISTVAL_JVM_ARGS``, each with the option prefixes that mean the
-#: user set it already: a young generation that fills once per ~100k rows of a 20-replica job
-#: instead of every ~15k, ``System.gc()`` (JPype's call) a no-op, and the throughput
-#: collector instead of G1 (``benchmarks/bench_jvm.py``: with G1 the 1M-row HT + NB job and
-#: ARF(10) on 100k rows took 1.03-1.04x and 1.03-1.15x as long on 2 cores, medians of five
-#: rounds in two runs).
+#: user set it already: a 512 MB young generation, ``System.gc()`` (JPype's call) a no-op,
+#: and the throughput collector instead of G1 (``benchmarks/bench_jvm.py``; measurements in
+#: ``docs/performance.md``).
 GC_ARGS = {
     "-Xmn512m": ("-Xmn", "-XX:NewSize", "-XX:MaxNewSize"),
     "-XX:+DisableExplicitGC": ("-XX:+DisableExplicitGC", "-XX:-DisableExplicitGC"),
@@ -105,10 +107,9 @@ def jvm_args(env: str | None = None) -> list[str]:
 def frozen_python_heap() -> Iterator[None]:
     """Python objects that exist on entry are left out of Python's collections until exit
     (:func:`gc.freeze`): the full collections JPype runs after each Java collection then scan
-    only what was created since (a full collection took 0.16 s at the end of a 1M-row run;
-    frozen around each batch call, 7 of them took 0.05 s together).
-    Nothing is lost: on exit the objects go back to the oldest generation. A heap someone
-    else froze is left as it is.
+    only what was created since (measurements: ``docs/performance.md``). Nothing is lost: on
+    exit the objects go back to the oldest generation. A heap someone else froze is left as
+    it is.
 
     >>> import gc
     >>> with frozen_python_heap():
@@ -180,13 +181,17 @@ def _libjvm(home: Path) -> Path:
     raise DistvalError(f"no libjvm found under the Java installation {home}")
 
 
-def find_javac(home: Path) -> Path | None:
-    """``javac`` of the Java installation (or on PATH); None with a JRE only."""
+def find_javac(home: Path) -> Path:
+    """``javac`` of the Java installation (or on PATH); a JRE only is refused."""
     javac = home / "bin" / "javac"
     if javac.exists():
         return javac
     found = shutil.which("javac")
-    return Path(found) if found else None
+    if not found:
+        raise DistvalError(
+            f"MOA learners need a JDK (javac), not only a JRE; none found with {home}"
+        )
+    return Path(found)
 
 
 def cache_root() -> Path:
@@ -232,40 +237,59 @@ def guard_signals() -> None:
         faulthandler.disable()
 
 
+def keep_jvm_signals() -> None:
+    """Keep Ray's crash-signal handler off the JVM's signals, in this process and the Ray
+    processes it starts (module docstring); a value already set is left alone.
+
+    >>> keep_jvm_signals(); os.environ[SIGNAL_ENV] in ("0", "1")
+    True
+    """
+    os.environ.setdefault(SIGNAL_ENV, "1")
+
+
+def leave_jvm_at_exit() -> None:
+    """If this process started a JVM, leave it to the operating system at exit instead of
+    destroying it (JPype's ``DestroyJavaVM`` waits for Java's threads); a no-op otherwise.
+
+    >>> leave_jvm_at_exit()
+    """
+    if "jpype" in sys.modules:  # read at exit by JPype's atexit hook
+        import jpype.config
+
+        jpype.config.destroy_jvm = False
+
+
 @lru_cache(maxsize=1)
-def start_jvm() -> Path | None:
-    """Start the JVM with MOA (once per process); the compiled host's directory, or None if
-    there is no javac. Raises :class:`DistvalError` if MOA, JPype or Java is missing."""
+def start_jvm() -> Path:
+    """Start the JVM with MOA (once per process); the compiled host's directory. Raises
+    :class:`DistvalError` if MOA, JPype, Java or its ``javac`` is missing."""
     jar = moa_jar()
-    os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
+    keep_jvm_signals()
     try:
         import jpype
     except ImportError:
         raise DistvalError(f"{EXTRA_HINT} (JPype is missing)") from None
     home = find_java_home()
-    javac = find_javac(home)
-    classes = compile_host(jar, javac) if javac is not None else None
+    classes = compile_host(jar, find_javac(home))
     if not jpype.isJVMStarted():
         # faulthandler off first, so that turning it off later (guard_signals) restores the
         # JVM's own handler, not whatever preceded faulthandler.
         guard_signals()
         args = jvm_args()
-        path = [str(jar)] + ([str(classes)] if classes else [])
+        path = [str(jar), str(classes)]
         try:
             jpype.startJVM(str(_libjvm(home)), *args, classpath=path, convertStrings=False)
         except OSError as exc:
             raise DistvalError(f"cannot start the JVM of {home}: {exc}") from None
-    elif classes is not None:
+    else:
         jpype.addClassPath(str(classes))  # no effect once started; the loader below copes
     return classes
 
 
 @lru_cache(maxsize=1)
-def host_class() -> Any:  # a JPype class, or None
-    """The Java class ``distval.moa.BatchHost``, or None without javac (per-row fallback)."""
+def host_class() -> Any:  # a JPype class
+    """The Java class ``distval.moa.BatchHost`` (the JVM started first)."""
     classes = start_jvm()
-    if classes is None:
-        return None
     import jpype
 
     try:

@@ -3,15 +3,13 @@
 :class:`MoaReplicas` is the Python side: it builds the ``InstancesHeader`` from the
 :class:`~distval.learners.schema.Schema`, grows it when a class or nominal value beyond it
 appears, and pickles its replicas with Java serialization, so Ray checkpoints and
-``LearnerHost.part`` work as with river models. Without ``javac`` the same predict-then-train
-rule runs as a per-row JPype loop, about an order of magnitude slower.
+``LearnerHost.part`` work as with river models. The batch host is compiled with the JDK's
+``javac`` on first use (:mod:`.jvm`); a JRE alone is refused.
 """
 
 from __future__ import annotations
 
 import os
-import sys
-import tempfile
 from dataclasses import replace
 from typing import Any
 
@@ -22,13 +20,6 @@ from distval.learners.nominal import category_names
 from distval.learners.schema import Schema
 
 __all__ = ["MoaReplicaError", "MoaReplicas", "default_threads"]
-
-_SLOW_NOTICE = (
-    "distval: no javac found: MOA learners run through a per-row loop, roughly 10x slower; "
-    "install a JDK (not only a JRE) for the batch host"
-)
-_noticed = False
-
 
 class MoaReplicaError(Exception):
     """Replica ``index`` failed; ``str`` is MOA's message."""
@@ -52,10 +43,8 @@ def default_threads() -> int:
 
     The replicas of a batch are independent, so they run in parallel without changing any
     result (``BatchHost.process``); a Ray learner actor uses one (one actor per core). The
-    in-process engine's reader and aggregator threads share the cores with them: on the
-    2-core reference machine one Java thread took 1.24-1.41x as long as two for ARF(10) on
-    100k rows and 1.02-1.10x for HT + NB on 1M rows (``benchmarks/bench_jvm.py``, medians of
-    five rounds in two runs).
+    in-process engine's reader and aggregator threads share the cores with them
+    (``benchmarks/bench_jvm.py``; measurements in ``docs/performance.md``).
 
     >>> default_threads() >= 1
     True
@@ -86,8 +75,7 @@ class MoaReplicas:
         self.schema = schema
         host, _ = _java()
         header = self._header()
-        make = host.make if host is not None else _make_python
-        self._learners = [make(c, s, header) for c, s in zip(self.cli, self.seeds)]
+        self._learners = [host.make(c, s, header) for c, s in zip(self.cli, self.seeds)]
         self._attach(header)
 
     # -- header -------------------------------------------------------------------------
@@ -120,13 +108,8 @@ class MoaReplicas:
     def _attach(self, header: Any) -> None:
         host, jpype = _java()
         self._header_obj = header
-        if host is not None:
-            classifier = jpype.JClass("moa.classifiers.Classifier")
-            self._host = host(header, jpype.JArray(classifier)(self._learners))
-        else:
-            self._host = None
-            for c in self._learners:
-                c.setModelContext(header)
+        classifier = jpype.JClass("moa.classifiers.Classifier")
+        self._host = host(header, jpype.JArray(classifier)(self._learners))
         self._nominal_cols = np.array(sorted(self.schema.nominal_index), dtype=np.intp)
 
     def _grow(self, X: np.ndarray, y: np.ndarray) -> None:
@@ -152,11 +135,7 @@ class MoaReplicas:
             self.schema = replace(s, nominal=nominal, n_classes=n_classes, classes=classes)
             header = self._header()
             self._header_obj = header
-            if self._host is not None:
-                self._host.setHeader(header)
-            else:
-                for c in self._learners:
-                    c.setModelContext(header)
+            self._host.setHeader(header)
 
     # -- the batch ------------------------------------------------------------------------
 
@@ -179,8 +158,6 @@ class MoaReplicas:
         self, X: np.ndarray, y: np.ndarray, weights: np.ndarray, tested: np.ndarray
     ) -> np.ndarray:
         self._grow(X, y)
-        if self._host is None:
-            return self._process_rows(X, y, weights, tested)
         _, jpype = _java()
         rows, d = X.shape
         x = jpype.JArray(jpype.JDouble)(np.ascontiguousarray(X, dtype=np.float64).reshape(-1))
@@ -195,38 +172,6 @@ class MoaReplicas:
                 raise MoaReplicaError(int(exc.getReplica()), str(exc.getMessage())) from None
             raise MoaReplicaError(0, str(exc)) from None
         return np.array(out, dtype=np.int32).reshape(len(self._learners), rows)
-
-    def _process_rows(
-        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray, tested: np.ndarray
-    ) -> np.ndarray:
-        """The same rule as ``BatchHost.process``, one JPype call per step (no javac)."""
-        global _noticed
-        if not _noticed:
-            print(_SLOW_NOTICE, file=sys.stderr)
-            _noticed = True
-        _, jpype = _java()
-        dense = jpype.JClass("com.yahoo.labs.samoa.instances.DenseInstance")
-        max_index = jpype.JClass("moa.core.Utils").maxIndex
-        rows, d = X.shape
-        out = np.full((len(self._learners), rows), -1, dtype=np.int32)
-        values = np.empty(d + 1)
-        for i in range(rows):
-            values[:d] = X[i]
-            values[d] = y[i]
-            inst = dense(1.0, jpype.JArray(jpype.JDouble)(values))
-            inst.setDataset(self._header_obj)
-            for j, c in enumerate(self._learners):
-                try:
-                    if tested[i, j]:
-                        votes = c.getVotesForInstance(inst)
-                        out[j, i] = 0 if votes is None or len(votes) == 0 else max_index(votes)
-                    if weights[i, j] > 0:
-                        copy = inst.copy()
-                        copy.setWeight(float(weights[i, j]))
-                        c.trainOnInstance(copy)
-                except jpype.JException as exc:
-                    raise MoaReplicaError(j, str(exc)) from None
-        return out
 
     # -- sharing and pickling -----------------------------------------------------------------
 
@@ -254,45 +199,12 @@ class MoaReplicas:
         self._attach(self._header())
 
 
-def _make_python(cli: str, seed: int, header: Any) -> Any:
-    """``BatchHost.make`` without the compiled host."""
-    _, jpype = _java()
-    classifier = jpype.JClass("moa.classifiers.Classifier")
-    option = jpype.JClass("moa.options.ClassOption")
-    c = jpype.JObject(option.cliStringToObject(cli, classifier, None), classifier)
-    if c.isRandomizable():
-        c.setRandomSeed(seed)
-    c.prepareForUse()
-    c.resetLearning()
-    c.setModelContext(header)
-    return c
-
-
 def _save(obj: Any) -> bytes:
-    host, jpype = _java()
-    if host is not None:
-        return bytes(memoryview(host.save(obj)))
-    fd, path = tempfile.mkstemp(suffix=".moa")
-    os.close(fd)
-    try:
-        jpype.JClass("moa.core.SerializeUtils").writeToFile(jpype.JClass("java.io.File")(path), obj)
-        with open(path, "rb") as fh:
-            return fh.read()
-    finally:
-        os.unlink(path)
+    host, _ = _java()
+    return bytes(memoryview(host.save(obj)))
 
 
 def _load(data: bytes) -> Any:
     host, jpype = _java()
     classifier = jpype.JClass("moa.classifiers.Classifier")
-    if host is not None:
-        return jpype.JObject(host.load(jpype.JArray(jpype.JByte)(data)), classifier)
-    fd, path = tempfile.mkstemp(suffix=".moa")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    try:
-        file = jpype.JClass("java.io.File")(path)
-        obj = jpype.JClass("moa.core.SerializeUtils").readFromFile(file)
-        return jpype.JObject(obj, classifier)
-    finally:
-        os.unlink(path)
+    return jpype.JObject(host.load(jpype.JArray(jpype.JByte)(data)), classifier)

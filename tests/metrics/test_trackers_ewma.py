@@ -182,5 +182,5 @@ def test_led_stream_in_a_run_matches_algorithm_1_for_every_batch_size():
 
 def test_aggregator_uses_the_class_count():
     cfg = RunConfig(learners=("nb",), n_folds=2, forgetting="ewma")
-    assert Aggregator(cfg, n_classes=7).primary.stay.shape == (2, 7)
-    assert Aggregator(cfg).primary.stay.shape == (2, 2)
+    assert Aggregator.from_config(cfg, n_classes=7).primary.stay.shape == (2, 7)
+    assert Aggregator.from_config(cfg).primary.stay.shape == (2, 2)

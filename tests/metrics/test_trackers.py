@@ -1,4 +1,4 @@
-"""Per-fold measures: bifet2015 Table 5, scikit-learn at many prefixes, forgetting modes."""
+"""The trackers: scikit-learn at many prefixes, river's ADWIN row by row, every forgetting mode."""
 
 from __future__ import annotations
 
@@ -17,28 +17,7 @@ from distval.metrics import (
     Fading,
     SlidingWindow,
     make_tracker,
-    measures,
 )
-
-
-def test_bifet2015_table5_worked_example():
-    # Table 5: rows = true class (+, -), columns = predicted (+, -).
-    m = measures(np.array([[40.0, 30.0], [5.0, 25.0]]), np.array(0.0))
-    expect = {
-        "accuracy": 0.65,
-        "kappa": 0.3269,
-        "kappa_m": -0.1667,
-        "mcc": 0.3728,
-        "recall_arith": 0.7024,
-        "recall_geom": 0.6901,
-        "recall_harm": 0.6780,
-        "p_maj": 0.70,
-    }
-    for key, value in expect.items():
-        assert float(m[key]) == pytest.approx(value, abs=5e-5), key
-    assert m["recall"].tolist() == pytest.approx([40 / 70, 25 / 30])
-    # p_ran of the paper: 0.48
-    assert float(m["kappa"]) == pytest.approx((0.65 - 0.48) / (1 - 0.48))
 
 
 def random_stream(rng, n, c, skill=0.6):

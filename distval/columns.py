@@ -1,0 +1,158 @@
+"""The columns of every results table, declared once: names, order and Arrow types.
+
+The aggregator builds each table of a snapshot as columns (``dict[str, np.ndarray]``, one
+array per column, in the order declared here); the results package writes them with
+``pyarrow.Table.from_pydict`` against these schemas and reads them back. Nothing else names
+a table's columns.
+
+- :data:`FOLD_SCHEMA`: per (position, learner, fold, forgetting) every measure;
+- :data:`TEST_SCHEMA`: per (position, test, learner pair) what was compared and decided;
+- :data:`Q_SCHEMA`: per (position, learner pair, forgetting) the Q statistic;
+- :data:`EVENT_SCHEMA`: per drift detection its row, learner, fold and detector.
+
+A column that may hold nulls (``favours``, ``boundary``, ...) is an object array holding
+``None`` there; the others have the numpy dtype of their Arrow type.
+
+>>> cols = to_columns([{"position": 5, "learner": "nb", "fold": 0, "detector": "ph"}],
+...                   EVENT_SCHEMA)
+>>> {k: v.dtype.kind for k, v in cols.items()}
+{'position': 'i', 'learner': 'O', 'fold': 'i', 'detector': 'O'}
+>>> rows_of(cols)
+[{'position': 5, 'learner': 'nb', 'fold': 0, 'detector': 'ph'}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from distval.metrics import MEASURES
+
+__all__ = [
+    "EVENT_SCHEMA",
+    "FOLD_SCHEMA",
+    "Q_SCHEMA",
+    "TEST_SCHEMA",
+    "Columns",
+    "concat",
+    "empty_columns",
+    "rows_of",
+    "select",
+    "to_columns",
+]
+
+#: One table of a snapshot: column name -> one array per column, all of the same length.
+Columns = dict[str, np.ndarray]
+
+FOLD_SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("learner", pa.string()),
+        ("fold", pa.int32()),
+        ("forgetting", pa.string()),
+        ("n", pa.float64()),
+        ("width", pa.float64()),
+        *[(m, pa.float64()) for m in MEASURES],
+        ("recall_by_class", pa.list_(pa.float64())),
+    ]
+)
+TEST_SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("test", pa.string()),
+        ("learner_a", pa.string()),
+        ("learner_b", pa.string()),
+        ("measure", pa.string()),  # what was compared: a fold measure, or McNemar's errors
+        ("forgetting", pa.string()),  # over which rows: the run's mechanism, or McNemar's
+        ("value_a", pa.float64()),  # A's value: mean over folds, or errors (faded: weighted)
+        ("value_b", pa.float64()),
+        ("statistic", pa.float64()),
+        ("pvalue", pa.float64()),
+        ("reject", pa.bool_()),
+        ("favours", pa.string()),  # the learner the data favour (null: a tie)
+        ("folds_used", pa.int64()),  # sign, Wilcoxon: non-tied folds; Friedman: folds
+        ("discordant_pairs", pa.int64()),  # McNemar: (row, fold) pairs where A, B differ
+        ("boundary", pa.float64()),  # the p-value limit `reject` used at this check
+        ("anytime_valid", pa.bool_()),  # `reject` stays valid when the checks are watched
+    ]
+)
+Q_SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("learner_a", pa.string()),
+        ("learner_b", pa.string()),
+        ("forgetting", pa.string()),
+        ("q", pa.float64()),  # log(errors_a / errors_b); negative favours A (gama2013)
+        ("errors_a", pa.float64()),
+        ("errors_b", pa.float64()),
+        ("favours", pa.string()),
+    ]
+)
+EVENT_SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("learner", pa.string()),
+        ("fold", pa.int32()),
+        ("detector", pa.string()),
+    ]
+)
+
+
+def _dtype(field: pa.Field) -> np.dtype[Any]:
+    """The numpy dtype of a column without nulls (object for strings and lists)."""
+    t = field.type
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
+        out: np.dtype[Any] = np.dtype(t.to_pandas_dtype())
+        return out
+    return np.dtype(object)
+
+
+def column(values: Sequence[Any], field: pa.Field) -> np.ndarray:
+    """One column from Python values: its numpy dtype, or object where a value is None.
+
+    >>> column([1, None], TEST_SCHEMA.field("folds_used")).tolist()
+    [1, None]
+    >>> column([0.5, 1.0], TEST_SCHEMA.field("pvalue")).dtype
+    dtype('float64')
+    """
+    dtype = _dtype(field)
+    if dtype.kind != "O" and any(v is None for v in values):
+        dtype = np.dtype(object)
+    return np.fromiter(values, dtype=dtype, count=len(values))
+
+
+def to_columns(rows: Sequence[Mapping[str, Any]], schema: pa.Schema) -> Columns:
+    """Rows (one dict per row, every column of ``schema``) as columns, in the schema's order."""
+    return {f.name: column([r[f.name] for r in rows], f) for f in schema}
+
+
+def empty_columns(schema: pa.Schema) -> Columns:
+    """A table of ``schema`` with no row."""
+    return {f.name: np.empty(0, dtype=_dtype(f)) for f in schema}
+
+
+def rows_of(columns: Mapping[str, np.ndarray]) -> list[dict[str, Any]]:
+    """The rows of a table as plain dicts of Python values (for JSON and Markdown)."""
+    names = list(columns)
+    return [dict(zip(names, values)) for values in zip(*(c.tolist() for c in columns.values()))]
+
+
+def select(columns: Mapping[str, np.ndarray], mask: np.ndarray) -> Columns:
+    """The rows of a table where ``mask`` holds."""
+    return {k: v[mask] for k, v in columns.items()}
+
+
+def concat(chunks: Sequence[Mapping[str, np.ndarray]], schema: pa.Schema) -> Columns:
+    """Tables of ``schema`` (e.g. of successive snapshots) one after the other.
+
+    >>> one = to_columns([{"position": 5, "learner": "nb", "fold": 0, "detector": "ph"}],
+    ...                  EVENT_SCHEMA)
+    >>> concat([one, one], EVENT_SCHEMA)["position"].tolist(), len(concat([], EVENT_SCHEMA))
+    ([5, 5], 4)
+    """
+    if not chunks:
+        return empty_columns(schema)
+    return {f.name: np.concatenate([c[f.name] for c in chunks]) for f in schema}

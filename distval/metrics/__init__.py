@@ -1,0 +1,45 @@
+"""Per-fold measures under five forgetting mechanisms.
+
+Three modules, one concept each:
+
+- :mod:`distval.metrics.measures`: the measures as functions of confusion counts
+  (:func:`measures`, :data:`MEASURES`) and the packed row codes of the windows;
+- :mod:`distval.metrics.trackers`: the per-slot state under each forgetting mechanism
+  (:class:`Tracker` and its subclasses, :func:`make_tracker`);
+- :mod:`distval.metrics.kernels`: the compiled (numba) batch loops the trackers call.
+
+>>> import numpy as np
+>>> t = make_tracker("cumulative", n_slots=1)
+>>> t.update(np.array([0, 1]), np.array([[0, 0]]), np.array([True, True]))
+>>> float(t.get()["accuracy"][0])
+0.5
+"""
+
+from __future__ import annotations
+
+from distval.metrics.measures import FORGETTING, MAX_CLASSES, MEASURES, measures, pack, unpack
+from distval.metrics.trackers import (
+    ADWINWindow,
+    Cumulative,
+    ExponentialEstimators,
+    Fading,
+    SlidingWindow,
+    Tracker,
+    make_tracker,
+)
+
+__all__ = [
+    "FORGETTING",
+    "MAX_CLASSES",
+    "MEASURES",
+    "ADWINWindow",
+    "Cumulative",
+    "ExponentialEstimators",
+    "Fading",
+    "SlidingWindow",
+    "Tracker",
+    "make_tracker",
+    "measures",
+    "pack",
+    "unpack",
+]

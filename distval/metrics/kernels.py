@@ -1,0 +1,276 @@
+"""The compiled (numba) loops of the trackers: one call per batch for all slots.
+
+Windows keep every slot's tested rows as packed codes (:func:`~distval.metrics.measures.pack`)
+in a ring buffer, one row of ``ring`` per slot, the oldest at ``head[s]``, ``size[s]`` of
+them. A batch is pushed row by row into the ring and into the slot's confusion counts, then
+the oldest codes beyond the window's length leave both.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from distval.metrics.measures import CLASS_MASK, PRED_SHIFT, Y_SHIFT
+
+__all__ = ["LEVELS", "adwin_batch", "count_batch", "sliding_batch"]
+
+
+@numba.njit(cache=True, nogil=True)
+def count_batch(
+    y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray, C: np.ndarray, P: np.ndarray
+) -> None:  # pragma: no cover
+    """Add every tested (slot, row) to its confusion cell and persistent-correct count."""
+    n_slots, n = pred.shape
+    for s in range(n_slots):
+        for i in range(n):
+            p = pred[s, i]
+            if p >= 0:
+                C[s, y[i], p] += 1.0
+                P[s] += per_ok[i]
+
+
+# -- windows -----------------------------------------------------------------------------
+
+LEVELS = 64  # ADWIN bucket levels: level i holds buckets of 2**i rows
+
+
+@numba.njit(cache=True, nogil=True)
+def _push(
+    s: int,
+    code: int,
+    ring: np.ndarray,
+    head: np.ndarray,
+    size: np.ndarray,
+    C: np.ndarray,
+    P: np.ndarray,
+) -> None:
+    cap = ring.shape[1]
+    ring[s, (head[s] + size[s]) % cap] = code
+    size[s] += 1
+    C[s, (code >> Y_SHIFT) & CLASS_MASK, (code >> PRED_SHIFT) & CLASS_MASK] += 1.0
+    P[s] += code & 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _trim(
+    s: int,
+    keep: int,
+    ring: np.ndarray,
+    head: np.ndarray,
+    size: np.ndarray,
+    C: np.ndarray,
+    P: np.ndarray,
+) -> None:
+    cap = ring.shape[1]
+    while size[s] > keep:
+        code = ring[s, head[s]]
+        C[s, (code >> Y_SHIFT) & CLASS_MASK, (code >> PRED_SHIFT) & CLASS_MASK] -= 1.0
+        P[s] -= code & 1
+        head[s] = (head[s] + 1) % cap
+        size[s] -= 1
+
+
+@numba.njit(cache=True, nogil=True)
+def sliding_batch(  # pragma: no cover - numba
+    y: np.ndarray,
+    pred: np.ndarray,
+    per_ok: np.ndarray,
+    keep: int,
+    ring: np.ndarray,
+    head: np.ndarray,
+    size: np.ndarray,
+    C: np.ndarray,
+    P: np.ndarray,
+) -> None:
+    n_slots, n = pred.shape
+    for s in range(n_slots):
+        for i in range(n):
+            p = pred[s, i]
+            if p >= 0:
+                code = (np.int64(y[i]) << Y_SHIFT) | (np.int64(p) << PRED_SHIFT) | per_ok[i]
+                _push(s, code, ring, head, size, C, P)
+        _trim(s, keep, ring, head, size, C, P)
+
+
+# ADWIN (Bifet & Gavalda 2007) with the arithmetic of river's compiled ``AdaptiveWindowing``,
+# operation for operation, so the windows are river's exactly (tests/metrics/test_trackers.py checks
+# width and detection row by row). State of slot s: ``stat[s]`` = (total, variance, width),
+# ``ticks[s]`` = (tick, detections), ``levels[s]`` bucket levels in use, ``cnt[s, i]`` buckets
+# at level i, ``bt`` / ``bv`` their totals and variances, oldest first.
+
+
+@numba.njit(cache=True, nogil=True)
+def _adwin_insert(
+    s: int,
+    value: float,
+    stat: np.ndarray,
+    levels: np.ndarray,
+    cnt: np.ndarray,
+    bt: np.ndarray,
+    bv: np.ndarray,
+    max_buckets: int,
+) -> None:
+    bt[s, 0, cnt[s, 0]] = value
+    bv[s, 0, cnt[s, 0]] = 0.0
+    cnt[s, 0] += 1
+    width = stat[s, 2] + 1.0
+    inc = 0.0
+    if width > 1.0:
+        dv = value - stat[s, 0] / (width - 1.0)
+        inc = (width - 1.0) * dv * dv / width
+    stat[s, 1] += inc
+    stat[s, 0] += value
+    stat[s, 2] = width
+    i = 0
+    while cnt[s, i] == max_buckets + 1:
+        n1 = float(np.int64(1) << i)
+        t0, t1 = bt[s, i, 0], bt[s, i, 1]
+        mu1, mu2 = t0 / n1, t1 / n1
+        v12 = bv[s, i, 0] + bv[s, i, 1] + n1 * 0.5 * (mu1 - mu2) * (mu1 - mu2)
+        if i + 1 >= levels[s]:
+            levels[s] += 1
+            cnt[s, i + 1] = 0
+        bt[s, i + 1, cnt[s, i + 1]] = t0 + t1
+        bv[s, i + 1, cnt[s, i + 1]] = v12
+        cnt[s, i + 1] += 1
+        left = cnt[s, i] - 2
+        for k in range(left):
+            bt[s, i, k] = bt[s, i, k + 2]
+            bv[s, i, k] = bv[s, i, k + 2]
+        cnt[s, i] = left
+        if cnt[s, i + 1] <= max_buckets:
+            break
+        i += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _adwin_drop_oldest(
+    s: int, stat: np.ndarray, levels: np.ndarray, cnt: np.ndarray, bt: np.ndarray, bv: np.ndarray
+) -> None:
+    last = levels[s] - 1
+    n = float(np.int64(1) << last)
+    u, v = bt[s, last, 0], bv[s, last, 0]
+    mu = u / n
+    stat[s, 2] -= n
+    stat[s, 0] -= u
+    width = stat[s, 2]
+    mu_window = stat[s, 0] / width
+    stat[s, 1] -= v + n * width * (mu - mu_window) * (mu - mu_window) / (n + width)
+    left = cnt[s, last] - 1
+    for k in range(left):
+        bt[s, last, k] = bt[s, last, k + 1]
+        bv[s, last, k] = bv[s, last, k + 1]
+    cnt[s, last] = left
+    if left == 0:
+        levels[s] -= 1
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _adwin_scan(
+    s: int,
+    stat: np.ndarray,
+    levels: np.ndarray,
+    cnt: np.ndarray,
+    bt: np.ndarray,
+    bv: np.ndarray,
+    delta: float,
+    min_len: float,
+    work: np.ndarray,
+) -> bool:
+    """ADWIN's check of every cut of slot s's window, dropping the oldest bucket while one
+    cut's means differ; whether any did (river's ``detect_change`` on a clock tick).
+
+    The cuts are checked oldest first; the first that holds drops a bucket and the scan starts
+    again. The running sums are taken in river's order, then every cut's test is computed in a
+    separate (vectorisable) loop: the same operations on the same values, so the same answers.
+    """
+    n0s, n1s, u0s, u1s = work[0], work[1], work[2], work[3]
+    detected = False
+    while True:
+        n0, n1 = 0.0, stat[s, 2]
+        u0, u1 = 0.0, stat[s, 0]
+        m = 0
+        for i in range(levels[s] - 1, -1, -1):
+            size = float(np.int64(1) << i)
+            for k in range(cnt[s, i]):
+                n0 += size
+                n1 -= size
+                u0 += bt[s, i, k]
+                u1 -= bt[s, i, k]
+                n0s[m], n1s[m], u0s[m], u1s[m] = n0, n1, u0, u1
+                m += 1
+        m -= 1  # the newest bucket is never a cut point
+        width = stat[s, 2]
+        delta_prime = np.log(2.0 * np.log(width) / delta)
+        variance_share = stat[s, 1] / width
+        hits = work[4]
+        for j in range(m):  # no early exit: a loop the compiler vectorises
+            a0, a1 = n0s[j], n1s[j]
+            delta_mean = (u0s[j] / a0) - (u1s[j] / a1)
+            m_recip = 1.0 / (a0 - min_len + 1.0) + 1.0 / (a1 - min_len + 1.0)
+            epsilon = (
+                np.sqrt(2.0 * m_recip * variance_share * delta_prime)
+                + 2.0 / 3.0 * delta_prime * m_recip
+            )
+            hits[j] = (a1 >= min_len) & (a0 >= min_len) & (abs(delta_mean) > epsilon)
+        cut = -1
+        for j in range(m):
+            if hits[j] != 0.0:
+                cut = j
+                break
+        if cut < 0:
+            return detected
+        detected = True
+        if width > 0.0:
+            _adwin_drop_oldest(s, stat, levels, cnt, bt, bv)
+        else:  # pragma: no cover - river scans on without dropping; the window is empty
+            return detected
+
+
+@numba.njit(cache=True, nogil=True)
+def adwin_batch(  # pragma: no cover - numba
+    y: np.ndarray,
+    pred: np.ndarray,
+    per_ok: np.ndarray,
+    ring: np.ndarray,
+    head: np.ndarray,
+    size: np.ndarray,
+    C: np.ndarray,
+    P: np.ndarray,
+    stat: np.ndarray,
+    ticks: np.ndarray,
+    levels: np.ndarray,
+    cnt: np.ndarray,
+    bt: np.ndarray,
+    bv: np.ndarray,
+    params: np.ndarray,
+    trace: np.ndarray,
+) -> None:
+    delta, clock, max_buckets, min_len, grace = (
+        params[0],
+        np.int64(params[1]),
+        np.int64(params[2]),
+        params[3],
+        params[4],
+    )
+    tracing = trace.shape[1] > 0
+    work = np.empty((5, bt.shape[1] * bt.shape[2]))
+    n_slots, n = pred.shape
+    for s in range(n_slots):
+        for i in range(n):
+            p = pred[s, i]
+            if p < 0:
+                continue
+            _adwin_insert(s, 1.0 if y[i] != p else 0.0, stat, levels, cnt, bt, bv, max_buckets)
+            ticks[s, 0] += 1
+            hit = False
+            if ticks[s, 0] % clock == 0 and stat[s, 2] > grace:
+                hit = _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work)
+                if hit:
+                    ticks[s, 1] += 1
+            code = (np.int64(y[i]) << Y_SHIFT) | (np.int64(p) << PRED_SHIFT) | per_ok[i]
+            _push(s, code, ring, head, size, C, P)
+            if tracing:
+                trace[s, i] = -stat[s, 2] if hit else stat[s, 2]
+        _trim(s, np.int64(stat[s, 2]), ring, head, size, C, P)
