@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 from distval.aggregator import Snapshot
 from distval.config import RunConfig
 from distval.errors import DistvalError
+from distval.results.provenance import provenance
 from distval.results.schema import EVENT_SCHEMA, FILES, FOLD_SCHEMA, Q_SCHEMA, TEST_SCHEMA, table
 
 __all__ = ["ResultWriter", "Summarised", "claim_output"]
@@ -102,7 +103,7 @@ class ResultWriter:
         self._last_flush = time.monotonic()
 
     def write_config(self, config: RunConfig, extra: dict[str, Any] | None = None) -> None:
-        data = config.to_dict() | (extra or {})
+        data = config.to_dict() | (extra or {}) | {"provenance": provenance()}
         (self.dir / "config.json").write_text(json.dumps(data, indent=2) + "\n")
 
     def append(self, snapshot: Snapshot) -> None:
