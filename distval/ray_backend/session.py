@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -84,6 +86,7 @@ def _start(address: str | None) -> bool:
     local_only = address is None and ray_constants.ENABLE_RAY_CLUSTER
     if local_only:
         ray_constants.ENABLE_RAY_CLUSTER = False
+    on_term = _python_sigterm_handler()
     try:
         ray.init(address=address, **kwargs)
     except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -92,7 +95,19 @@ def _start(address: str | None) -> bool:
     finally:
         if local_only:
             ray_constants.ENABLE_RAY_CLUSTER = True
+        if on_term is not None:  # Ray replaced it with its own (exit mid-write, C++ abort)
+            signal.signal(signal.SIGTERM, on_term)
     return True
+
+
+def _python_sigterm_handler() -> Any:
+    """The SIGTERM handler a caller installed in Python (the command line's, which turns it
+    into Ctrl-C), kept across ``ray.init``; None when there is none to keep or this is not
+    the main thread (Ray then leaves the handler alone too)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    handler = signal.getsignal(signal.SIGTERM)
+    return handler if callable(handler) else None
 
 
 def _restore_env() -> None:
