@@ -98,3 +98,17 @@ def test_a_misspelt_config_key_is_refused_with_the_closest_name(tmp_path, capsys
                           "--output", str(tmp_path / "o"))
     assert "unknown key 'n_fold' (did you mean 'n_folds'?)" in line
     assert not (tmp_path / "o").exists()
+
+
+def test_a_full_disk_ends_in_one_line_and_keeps_what_was_written(tmp_path, capsys):
+    """A 300 kB disk fills during the run: before, a traceback (and a Parquet file without
+    footer); now one line, and the rows written before read back, marked interrupted."""
+    from distval.results import load_results
+
+    with _tmpfs(tmp_path / "small", "size=300k") as small:
+        line = one_line_error(capsys, *RUN[:-2], "--n-rows", "200000", "--stream", "sea",
+                              "--test-every", "500", "--output", str(small / "o"))
+        assert "No space left on device" in line
+        saved = load_results(small / "o")
+        assert saved.final_position >= 500
+        assert saved.interrupted_at == saved.final_position
