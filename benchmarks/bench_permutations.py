@@ -6,8 +6,11 @@ evaluated on the original and on every copy; reported are the spread of accuracy
 copies, the average neighbour distance against Props. 3, 5 and 8, and how stable the learner
 ranking is.
 
-    python benchmarks/bench_permutations.py                    # Electricity and Weather
+    python benchmarks/bench_permutations.py --data-dir DIR     # Electricity and DIR/weather.parquet
     python benchmarks/bench_permutations.py --repeats 2 --n-rows 3000 --datasets elec2  # quick
+
+``elec2`` is the bundled Electricity file; any other data set is ``NAME.parquet`` in
+``--data-dir`` or a path to a stream file.
 """
 
 from __future__ import annotations
@@ -24,22 +27,23 @@ from distval.streams.permutations import parse_permutation
 
 from common import save, table
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-DATASETS = {"elec2": "elec2.parquet", "weather": "weather.parquet"}
+DATASETS = ["elec2", "weather"]
 
 
-def stream_spec(name: str) -> str:
-    path = DATA / DATASETS.get(name, name)
-    if path.is_file():
-        return str(path)
+def stream_spec(name: str, data_dir: str | None) -> str:
     if name == "elec2":
         return "elec2"  # the bundled copy
-    sys.exit(f"data set {name!r} not found at {path}")
+    if Path(name).is_file():
+        return name
+    if data_dir is not None and (Path(data_dir) / f"{name}.parquet").is_file():
+        return str(Path(data_dir) / f"{name}.parquet")
+    sys.exit(f"data set {name!r} not found: give its path or --data-dir DIR holding {name}.parquet")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    ap.add_argument("--datasets", nargs="+", default=DATASETS)
+    ap.add_argument("--data-dir", default=None, help="directory of NAME.parquet files")
     ap.add_argument("--kinds", nargs="+", default=["time:p=0.5", "speed:p=0.5", "shape:k=n"])
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--learners", nargs="+", default=["ht", "majority", "persistent"])
@@ -56,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     for ds in args.datasets:
         config = RunConfig(
-            stream=stream_spec(ds),
+            stream=stream_spec(ds, args.data_dir),
             n_rows=args.n_rows,
             learners=tuple(args.learners),
             n_folds=args.folds,

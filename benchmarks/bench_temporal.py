@@ -15,7 +15,9 @@ For step 2 every stream is cut to its first ``--max-rows`` rows and KDD99 to its
 trees (default 2), so that the run takes about ten minutes on two heavily shared cores; a
 shuffled stream is a shuffle of that prefix. ``--max-rows 0`` reads the whole streams.
 
-Run: ``python benchmarks/bench_temporal.py`` (small check: ``--max-rows 2000 --streams elec2``).
+Run: ``python benchmarks/bench_temporal.py --data-dir DIR``, where DIR holds
+``kddcup99_10pct.parquet``, ``ozone8hr.parquet`` and ``weather.parquet`` (Electricity is the
+bundled file; small check: ``--max-rows 2000 --streams elec2``, no data directory needed).
 Writes ``benchmarks/results/temporal.md``, ``temporal.json`` and ``temporal.png``.
 """
 
@@ -30,7 +32,6 @@ import numpy as np
 
 from common import save, table
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 STREAMS = {
     "elec2": "elec2.parquet",
     "kdd99": "kddcup99_10pct.parquet",
@@ -107,13 +108,24 @@ def run_one(task: tuple) -> list[dict]:
     ]
 
 
-def characteristics(names: list[str], lags: int = 3) -> list[dict]:
+def stream_path(name: str, data_dir: str | None) -> str:
+    """The bundled Electricity file, or ``data_dir / STREAMS[name]``."""
+    if name == "elec2" and (data_dir is None or not (Path(data_dir) / STREAMS[name]).is_file()):
+        from distval.streams import bundled_path
+
+        return str(bundled_path("elec2"))
+    if data_dir is None:
+        raise SystemExit(f"stream {name!r} needs --data-dir DIR holding {STREAMS[name]}")
+    return str(Path(data_dir) / STREAMS[name])
+
+
+def characteristics(names: list[str], paths: dict[str, str], lags: int = 3) -> list[dict]:
     from distval.experiments.diagnostics import describe_stream
     from distval.streams import open_stream
 
     rows = []
     for name in names:
-        d = describe_stream(open_stream(str(DATA / STREAMS[name])), max_lag=lags)
+        d = describe_stream(open_stream(paths[name]), max_lag=lags)
         paper = PAPER_TABLE3[name]
         delta = np.asarray(d["delta"])
         weights = np.asarray(d["class_counts"]) / d["rows"]
@@ -191,21 +203,23 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="shuffle and learner seed (1)")
     parser.add_argument("--jobs", type=int, default=3, help="worker processes (3)")
     parser.add_argument("--name", default="temporal", help="results name (temporal)")
+    parser.add_argument("--data-dir", default=None, help="directory of the streams' files")
     args = parser.parse_args()
     names = [s.strip() for s in args.streams.split(",") if s.strip()]
     unknown = [s for s in names if s not in STREAMS]
     if unknown:
         parser.error(f"unknown stream {unknown[0]!r}; choose among {', '.join(STREAMS)}")
 
+    paths = {name: stream_path(name, args.data_dir) for name in names}
     t0 = time.perf_counter()
-    chars = characteristics(names)
+    chars = characteristics(names, paths)
     tasks = []
     for name in names:
         cap = args.kdd_rows if name == "kdd99" else None
         if args.max_rows:
             cap = min(cap or args.max_rows, args.max_rows)
         for order in ("original", "shuffled"):
-            tasks.append((name, DATA / STREAMS[name], cap, order, args.seed, args.arf_trees))
+            tasks.append((name, paths[name], cap, order, args.seed, args.arf_trees))
     tasks.sort(key=lambda t: t[0] != "kdd99" and t[0] != "elec2")  # longest first
     from tqdm.auto import tqdm
 

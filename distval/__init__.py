@@ -15,8 +15,9 @@ from distval.errors import DistvalError
 if TYPE_CHECKING:  # the names __getattr__ gives, for type checkers
     from distval.config import RunConfig
     from distval.evaluation import evaluate
+    from distval.experiments.suite import suite
 
-__all__ = ["DistvalError", "RunConfig", "evaluate"]
+__all__ = ["DistvalError", "RunConfig", "evaluate", "suite"]
 __version__ = "0.1.0"
 
 
@@ -26,6 +27,10 @@ def __getattr__(name: str) -> object:
         from distval.evaluation import evaluate
 
         return evaluate
+    if name == "suite":
+        from distval.experiments.suite import suite
+
+        return suite
     if name == "RunConfig":
         from distval.config import RunConfig
 

@@ -6,13 +6,13 @@ the chosen forgetting mechanism and of the cumulative one, the Persistent baseli
 the global stream, and McNemar's discordant counts for every learner pair (cumulative,
 sliding window and fading, gama2013 §4). Every ``test_every`` rows it emits a
 :class:`Snapshot`: the fold measures and, for each learner pair, the Sign, Wilcoxon and
-McNemar tests (plus Friedman/Nemenyi for three learners or more; Demsar 2006), the Q
-statistic of every pair (cumulative, windowed, faded; gama2013 §4.1) and, when asked, the
-Page-Hinkley drift detections of every (learner, fold) since the previous snapshot
-(:class:`~distval.prequential.DriftMonitor`). Each pair is compared by a
-:class:`~distval.comparison.PairComparison`, which also applies the run's ``--sequential``
-rule: every test row says whether its decision is valid under peeking (``anytime_valid``)
-and the p-value limit it used (``boundary``).
+McNemar tests (plus Friedman/Nemenyi for three learners or more; Demsar 2006; see
+[tests](methods.md#tests-across-folds)), the Q statistic of every pair (cumulative,
+windowed, faded; gama2013 §4.1) and, when asked, the Page-Hinkley drift detections of every
+(learner, fold) since the previous snapshot (:class:`~distval.prequential.DriftMonitor`).
+Each pair is compared by a :class:`~distval.comparison.PairComparison`, which also applies
+the run's ``--sequential`` rule: every test row says whether its decision is valid under
+peeking (``anytime_valid``) and the p-value limit it used (``boundary``).
 
 The aggregator takes its own settings (:class:`TrackerSettings`, :class:`ComparisonSettings`
 and, for drift detection, :class:`~distval.prequential.DriftSettings`);

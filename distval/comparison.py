@@ -4,7 +4,7 @@ The aggregator of a run (:mod:`distval.aggregator`) and the type I / type II har
 (:mod:`distval.experiments.type_errors`) both compare two learners the same way, through a
 :class:`PairComparison` per pair:
 
-- the sign and Wilcoxon tests on the folds' values of A and B (DESIGN.md §4; bifet2015 §4,
+- the sign and Wilcoxon tests on the folds' values of A and B (bifet2015 §4,
   Table 1), McNemar's test on the discordant (row, fold) pairs (gama2013 §4);
 - the decision rule of the live decisions (``--sequential``):
 
@@ -13,8 +13,9 @@ The aggregator of a run (:mod:`distval.aggregator`) and the type I / type II har
   - ``spending``: each test's p-value against Lan-DeMets alpha-spending boundaries
     (Lan & DeMets 1983, O'Brien-Fleming-type by default) over the planned rows, or the
     series ``alpha * 6 / (pi^2 k^2)`` when no horizon is known. Statistics over all rows so
-    far get the boundaries of the canonical joint distribution; windowed or faded ones each
-    look's share of alpha as a level of its own (a union bound);
+    far get the boundaries of the canonical joint distribution (for the sign and Wilcoxon
+    tests across folds an approximation, not a proof: :mod:`distval.sequential`); windowed
+    or faded ones each look's share of alpha as a level of its own (a union bound);
   - ``evalue``: one extra test per pair, ``sign_evalue``, the settled-sign e-process of
     :class:`~distval.sequential.SettledSignEProcess` over each fold's discordant counts;
     valid at every look with no horizon. The other tests keep their fixed decisions.

@@ -197,8 +197,10 @@ class LocalEvaluation:
                 yield _checked(agg_out.get())
         finally:
             stop.set()
-            if worker.is_alive() and got < sent:
-                agg_in.put(None)  # ends the worker after the batches already queued
+            if worker.is_alive():
+                # ends the worker after the batches already queued (also when the reader or
+                # the host failed before anything was sent: the worker waits for its input)
+                agg_in.put(None)
             worker.join()
 
 

@@ -1,4 +1,6 @@
-"""Significance tests for comparing stream classifiers across folds (DESIGN.md §4).
+"""Significance tests for comparing stream classifiers across folds.
+
+See [Methods: tests across folds](methods.md#tests-across-folds).
 
 Two learners evaluated on the same k folds give k paired values (higher = better); three or
 more learners give a (folds x learners) table. The tests follow bifet2015 §4 and, for the

@@ -1,7 +1,7 @@
 """Which fold replicas test and train on each row: k-fold distributed validation.
 
 bifet2015 §3 defines three ways of sharing a stream among k replicas of a learner,
-each with a prequential variant (DESIGN.md §2):
+each with a prequential variant ([methods](methods.md#validation-schemes)):
 
 ========== ===================================== ============================ ==============
 scheme     training weight w[t, f]               tested (non-prequential)     prequential

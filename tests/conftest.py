@@ -1,14 +1,39 @@
-"""Shared fixtures: a real local Ray (2 CPUs), paths to the shared data, row comparison."""
+"""Shared fixtures: a real local Ray (2 CPUs), row comparison; tests marked ``moa`` skip
+with one line naming what is missing where MOA learners cannot run (no Java, no moa extra)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
-from pathlib import Path
+from functools import cache
 
 import pandas as pd
 import pytest
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+@cache
+def moa_missing() -> str | None:
+    """Why MOA learners cannot run here (a JDK and the ``moa`` extra are needed), or None."""
+    from distval.errors import DistvalError
+    from distval.learners.moa import jvm
+
+    try:
+        jvm.moa_jar()
+        jvm.find_javac(jvm.find_java_home())  # a JRE alone is refused
+    except DistvalError as exc:
+        return str(exc)
+    if importlib.util.find_spec("jpype") is None:
+        return "MOA learners need JPype (the moa extra: pip install -e '.[moa]')"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip the tests marked ``moa`` with one reason where MOA learners cannot run."""
+    moa = [item for item in items if item.get_closest_marker("moa") is not None]
+    reason = moa_missing() if moa else None
+    if reason is not None:
+        for item in moa:
+            item.add_marker(pytest.mark.skip(reason=f"needs MOA: {reason}"))
 
 
 def same_rows(a: list[dict], b: list[dict], exact: bool = True) -> None:

@@ -17,8 +17,6 @@ import pytest
 
 import distval
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-
 PINNED = sorted((Path(__file__).parent / "data").glob("before_architecture_*.json"))
 
 
@@ -59,7 +57,6 @@ def _same(a, b) -> bool:
 def test_run_gives_the_numbers_pinned_before_the_reorganisation(path, tmp_path):
     pinned = json.loads(path.read_text())
     kwargs = dict(pinned["kwargs"])
-    kwargs["stream"] = str(SHARED_DATA / Path(kwargs["stream"]).name)
     result = distval.evaluate(output_dir=tmp_path / "run", seed=3, **kwargs)
     now = _numbers(json.loads((tmp_path / "run" / "summary.json").read_text()))
     before = _numbers(pinned["summary"])

@@ -217,3 +217,16 @@ def test_the_settled_e_process_finds_a_lasting_difference():
             e.update(a[r, :, look], b[r, :, look])
         found += e.reject and e.margin > 0
     assert found / len(a) > 0.9
+
+
+def test_the_docs_say_sign_and_wilcoxon_spending_rests_on_an_approximation():
+    """Issue 30 item 7: the canonical joint distribution is a score statistic's; for the
+    Sign and Wilcoxon tests across folds it is an approximation and the docs say so."""
+    import distval.comparison
+    import distval.sequential
+
+    seq = " ".join(distval.sequential.__doc__.split())
+    assert "Sign and Wilcoxon tests across the k folds' cumulative values it is an" in seq
+    assert "**approximation, not a proof**" in seq
+    cmp = " ".join(distval.comparison.__doc__.split())
+    assert "an approximation, not a proof" in cmp

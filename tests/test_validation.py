@@ -1,4 +1,4 @@
-"""Fold routing: the structural properties of DESIGN.md §2 on 10^5 rows."""
+"""Fold routing: the structural properties of docs/methods.md (validation schemes) on 10^5 rows."""
 
 from __future__ import annotations
 

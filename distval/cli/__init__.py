@@ -33,6 +33,8 @@ COMMANDS = {
     "describe": ("describe", "stream diagnostics: classes, P(M), P(T), baselines"),
     "report": ("report", "figures, HTML and Markdown report of a results directory"),
     "reproduce": ("reproduce", "reproduce the paper's experiments (type I/II errors)"),
+    "suite": ("suite", "many streams x many learners: one run per stream, cross-stream "
+              "ranks, tests, CD diagram"),
 }
 
 

@@ -1,4 +1,5 @@
-"""``distval report RESULTS_DIR``: figures, report.html and report.md of a results directory."""
+"""``distval report RESULTS_DIR``: figures, report.html and report.md of a results directory;
+for a suite's directory (one with ``suite.json``) its tables and figures."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ __all__ = ["add_arguments", "main"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("results_dir", metavar="RESULTS_DIR", help="a run's output directory")
+    parser.add_argument(
+        "results_dir", metavar="RESULTS_DIR", help="a run's (or a suite's) output directory"
+    )
     parser.add_argument(
         "--output",
         default=None,
@@ -30,10 +33,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    if (Path(args.results_dir) / "suite.json").is_file():
+        return _suite_report(args)
     from distval.report import make_report
 
     formats = [f.strip().lower() for f in args.format.split(",") if f.strip()]
     path = make_report(args.results_dir, args.output, formats=formats, dpi=args.dpi)
     print(f"report: {path}")
     print(f"summary: {path.with_name('report.md')}")
+    return 0
+
+
+def _suite_report(args: argparse.Namespace) -> int:
+    """A suite's directory: its tables (Markdown, LaTeX) and figures, from ``suite.json``."""
+    from pathlib import Path
+
+    from distval.errors import DistvalError
+    from distval.experiments.suite import load_suite
+    from distval.experiments.suite.figures import write_figures
+    from distval.experiments.suite.tables import write_suite_files
+
+    data = load_suite(args.results_dir)
+    out = Path(args.output or args.results_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    formats = tuple(f.strip().lower() for f in args.format.split(",") if f.strip())
+    bad = sorted(set(formats) - {"png", "pdf", "svg"})
+    if bad:
+        raise DistvalError(f"--format: unknown {', '.join(bad)}; choose among png, pdf, svg")
+    written = write_suite_files(out, data, figures=False)
+    written += write_figures(out, data, tuple(dict.fromkeys(("svg", "pdf", *formats))))
+    for path in written:
+        print(f"wrote {path}")
     return 0

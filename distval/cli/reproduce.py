@@ -1,9 +1,9 @@
 """``distval reproduce``: reproduce the experiments of the papers.
 
 ``distval reproduce type-errors`` runs the type I / type II error grid of bifet2015 §4.1
-(Tables 2, 3 and 4; DESIGN.md §5) and writes the tables beside the paper's values, with the
-decisions at every look (the peeking tables: "ever rejected", alpha spending, e-process);
-see :mod:`distval.experiments.type_errors` for the Python API.
+(Tables 2, 3 and 4; [experiments](experiments.md)) and writes the tables beside the paper's
+values, with the decisions at every look (the peeking tables: "ever rejected", alpha
+spending, e-process); see :mod:`distval.experiments.type_errors` for the Python API.
 
 Example
 -------
@@ -47,6 +47,40 @@ def _count(text: str) -> int:
     return 0 if text.strip() == "0" else positive_integer(text)
 
 
+_PROFILE_HELP = "quick, standard or paper (default: quick)"
+
+
+class _PlanHelp(argparse.HelpFormatter):
+    """Help whose ``--profile`` text gives each profile's cost as ``--plan`` projects it
+    (computed only when the help is shown: it imports the experiment's modules)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.help is not _PROFILE_HELP:
+            return action.help
+        return (
+            f"quick: 5 runs, 3000 rows, river bagging of 2 Hoeffding trees "
+            f"({_cost('quick')}); standard: 10 runs, 50,000 rows, MOA OzaBag of 10 Hoeffding "
+            f"trees ({_cost('standard')}); paper: 50 runs, whole streams (1,000,000 generated "
+            f"rows), the same MOA ensemble ({_cost('paper')}; use a cluster, --address). "
+            "Costs are --plan's projection from reference per-row CPU costs, without CovType "
+            "and Poker (default: quick)"
+        )
+
+
+def _cost(profile: str) -> str:
+    """A profile's projected cost as ``--plan`` prints it (reference costs, no cell run).
+
+    >>> _cost("paper")
+    '~322 core-hours, ~161 h on 2 cores'
+    """
+    from distval.experiments.type_errors import make_grid, project
+
+    hours = project(make_grid(profile)).core_hours
+    if hours >= 10:
+        return f"~{hours:,.0f} core-hours, ~{hours / 2:,.0f} h on 2 cores"
+    return f"~{hours:.1f} core-hours, ~{hours * 30:.0f} min on 2 cores"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register ``type-errors`` under ``distval reproduce``."""
     sub = parser.add_subparsers(dest="experiment", metavar="EXPERIMENT")
@@ -57,15 +91,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "prequential} x {McNemar, Sign, Wilcoxon} of bifet2015 §4.1 and print Tables 2-4 "
         "beside the paper's values. Finished cells are stored at once; rerunning the same "
         "command resumes.",
+        formatter_class=_PlanHelp,
     )
     te.add_argument(
         "--profile",
         choices=("quick", "standard", "paper"),
         default="quick",
-        help="quick: 5 runs, 3000 rows, river bagging of 2 Hoeffding trees (~20 min on 2 "
-        "cores); standard: 10 runs, 50,000 rows, MOA OzaBag of 10 Hoeffding trees (~90 min "
-        "on 2 idle cores); paper: 50 runs, whole streams (1,000,000 generated rows), the "
-        "same MOA ensemble (~170 core-hours; use a cluster, --address) (default: quick)",
+        help=_PROFILE_HELP,  # the costs are filled in when --help is shown (_PlanHelp)
     )
     te.add_argument("--runs", type=positive_integer, default=None, help="runs per stream")
     te.add_argument(

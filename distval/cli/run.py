@@ -30,7 +30,7 @@ from distval.config import RunConfig, read_config
 from distval.errors import DistvalError, DistvalWarning
 from distval.evaluation import evaluate
 
-__all__ = ["DESCRIPTION", "add_arguments", "config_from_args", "main"]
+__all__ = ["DESCRIPTION", "add_arguments", "add_config_arguments", "config_from_args", "main"]
 
 DESCRIPTION = (
     "Evaluate two or more learners on a stream under k-fold distributed "
@@ -61,22 +61,18 @@ def _shown(value: Any) -> str:
     return "yes" if value is True else "no" if value is False else str(value)
 
 
-def add_arguments(run: argparse.ArgumentParser) -> None:
-    """Options of ``distval run``: one per :class:`RunConfig` field, then the run's own."""
-    run.add_argument(
-        "--config",
-        default=None,
-        metavar="PATH",
-        help="start from a saved run's config.json (re-runs it exactly); options given here "
-        "override it",
-    )
+def add_config_arguments(
+    parser: argparse.ArgumentParser, skip: tuple[str, ...] = ()
+) -> dict[str, argparse._ArgumentGroup]:
+    """One option per :class:`RunConfig` field (but ``skip``), absent unless given; returns
+    the argument groups by name."""
     groups: dict[str, argparse._ArgumentGroup] = {}
     for f in dataclasses.fields(RunConfig):
         meta = f.metadata
-        if "help" not in meta:
+        if "help" not in meta or f.name in skip:
             continue
         group = groups.get(meta["group"]) or groups.setdefault(
-            meta["group"], run.add_argument_group(meta["group"])
+            meta["group"], parser.add_argument_group(meta["group"])
         )
         default = f.default
         shown = f" (default: {_shown(default)})" if default is not None else ""
@@ -94,6 +90,19 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
             if "type" in meta:
                 kw["type"] = _TYPES[meta["type"]]
         group.add_argument(_flag(f), **kw)
+    return groups
+
+
+def add_arguments(run: argparse.ArgumentParser) -> None:
+    """Options of ``distval run``: one per :class:`RunConfig` field, then the run's own."""
+    run.add_argument(
+        "--config",
+        default=None,
+        metavar="PATH",
+        help="start from a saved run's config.json (re-runs it exactly); options given here "
+        "override it",
+    )
+    groups = add_config_arguments(run)
     g = groups["execution and output"]
     g.add_argument(
         "--backend",

@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, SupportsFloat
@@ -24,6 +22,7 @@ from distval.config import RunConfig
 from distval.engine import open_config_stream
 from distval.errors import DistvalError, check_positive_int
 from distval.evaluation import check_backend, evaluate
+from distval.experiments.study import Part, StudyProgress, run_study
 from distval.metrics import MEASURES
 from distval.results import EvaluationResult, claim_output, finite_or_none, markdown_table
 from distval.streams.permutations import (
@@ -412,23 +411,33 @@ def run_robustness(
     plans = _plans(config, spec, names, data)
     out.mkdir(parents=True, exist_ok=True)
 
-    copies: dict[int, CopyResult] = {}
+    parts = [Part(plan.name, 1.0, (plan, extra)) for plan, extra in plans]
 
-    def record(plan: _Plan, summary: dict[str, Any], reused: bool) -> None:
-        copies[plan.index] = _copy_result(plan, summary, reused)
+    def finished(part: Part) -> tuple[dict[str, Any], bool] | None:
+        plan, extra = part.payload
+        summary = _finished(out / plan.name, config, extra, overwrite)
+        return None if summary is None else (summary, True)
 
-    pending: list[tuple[_Plan, dict[str, Any]]] = []
-    for plan, extra in plans:
-        done = _finished(out / plan.name, config, extra, overwrite)
-        if done is not None:
-            record(plan, done, True)
-        else:
-            pending.append((plan, extra))
-    with _copies_bar(progress, len(plans), len(copies), data.name) as bar:
-        if backend == "ray" and pending:
-            _run_on_ray(config, data, pending, out, address, n_actors, record, bar)
-        else:
-            _run_in_process(config, data, pending, out, record, bar)
+    def store(part: Part, result: EvaluationResult) -> tuple[dict[str, Any], bool]:
+        plan, extra = part.payload
+        result.save(out / plan.name, extra)
+        return result.summary(), False
+
+    bar = StudyProgress(f"{data.name} copies", parts, unit="copies") if progress else None
+    records = run_study(
+        parts,
+        _copy,
+        shared=(config, data),
+        finished=finished,
+        store=store,
+        backend=backend,
+        address=address,
+        limit=n_actors,
+        progress=bar,
+    )
+    copies = {
+        plan.index: _copy_result(plan, *records[plan.name]) for plan, _ in plans
+    }
     result = RobustnessResult(
         config=config,
         permutation=spec.text,
@@ -472,65 +481,7 @@ def _copy_result(plan: _Plan, summary: dict[str, Any], reused: bool) -> CopyResu
     )
 
 
-@contextmanager
-def _copies_bar(progress: bool, total: int, done: int, name: str) -> Iterator[Any]:
-    """A progress bar over the copies (closed at the end), or None without ``progress``."""
-    if not progress:
-        yield None
-        return
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=total, initial=done, unit="copy", desc=f"{name} copies")
-    try:
-        yield bar
-    finally:
-        bar.close()
-
-
-def _run_in_process(
-    config: RunConfig,
-    data: StreamData,
-    pending: list[tuple[_Plan, dict[str, Any]]],
-    out: Path,
-    record: Callable[[_Plan, dict[str, Any], bool], None],
-    bar: Any,  # a tqdm progress bar, or None
-) -> None:
-    for plan, extra in pending:
-        evaluated = _evaluate_copy(config, data, plan, out / plan.name, extra)
-        record(plan, evaluated.summary(), False)
-        if bar is not None:
-            bar.update(1)
-
-
-def _ray_copy(
-    config: RunConfig, data: StreamData, item: tuple[_Plan, dict[str, Any]]
-) -> EvaluationResult:
-    plan, extra = item
+def _copy(config: RunConfig, data: StreamData, part: Part) -> EvaluationResult:
+    """One copy's evaluation, in memory (the study runner's ``compute``: no side effect)."""
+    plan, extra = part.payload
     return _evaluate_copy(config, data, plan, None, extra)
-
-
-def _run_on_ray(
-    config: RunConfig,
-    data: StreamData,
-    pending: list[tuple[_Plan, dict[str, Any]]],
-    out: Path,
-    address: str | None,
-    n_actors: int | None,
-    record: Callable[[_Plan, dict[str, Any], bool], None],
-    bar: Any,  # a tqdm progress bar, or None
-) -> None:
-    from distval.ray_backend.tasks import map_tasks, ray_session
-
-    with ray_session(address):
-        for i, result in map_tasks(
-            _ray_copy,
-            pending,
-            shared=(config, data),
-            limit=n_actors,
-            name=lambda item: f"copy {item[0].name}",
-        ):
-            plan, extra = pending[i]
-            result.save(out / plan.name, extra)
-            record(plan, result.summary(), False)
-            if bar is not None:
-                bar.update(1)

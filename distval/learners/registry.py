@@ -4,8 +4,9 @@ A learner is a river estimator or pipeline object (:func:`learner_spec`), or tex
 ``NAME`` or ``NAME(param=value, ...)``, where NAME is a built-in name (:data:`BUILTIN`) or an
 import path ``package.module:Class``; parameters are Python literals passed to the
 constructor. Each of the k fold replicas is a fresh ``clone()`` of the template (the object
-itself, or what the text builds); a template with a ``seed`` parameter gets a distinct seed
-per (learner, fold).
+itself, or what the text builds); every seeded part of it (its own ``seed`` parameter, the
+steps of a pipeline, the estimators a wrapper such as bagging holds) gets the replica's
+distinct seed per (learner, fold).
 
 How a replica learns a row of training weight w is :mod:`distval.learners.weights`; how
 ``persistent``, ``tc``, ``ta`` and any learner with an ``observe_label(y)`` method see the
@@ -446,11 +447,17 @@ def make_replicas(
         raise DistvalError(f"learner {spec.text!r} is a MOA learner: host it with MoaReplicas")
     template = spec.build()
     try:
-        has_seed = "seed" in template._get_params()
+        template._get_params()
     except AttributeError:
         raise DistvalError(
             f"learner {spec.text!r} is not a river estimator (no clone()/_get_params())"
         ) from None
+    if _is_regressor(template):
+        named = repr(spec.text) if spec.label == spec.text else f"{spec.label!r} ({spec.text})"
+        raise DistvalError(
+            f"learner {named} is a regressor; distval evaluates classifiers (a river "
+            "classifier, a pipeline ending in one, or a MOA classifier)"
+        )
     if not (
         callable(getattr(template, "predict_one", None))
         and callable(getattr(template, "learn_one", None))
@@ -460,6 +467,55 @@ def make_replicas(
         )
     replicas = []
     for f in folds:
-        new = {"seed": replica_seed(seed, learner, f)} if has_seed else None
-        replicas.append(template.clone(new))
+        new = _seeded(template, replica_seed(seed, learner, f))
+        replicas.append(template.clone(new or None))
     return replicas
+
+
+def _is_regressor(estimator: Any) -> bool:
+    """Whether a river estimator (or the last step of a pipeline) is a regressor.
+
+    >>> from river import linear_model, preprocessing, tree
+    >>> _is_regressor(preprocessing.StandardScaler() | linear_model.LinearRegression())
+    True
+    >>> _is_regressor(tree.HoeffdingTreeClassifier()), _is_regressor(object())
+    (False, False)
+    """
+    from river import base
+
+    while isinstance(getattr(estimator, "steps", None), dict) and estimator.steps:
+        estimator = list(estimator.steps.values())[-1]
+    return isinstance(estimator, base.Regressor) and not isinstance(estimator, base.Classifier)
+
+
+def _seeded(estimator: Any, seed: int) -> dict[str, Any]:
+    """The ``clone()`` parameters that give every seeded step of ``estimator`` ``seed``: its
+    own ``seed`` parameter, those of the steps of a pipeline or union, and those of the
+    estimators a wrapper holds (bagging's model, ...), however deep.
+
+    >>> from river import ensemble, forest, preprocessing
+    >>> p = preprocessing.StandardScaler() | ensemble.BaggingClassifier(
+    ...     forest.ARFClassifier(n_models=2), n_models=2, seed=42)
+    >>> new = _seeded(p, 7)
+    >>> new["BaggingClassifier"]["seed"], new["BaggingClassifier"]["model"][1]
+    (7, {'seed': 7})
+    >>> _seeded(preprocessing.StandardScaler(), 7)
+    {}
+    """
+    params = estimator._get_params()
+    parts = getattr(estimator, "steps", None) or getattr(estimator, "transformers", None)
+    if isinstance(parts, dict) and set(parts) == set(params):  # a Pipeline or TransformerUnion
+        inner = {name: _seeded(step, seed) for name, step in parts.items()}
+        return {name: new for name, new in inner.items() if new}
+    out: dict[str, Any] = {}
+    if "seed" in params:
+        out["seed"] = seed
+    for name, value in params.items():
+        held = getattr(estimator, name, None) if name != "_POSITIONAL_ARGS" else None
+        if isinstance(value, tuple) and len(value) == 2 and callable(
+            getattr(held, "_get_params", None)
+        ):
+            new = _seeded(held, seed)
+            if new:
+                out[name] = (value[0], new)
+    return out

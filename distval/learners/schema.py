@@ -36,7 +36,9 @@ class Schema:
     @classmethod
     def of(cls, stream: Stream) -> Schema:
         """The schema a :class:`~distval.streams.Stream` knows before its pass starts."""
-        domain = getattr(stream, "_label_domain", None) or ()
+        domain: list[str] = (
+            getattr(stream, "_label_domain", None) or getattr(stream, "_label_order", None) or []
+        )
         classes = tuple(stream.classes)
         return cls(
             feature_names=tuple(stream.feature_names),

@@ -1,5 +1,7 @@
 """Per-fold measures under five forgetting mechanisms.
 
+What they mean: [Methods: measures](methods.md#measures) and [forgetting](methods.md#forgetting).
+
 Three modules, one concept each:
 
 - :mod:`distval.metrics.measures`: the measures as functions of confusion counts

@@ -26,6 +26,31 @@ from distval.learners.moa.jvm import keep_jvm_signals
 
 __all__ = ["ray_session", "unwrap"]
 
+#: Ray's notice when ``ray.init`` runs outside the main thread (the auto backend starts Ray
+#: in a background thread; a Ray Client server starts each client's session in one and
+#: streams its log to the client). Nothing to act on, and it broke the progress bar.
+_THREAD_NOTICE = "SIGTERM handler is not set because current thread is not the main thread"
+
+
+class _DropThreadNotice(logging.Filter):
+    """Drops Ray's :data:`_THREAD_NOTICE` and nothing else.
+
+    >>> f = _DropThreadNotice()
+    >>> def record(msg):
+    ...     return logging.LogRecord("ray", logging.WARNING, "", 0, msg, None, None)
+    >>> f.filter(record(_THREAD_NOTICE + ".")), f.filter(record("a real warning"))
+    (False, True)
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return _THREAD_NOTICE not in record.getMessage()
+
+
+# where Ray logs it (ray.init) and where a Ray Client prints its server's log lines
+for _name in ("ray._private.worker", "ray.util.client.logsclient"):
+    if not any(isinstance(f, _DropThreadNotice) for f in logging.getLogger(_name).filters):
+        logging.getLogger(_name).addFilter(_DropThreadNotice())
+
 
 #: Set while a local Ray this module started runs: the variables :func:`_start` changed and
 #: their values before (None: unset), restored by :func:`_stop`.

@@ -86,9 +86,52 @@ def baseline_labels(config: dict[str, Any], labels: list[str]) -> list[str]:
 
 
 def _figure(width: float, height: float) -> Figure:
-
-
     return Figure(figsize=(width, height), layout="constrained")
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters with an ellipsis (labels inside the axes).
+
+    >>> _fit("a_very_long_learner_name", 10), _fit("ht", 10)
+    ('a_very_lo…', 'ht')
+    """
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _wrap(text: str, width: int) -> str:
+    """``text`` broken into lines of at most ``width`` characters (titles with long learner
+    names), long words cut as they come.
+
+    >>> print(_wrap("first_learner vs second_learner: p-values", 20))
+    first_learner vs
+    second_learner:
+    p-values
+    """
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
+
+
+def _legend_outside(ax: Any, **kw: Any) -> None:
+    """The axes' legend to the right of it, off the data (constrained layout makes room)."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kw)
+
+
+def _figure_legend(fig: Figure, axes: list[Any], *, loc: Any = "outside lower center",
+                   ncol: int = 3, **kw: Any) -> None:
+    """One legend for ``axes`` (each label once) outside the axes, off the data."""
+    handles: dict[str, Any] = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(lab, h)
+    if handles:
+        fig.legend(list(handles.values()), list(handles), loc=loc,
+                   ncol=max(1, min(ncol, len(handles))), **kw)
+
+
+def _learner_colour(res: SavedRun, label: str) -> str:
+    """The colour of a learner, as in the figures that draw learners."""
+    return _style(res.labels.index(label))["color"] if label in res.labels else "0.45"
 
 
 def _spread(df: pd.DataFrame, measure: str) -> tuple[np.ndarray, np.ndarray]:
@@ -106,12 +149,29 @@ def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
     """
 
     labels = res.labels
-    ncols = min(len(labels), 3)
-    nrows = -(-len(labels) // ncols)
-    fig = _figure(4.6 * ncols, 3.6 * nrows)
-    axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).ravel()
+    compare = len(labels) > 1  # a first panel draws every learner's mean on one axis
+    panels = len(labels) + compare
+    ncols = min(panels, 3)
+    nrows = -(-panels // ncols)
+    fig = _figure(4.6 * ncols + 1.2, 3.6 * nrows + 0.8)
+    grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).ravel()
     prim, cum = res.primary, res.folds[res.folds["forgetting"] == "cumulative"]
     name = MEASURE_LABELS.get(measure, measure)
+    if compare:
+        ax0 = grid[0]
+        for i, label in enumerate(labels):
+            x, v = _spread(prim[prim["learner"] == label], measure)
+            with np.errstate(all="ignore"):
+                ax0.plot(x, 100 * np.nanmean(v, axis=1), lw=1.8, label=label, **_style(i, len(x)))
+        if measure != "accuracy":
+            ax0.axhline(0, color="0.5", lw=0.8)
+        ax0.set_title(_wrap("all learners: mean of folds", 40), fontsize=9)
+        ax0.grid(alpha=0.3)
+        ax0.set_xlabel(_ROWS)
+        ax0.set_ylabel(name)
+        ax0.tick_params(labelsize=8)
+        _figure_legend(fig, [ax0], fontsize=8, title="learners (first panel)", title_fontsize=8)
+    axes = grid[1:] if compare else grid
     for i, (ax, label) in enumerate(zip(axes, labels)):
         st = _style(i)
         x, v = _spread(prim[prim["learner"] == label], measure)
@@ -134,13 +194,13 @@ def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
             if len(at):  # drift detections (events.parquet): ticks along the bottom
                 ax.plot(at, np.zeros(len(at)), "|", color="k", ms=9, mew=0.8,
                         transform=ax.get_xaxis_transform(), label="drift detected")
-        ax.set_title(label)
+        ax.set_title(_wrap(label, 40), fontsize=9)
         ax.grid(alpha=0.3)
         ax.set_xlabel(_ROWS)
         ax.set_ylabel(name)
         ax.tick_params(labelsize=8)
-        if i == 0:
-            ax.legend(fontsize=7, loc="best")
+        if i == len(labels) - 1:  # the line kinds once, beside the panels, off the data
+            _figure_legend(fig, [ax], loc="outside right upper", ncol=1, fontsize=7)
     for ax in axes[len(labels) :]:
         ax.set_visible(False)
     fig.suptitle(f"{name} per fold over time ({res.forgetting} forgetting)")
@@ -172,8 +232,9 @@ def plot_tests(res: SavedRun) -> Figure | None:
     keys = _test_keys(res)
     tests = list(dict.fromkeys(res.tests["test"]))
     with_p = tests_with_pvalues(res.tests)
-    fig = _figure(12, 2.6 * len(keys) + 0.8)
+    fig = _figure(14, 3.0 * len(keys) + 1.0)
     axes = fig.subplots(len(keys), 2, squeeze=False, width_ratios=(1.3, 1))
+    favoured: dict[str, str] = {}  # learner -> colour, for the decision legend
     for row, (a, b) in enumerate(keys):
         sub = res.tests[(res.tests["learner_a"] == a) & (res.tests["learner_b"] == b)]
         ax_p, ax_d = axes[row]
@@ -196,18 +257,31 @@ def plot_tests(res: SavedRun) -> Figure | None:
                 fixed = p <= alpha
                 ax_d.barh(np.full(fixed.sum(), j), step[fixed], left=(x - step)[fixed],
                           height=0.6, color=st["color"], alpha=0.25, lw=0)
-            ax_d.barh(
-                np.full(rej.sum(), j),
-                step[rej],
-                left=(x - step)[rej],
-                height=0.6,
-                color=st["color"],
-                lw=0,
+            # a rejection's bar has the colour of the learner the data favour there
+            favours = (
+                s["favours"].to_numpy(dtype=object) if "favours" in s else np.full(len(s), None)
             )
+            for fav in dict.fromkeys(favours[rej].tolist()):
+                at = rej & (favours == fav) if fav is not None else rej & _missing(favours)
+                colour = _learner_colour(res, fav) if isinstance(fav, str) else "0.45"
+                if isinstance(fav, str):
+                    favoured.setdefault(fav, colour)
+                ax_d.barh(
+                    np.full(at.sum(), j),
+                    step[at],
+                    left=(x - step)[at],
+                    height=0.6,
+                    color=colour,
+                    lw=0,
+                )
             last = s.iloc[-1]
             fav = last.get("favours") if "favours" in s else None
-            if bool(last["reject"]) and isinstance(fav, str):
-                ax_d.text(res.final_position, j, f" {fav}", va="center", fontsize=7)
+            if bool(last["reject"]) and isinstance(fav, str):  # inside the axes, at the end
+                ax_d.text(
+                    res.final_position, j, f"favours {_fit(fav, 22)} ", va="center",
+                    ha="right", fontsize=7, clip_on=True,
+                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8},
+                )  # fmt: skip
         for i, ((xs, ys), which) in enumerate(limits.items()):
             ax_p.plot(xs, np.clip(ys, P_FLOOR, 1.0), color="0.25", ls=(0, (1, 1 + i)), lw=1.6,
                       marker="_", ms=8, label=f"valid limit: {', '.join(which)}")
@@ -216,22 +290,40 @@ def plot_tests(res: SavedRun) -> Figure | None:
         ax_p.set_ylim(P_FLOOR / 3, 1.5)
         ax_p.axhline(alpha, color="k", ls="--", lw=1.2, label=f"alpha = {alpha:g}")
         ax_p.axhspan(P_FLOOR / 3, alpha, color="0.92", lw=0, zorder=0)
-        ax_p.set_title(f"{pair}: p-values (shaded: below alpha)")
+        ax_p.set_title(_wrap(f"{pair}: p-values (shaded: below alpha)", 60), fontsize=9)
         ax_p.set_ylabel("p-value (log scale)")
         ax_d.set_yticks(range(len(names)), names, fontsize=8)
         ax_d.set_ylim(-0.6, len(names) - 0.4)
-        ax_d.set_xlim(0, res.final_position * 1.12)
+        ax_d.set_xlim(0, res.final_position)
         ax_d.invert_yaxis()
-        ax_d.set_title("decision (solid: valid rejection; pale: p <= alpha)"
-                       if res.tests["anytime_valid"].any() else
-                       "decision (bar: H0 rejected; at the end: favoured)")
+        ax_d.set_title(
+            _wrap(
+                "decision (solid: valid rejection, in the colour of the favoured learner; "
+                "pale: p <= alpha)"
+                if res.tests["anytime_valid"].any()
+                else "decision (bar: H0 rejected, in the colour of the favoured learner)",
+                50,
+            ),
+            fontsize=9,
+        )
         for ax in (ax_p, ax_d):
             ax.set_xlabel(_ROWS)
             ax.grid(alpha=0.3)
-        ax_p.legend(fontsize=7, loc="lower left", ncol=2)
+        _legend_outside(ax_p, fontsize=7)
+    if favoured:
+        from matplotlib.patches import Patch
+
+        handles = [Patch(color=c, label=f"favours {_fit(f, 30)}") for f, c in favoured.items()]
+        fig.legend(handles=handles, loc="outside lower center", ncol=min(4, len(handles)),
+                   fontsize=8, title="decision bars", title_fontsize=8)  # fmt: skip
     fig.suptitle(f"Tests over time ({res.config.get('measure', 'accuracy')} across folds; "
                  "McNemar on errors)")
     return fig
+
+
+def _missing(values: np.ndarray) -> np.ndarray:
+    """Elementwise: is the object missing (``None`` or NaN)?"""
+    return np.array([v is None or v != v for v in values], dtype=bool)
 
 
 def plot_q(res: SavedRun) -> Figure | None:
@@ -254,11 +346,11 @@ def plot_q(res: SavedRun) -> Figure | None:
                 x = s["position"].to_numpy()
                 ax.plot(x, s["q"].to_numpy(dtype=float), label=kind, **_style(i, len(x)))
         ax.axhline(0, color="0.4", lw=0.8)
-        ax.set_title(f"{a} vs {b}", fontsize=9)
-        ax.set_ylabel(f"Q (< 0 favours {a})", fontsize=8)
+        ax.set_title(_wrap(f"{a} vs {b}", 40), fontsize=9)
+        ax.set_ylabel(_wrap(f"Q (< 0 favours {_fit(a, 30)})", 30), fontsize=8)
         ax.set_xlabel(_ROWS)
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=7, loc="best")
+    _legend_outside(axes[min(len(pairs), len(axes)) - 1], fontsize=7)
     for ax in axes[len(pairs) :]:
         ax.set_visible(False)
     fig.suptitle("Q statistic log(errors A / errors B) over time")
@@ -274,20 +366,43 @@ def plot_critical_difference(res: SavedRun) -> Figure | None:
         return None
     ranks = np.asarray(friedman["average_ranks"], dtype=float)
     labels = res.labels if len(res.labels) == len(ranks) else [str(i) for i in range(len(ranks))]
-    cd = float(friedman["critical_difference"])
+    verdict = "rejects" if friedman.get("reject") else "does not reject"
+    return draw_critical_difference(
+        ranks,
+        list(labels),
+        float(friedman["critical_difference"]),
+        f"Average ranks (1 = best); Friedman {verdict} at alpha = {friedman.get('alpha')}",
+    )
+
+
+def draw_critical_difference(
+    ranks: Any, labels: list[str], cd: float, title: str = ""
+) -> Figure:
+    """A critical-difference diagram as Demšar (2006, §3.2.2, Fig. 1) draws it: the rank
+    axis (1 = best, on the left), the CD as a bar above it, each learner's name joined to
+    its average rank, and a thick bar under the axis joining each maximal group of learners
+    whose average ranks differ by less than ``cd`` (no difference found among them).
+
+    >>> fig = draw_critical_difference([1.2, 2.1, 2.7], ["a", "b", "c"], 1.0)
+    >>> len(fig.axes)
+    1
+    """
+    ranks = np.asarray(ranks, dtype=float)
     k = len(ranks)
+    bottom = -(((k + 1) // 2) * 0.55 + 0.5)
     fig = _figure(8, max(3.4, 1.2 + 0.32 * k))
     ax = fig.subplots()
     lo, hi = 1, k
     ax.set_xlim(lo - 0.3, hi + 0.3)
-    ax.set_ylim(-(k // 2 + 2), 1.6)
+    ax.set_ylim(bottom, 1.6)
     ax.hlines(0, lo, hi, color="k", lw=1)
     for r in range(lo, hi + 1):
         ax.vlines(r, 0, 0.12, color="k", lw=1)
         ax.text(r, 0.22, str(r), ha="center", fontsize=8)
     ax.hlines(1.15, lo, lo + cd, color="k", lw=2)
+    ax.vlines([lo, lo + cd], 1.08, 1.22, color="k", lw=1)
     ax.text(lo + cd / 2, 1.3, f"CD = {cd:.2f}", ha="center", fontsize=8)
-    order = np.argsort(ranks)
+    order = np.argsort(ranks, kind="mergesort")
     for n, i in enumerate(order):
         left = n < (k + 1) // 2
         y = -(n if left else k - 1 - n) * 0.55 - 0.5
@@ -295,21 +410,32 @@ def plot_critical_difference(res: SavedRun) -> Figure | None:
         ax.plot([ranks[i], ranks[i], end], [0, y, y], color="k", lw=0.8)
         ax.text(end, y, f" {labels[i]} ({ranks[i]:.2f}) ", ha="right" if left else "left",
                 va="center", fontsize=8)
-    groups: list[list[int]] = []
-    for i in range(k):
-        members = [j for j in order if ranks[order[i]] <= ranks[j] < ranks[order[i]] + cd]
-        if len(members) > 1 and not any(set(members) <= set(g) for g in groups):
-            groups.append(members)
-    for g_i, g in enumerate(groups):
+    for g_i, g in enumerate(cliques(ranks, cd)):
         y = -0.18 - 0.14 * g_i
         ax.hlines(y, ranks[g].min() - 0.03, ranks[g].max() + 0.03, color="k", lw=3)
     ax.axis("off")
-    verdict = "rejects" if friedman.get("reject") else "does not reject"
-    ax.set_title(
-        f"Average ranks (1 = best); Friedman {verdict} at alpha = {friedman.get('alpha')}",
-        fontsize=9,
-    )
+    if title:
+        ax.set_title(title, fontsize=9)
     return fig
+
+
+def cliques(ranks: Any, cd: float) -> list[list[int]]:
+    """Maximal groups of learners (indices, best first) whose average ranks all lie within
+    less than ``cd`` of each other: the bars of a critical-difference diagram.
+
+    >>> cliques([1.0, 1.5, 2.4, 3.0], 1.0)
+    [[0, 1], [1, 2], [2, 3]]
+    >>> cliques([1.0, 3.0, 5.0], 1.0)
+    []
+    """
+    ranks = np.asarray(ranks, dtype=float)
+    order = [int(i) for i in np.argsort(ranks, kind="mergesort")]
+    groups: list[list[int]] = []
+    for start in order:
+        members = [j for j in order if ranks[start] <= ranks[j] < ranks[start] + cd]
+        if len(members) > 1 and not any(set(members) <= set(g) for g in groups):
+            groups.append(members)
+    return groups
 
 
 def plot_adwin_width(res: SavedRun) -> Figure | None:
@@ -332,7 +458,7 @@ def plot_adwin_width(res: SavedRun) -> Figure | None:
     ax.set_ylabel("ADWIN window width (rows)")
     ax.set_title("ADWIN window width over time (band: min-max over folds)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    _legend_outside(ax, fontsize=8)
     return fig
 
 
@@ -348,7 +474,7 @@ def plot_baselines(res: SavedRun) -> Figure | None:
     if not baselines:
         return None
     prim = res.primary
-    fig = _figure(12, 4)
+    fig = _figure(12, 5.0)
     ax_a, ax_k = fig.subplots(1, 2, sharex=True)
     others = [lab for lab in res.labels if lab not in baselines] or res.labels
     for i, label in enumerate(res.labels):
@@ -387,7 +513,7 @@ def plot_baselines(res: SavedRun) -> Figure | None:
     for ax in (ax_a, ax_k):
         ax.set_xlabel(_ROWS)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+    _figure_legend(fig, [ax_a, ax_k], ncol=2, fontsize=8)
     fig.suptitle(f"Baselines ({res.forgetting} forgetting)")
     return fig
 
@@ -415,7 +541,7 @@ def plot_forgetting_comparison(
     ax.set_ylabel(MEASURE_LABELS.get(measure, measure))
     ax.set_title(title or f"{measure} under different forgetting mechanisms")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    _legend_outside(ax, fontsize=8)
     return fig
 
 

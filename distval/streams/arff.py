@@ -6,8 +6,10 @@ keywords and type names are case-insensitive, names and nominal values may be qu
 
 Attribute types: ``numeric``, ``real`` and ``integer`` are float features (an ``integer``
 value is not truncated, as in Weka); ``{a, b, c}`` is nominal in declared order (any other
-value is an error); ``string`` is nominal with codes by first appearance (this package's
-encoding of free text). ``date`` and ``relational`` attributes are an error.
+value is an error); a nominal class numbers its values in declared order too, as MOA and
+Weka do (MOA breaks vote ties towards the lowest index); ``string`` is nominal with codes by
+first appearance (this package's encoding of free text). ``date`` and ``relational``
+attributes are an error.
 
 The ``@data`` section is read in blocks of ``block_size`` bytes. A block of plain rows (no
 quote, backslash, brace, ``%`` or non-ASCII byte: what Weka and MOA write for numeric and
@@ -15,7 +17,9 @@ simple nominal data) is split by pyarrow's CSV reader; any other block is tokeni
 line in Python, which handles quotes, comments after values and sparse rows
 ``{index value, ...}`` (an omitted value is 0 for a numeric attribute and the first declared
 value for a nominal one; a ``string`` attribute must be given). ``?`` unquoted, or an empty
-field, is a missing value.
+field, is a missing value. A dense row may end with a comma after its last attribute (MOA's
+``WriteStreamToARFFFile`` writes every row so): the empty field after it is ignored, as Weka
+and MOA ignore it.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import pyarrow.compute as pc
 from distval.errors import DistvalError, check_positive_int
 from distval.streams.arff_text import (
     ArffSyntaxError,
+    ends_with_empty_field,
     rest_is_comment,
     split_braced,
     split_dense,
@@ -201,7 +206,7 @@ class ArffStream(_FileStream):
     >>> s = ArffStream(path)
     >>> c = next(s.chunks())
     >>> c.X.tolist(), c.y.tolist(), s.classes, s.nominal, s.n_classes
-    ([[0.5, 2.0], [nan, 0.0], [2.5, 0.0]], [0, 1, 1], ['DOWN', 'UP'], {'day': ['1', '2', '3']}, 2)
+    ([[0.5, 2.0], [nan, 0.0], [2.5, 0.0]], [1, 0, 0], ['UP', 'DOWN'], {'day': ['1', '2', '3']}, 2)
     """
 
     def __init__(
@@ -298,9 +303,18 @@ class ArffStream(_FileStream):
         spaced = b" " in block or b"\t" in block
         if spaced and _BLANK_LINE.search(block):
             return None
-        columns = split_plain_block(block, len(self._columns))
+        k = len(self._columns)
+        columns = split_plain_block(block, k)
         if columns is None:
-            return None
+            # MOA's WriteStreamToARFFFile ends every row with a comma: an empty field after
+            # the last attribute is nothing (as Weka and MOA read it)
+            columns = split_plain_block(block, k + 1)
+            if (
+                columns is None
+                or pc.any(pc.not_equal(pc.utf8_trim_whitespace(columns[k]), "")).as_py()
+            ):
+                return None
+            columns = columns[:k]
         out = []
         missing = pa.array(["", "?"])
         for col in columns:
@@ -329,6 +343,8 @@ class ArffStream(_FileStream):
                     rows.append(self._sparse(split_sparse(stripped)))
                 else:
                     values = split_dense(stripped)
+                    if len(values) == k + 1 and ends_with_empty_field(stripped):
+                        values.pop()  # MOA's trailing comma: nothing after it (Weka, MOA)
                     if len(values) != k:
                         raise ArffSyntaxError(f"{len(values)} values, expected {k}")
                     rows.append(values)

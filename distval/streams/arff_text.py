@@ -24,7 +24,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ArffSyntaxError", "split_braced", "split_dense", "split_sparse", "token", "unescape"]
+__all__ = [
+    "ArffSyntaxError",
+    "ends_with_empty_field",
+    "split_braced",
+    "split_dense",
+    "split_sparse",
+    "token",
+    "unescape",
+]
 
 
 class ArffSyntaxError(ValueError):
@@ -113,6 +121,25 @@ def split_dense(text: str) -> list[str | None]:
             return out
         if text[pos] != ",":
             raise _unexpected(text, pos)
+        pos += 1
+
+
+def ends_with_empty_field(text: str) -> bool:
+    """Whether a dense data line ends with a comma and nothing after it (comments aside):
+    the empty last field MOA's ``WriteStreamToARFFFile`` writes, which Weka and MOA ignore.
+
+    >>> ends_with_empty_field("1,2,a,"), ends_with_empty_field("1,2,a, % c")
+    (True, True)
+    >>> [ends_with_empty_field(t) for t in ("1,2,a", "1,2,?", "1,'a,'")]
+    [False, False, False]
+    """
+    pos, n = 0, len(text)
+    last_empty = False
+    while True:
+        value, quoted, pos = token(text, pos)
+        last_empty = not quoted and value == ""
+        if pos == n or text[pos] == "%" or text[pos] != ",":
+            return last_empty and pos > 0 and text[:pos].rstrip().endswith(",")
         pos += 1
 
 

@@ -2,8 +2,10 @@
 
 A stream is read in passes. Every call to :meth:`Stream.chunks` starts a fresh pass from row 0
 with fresh label and category encoders, so every pass yields identical data. Labels get class
-indices in order of first appearance; ``Stream.classes`` and the first-appearance categories in
-``Stream.nominal`` grow as the pass yields the rows in which new values appear.
+indices in the order a header declares them (an ARFF nominal class, a Parquet file's declared
+categories), otherwise in order of first appearance; ``Stream.classes`` and the
+first-appearance categories in ``Stream.nominal`` grow as the pass yields the rows in which
+new values appear.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ A file stream (:mod:`distval.streams.parquet`, :mod:`distval.streams.delimited`,
 :mod:`distval.streams.arff`) reads Arrow record batches; :class:`_Decoder` turns each into
 ``(X, y)`` arrays without per-row Python work. Numeric columns become float64 features
 (null -> NaN); nominal columns become category codes (declared order first, then first
-appearance); the label column may have any type, its values are categories.
+appearance); the label column may have any type, its values are categories, numbered in the
+order a header declares them (an ARFF nominal class, a Parquet file's declared categories or
+dictionary), then by first appearance.
 """
 
 from __future__ import annotations
@@ -75,6 +77,9 @@ class _FileStream(Stream):
         self._declared: dict[str, list[str]] = {}
         self._strict: frozenset[str] = frozenset()
         self._label_domain: list[str] | None = None
+        #: Label values in the order a header declares them (they get codes 0, 1, ... in this
+        #: order, as in MOA and Weka); undeclared labels follow by first appearance.
+        self._label_order: list[str] = []
 
     def _set_columns(self, columns: list[str], target: str | None) -> None:
         if target is None:
@@ -101,7 +106,9 @@ class _Decoder:
 
     def __init__(self, stream: _FileStream) -> None:
         self.stream = stream
-        self.labels = Categories(allowed=stream._label_domain)
+        self.labels = Categories(
+            stream._label_order or stream._label_domain or (), allowed=stream._label_domain
+        )
         self.nominal = {
             f: Categories(stream._declared.get(f, ()), strict=f in stream._strict)
             for f in stream._nominal_features

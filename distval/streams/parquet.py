@@ -84,11 +84,20 @@ class ParquetStream(_FileStream):
                     "feature columns must be numeric, boolean, string or dictionary "
                     "(categorical)"
                 )
+        label_type = schema.field(self.target).type
+        if self.target in declared_meta:
+            self._label_order = declared_meta[self.target]
+        elif pa.types.is_dictionary(label_type):
+            dict_columns.append(self.target)
         if dict_columns and pf.metadata.num_rows:
             first = next(pf.iter_batches(batch_size=1, columns=dict_columns))
             for f in dict_columns:
                 values = first.column(f).dictionary.to_pylist()
-                self._declared[f] = [format_value(v) for v in values if v is not None]
+                order = [format_value(v) for v in values if v is not None]
+                if f == self.target:
+                    self._label_order = order
+                else:
+                    self._declared[f] = order
         self._publish_declared()
         rows = pf.metadata.num_rows
         self.n_rows = rows if self.limit is None else min(rows, self.limit)

@@ -59,6 +59,9 @@ class StreamData:
 class PermutedStream(Stream):
     """A stream's rows in a permuted order, read once into numpy arrays.
 
+    Class indices follow first appearance in the permuted order, as for every stream; nominal
+    features keep the source's category codes.
+
     Parameters
     ----------
     source
@@ -71,9 +74,6 @@ class PermutedStream(Stream):
         Seed of a spec's permutation.
     name
         Display name (default: the source's name with the spec).
-
-    Class indices follow first appearance in the permuted order, as for every stream; nominal
-    features keep the source's category codes.
 
     Examples
     --------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -17,7 +18,7 @@ def _labels(stream):
 
 
 def test_describe_a_parquet_file_matches_numpy(tmp_path, capsys):
-    path = "/work/shared/data/ozone8hr.parquet"
+    path = str(Path(__file__).resolve().parents[1] / "data" / "ozone8hr.parquet")
     out = tmp_path / "d.json"
     assert main(["describe", path, "--lags", "2", "--json", str(out), "--no-progress"]) == 0
     text = capsys.readouterr().out

@@ -108,6 +108,15 @@ CASES = [
     (["--config", "{d}/nosuch.json"], "cannot read"),
     (["--config", "{d}/ragged.csv"], "is not valid JSON"),
     (["--learners", "ht", "river.preprocessing:StandardScaler"], "not a classifier"),
+    (
+        ["--learners", "ht", "river.linear_model:LinearRegression"],
+        "learner 'river.linear_model:LinearRegression' is a regressor; distval evaluates"
+        " classifiers",
+    ),
+    (
+        ["--learners", "ht", "river.tree:HoeffdingTreeRegressor(grace_period=50)"],
+        "learner 'river.tree:HoeffdingTreeRegressor(grace_period=50)' is a regressor",
+    ),
     (["--sequential", "evalue", "--planned-rows", "100"], "--planned-rows is the horizon"),
     (["--sequential", "spending", "--planned-rows", "200"], "is below --n-rows 300"),
     (["--learners", "ht", "--sequential", "spending"], "give two learners or more"),
@@ -208,6 +217,7 @@ def test_version(capsys):
     assert version("distval") == distval.__version__
 
 
+@pytest.mark.moa
 def test_the_command_exits_quickly_only_after_the_results_are_written(tmp_path):
     """The ``distval`` program (:func:`distval.cli.command`) returns main's status with the
     heap frozen and the JVM left to the OS, in a process of its own; the results it wrote

@@ -15,10 +15,8 @@ QUICK = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "type-e
 #: Fields a cell's rows gained with per-look recording (issue 18).
 PER_LOOK = ("pvalues", "decisions", "ever_reject", "spending_reject")
 
-needs_moa = pytest.mark.skipif(
-    not __import__("distval.learners.moa", fromlist=["available"]).available(),
-    reason="the standard profile's learner is a MOA ensemble: needs Java and the moa extra",
-)
+#: The standard profile's learner is a MOA ensemble (tests/conftest.py skips where MOA cannot run).
+needs_moa = pytest.mark.moa
 
 
 def tiny(**kw) -> GridConfig:

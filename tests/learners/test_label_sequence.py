@@ -3,8 +3,6 @@ observe every label in stream order, without training on it (zliobaite2015 §4.4
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
@@ -13,13 +11,10 @@ from distval.config import RunConfig
 from distval.evaluation import evaluate
 from distval.learners import parse_learner
 from distval.learners.host import Batch, LearnerHost
+from distval.streams import bundled_path
 from distval.validation import FoldAssigner, Validation
 
-ELEC = Path("/work/shared/data/elec2.parquet")
-if not ELEC.exists():
-    from distval.streams.open import bundled_path
-
-    ELEC = bundled_path("elec2")
+ELEC = bundled_path("elec2")
 
 SCHEMES = ("cv", "split", "bootstrap")
 N = 4000
@@ -130,3 +125,25 @@ def test_persistent_inside_a_wrapper_sees_the_labels_too():
     host = LearnerHost([parse_learner("tc(base='persistent')")], [(0, 0)], ["i"], seed=1)
     host.process(routed(y, "bootstrap", True, k=2))
     assert host.models[0].model.predict_one({}) == y[-1]
+
+
+def test_persistent_kappa_per_is_exactly_0_except_under_ewma_as_the_protocol_says():
+    """Issue 30 item 7: the protocol's docstring said Persistent's kappa-per is exactly 0
+    under every scheme; under ``--forgetting ewma`` (Algorithm 1's estimate of P(T) as the
+    baseline) it is not, and the docstring now says so."""
+    import distval.learners.labels as labels
+
+    values = {}
+    for forgetting in ("cumulative", "window", "adwin", "ewma"):
+        res = evaluate(
+            stream="elec2", learners=("persistent",), n_rows=4000, n_folds=4,
+            forgetting=forgetting, test_every=4000,
+        )  # fmt: skip
+        final = res.final_folds()
+        values[forgetting] = final[final["forgetting"] == forgetting]["kappa_per"].to_numpy()
+    for forgetting in ("cumulative", "window", "adwin"):
+        assert (values[forgetting] == 0).all(), forgetting
+    assert (values["ewma"] != 0).all()
+    doc = " ".join(labels.__doc__.split())
+    assert "exactly 0 under ``cumulative``, ``window`` and ``adwin``" in doc
+    assert "Under ``--forgetting ewma`` it is close to 0 but not 0" in doc

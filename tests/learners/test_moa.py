@@ -21,13 +21,11 @@ from distval.engine import Run, open_config_stream
 from distval.errors import DistvalError
 from distval.learners import parse_learner
 from distval.learners.host import Batch, LearnerHost
-from distval.learners.moa import available, moa_cli
+from distval.learners.moa import moa_cli
 from distval.learners.moa.replicas import MoaReplicas
 from distval.learners.schema import Schema
 
-pytestmark = pytest.mark.skipif(
-    not available(), reason="MOA learners need Java and the moa extra (capymoa's jar)"
-)
+pytestmark = pytest.mark.moa
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -267,7 +265,7 @@ def test_bad_moa_specs_give_moas_message_on_one_line(text, says):
     assert "\n" not in str(info.value)
 
 
-def run_cli(args: list[str], *, env: dict | None = None, patch: str = ""):
+def run_cli(args: list[str], *, env: dict | None = None, patch: str = "", timeout=None):
     """``distval`` in a fresh process (``patch``: Python run first, e.g. to hide the jar)."""
     script = textwrap.dedent(
         f"""
@@ -278,7 +276,12 @@ def run_cli(args: list[str], *, env: dict | None = None, patch: str = ""):
         """
     )
     return subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=timeout,
     )
 
 
@@ -407,3 +410,91 @@ def test_the_java_batch_call_runs_with_a_frozen_python_heap(tmp_path):
         assert gc.get_freeze_count() == 0
         assert preds.shape == (2, len(chunk))
     assert len(frozen) == 3 and min(frozen) > len(gc.get_objects()) // 2
+
+
+# -- ARFF written by MOA itself (issue 30, items 1, 2 and 10) -----------------------------
+
+
+def moa_written_sea(tmp_path: Path, n: int) -> Path:
+    """``n`` rows of MOA's SEA generator (seed 1, 10 % noise) written by MOA's own
+    WriteStreamToARFFFile: the header declares ``{groupA,groupB}``, the first row is groupB
+    and every data row ends with a comma."""
+    path = tmp_path / "sea_raw.arff"
+    subprocess.run(
+        [
+            "java", "-cp", jar(), "moa.DoTask",
+            f"WriteStreamToARFFFile -s (generators.SEAGenerator) -f {path} -m {n}",
+        ],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return path
+
+
+def without_trailing_commas(raw: Path) -> Path:
+    lines = raw.read_text().splitlines()
+    out = raw.with_name("sea.arff")
+    out.write_text("\n".join(x.rstrip(",") if x and x[0].isdigit() else x for x in lines) + "\n")
+    return out
+
+
+@pytest.mark.parametrize(
+    ("scheme", "method"), [("cv", "Cross-Validation"), ("split", "Split-Validation")]
+)
+def test_declared_class_order_matches_moa_when_the_first_row_is_not_the_first_class(
+    tmp_path, scheme, method
+):
+    """Class indices follow the header's declared order, as MOA's do: MOA breaks vote ties
+    with the lowest index and an untrained replica predicts class 0, so numbering by first
+    appearance (groupB = 0 here) gives other predictions than MOA's EvaluatePrequentialCV."""
+    arff = without_trailing_commas(moa_written_sea(tmp_path, 3000))
+    assert arff.read_text().split("@data")[1].split()[0].endswith("groupB")
+    res = distval.evaluate(
+        stream=str(arff),
+        learners=("moa:trees.HoeffdingTree",),
+        scheme=scheme,
+        n_folds=10,
+        fold_choice="round-robin",
+        forgetting="cumulative",
+        test_every=3000,
+    )
+    final = res.final_folds()
+    acc = 100 * final[final["forgetting"] == "cumulative"]["accuracy"].to_numpy()
+    rows = moa_task(
+        f"EvaluatePrequentialCV -l trees.HoeffdingTree -s (ArffFileStream -f {arff}) "
+        f"-e BasicClassificationPerformanceEvaluator -i 3000 -f 3000 -w 10 -a {method}"
+    )
+    assert acc.mean() == pytest.approx(float(rows[-1]["[avg] classifications correct (percent)"]))
+    assert acc.std(ddof=1) == pytest.approx(
+        float(rows[-1]["[err] classifications correct (percent)"])
+    )
+
+
+@pytest.mark.parametrize("moa_cli", ["bayes.NaiveBayes", "trees.HoeffdingTree"])
+def test_moas_own_arff_with_trailing_commas_reads_as_moa_reads_it(tmp_path, moa_cli):
+    """WriteStreamToARFFFile ends every data row with a comma; MOA (like Weka) reads the
+    empty field after it as nothing. distval reads the same rows: prequential accuracy on the
+    raw file equals MOA's EvaluatePrequential on it."""
+    raw = moa_written_sea(tmp_path, 2000)
+    assert raw.read_text().rstrip().endswith(",")
+    ours, _ = host_accuracy(f"moa:{moa_cli}", raw, moa_seed=1)
+    assert ours == pytest.approx(moa_prequential_accuracy(moa_cli, raw, 2000), abs=1e-9)
+
+
+@pytest.mark.parametrize("bad_row", [1, 2500])
+def test_a_data_error_while_the_jvm_is_up_is_one_line_and_the_process_exits(tmp_path, bad_row):
+    """A reader error in the first batch (nothing yet sent to the aggregator thread) or
+    mid-stream, with MOA replicas running: one ``distval: error:`` line naming the file row,
+    exit status 2, and the process ends (a hang is caught by the timeout)."""
+    arff = write_arff(tmp_path / "rows.arff", n=3000)
+    lines = arff.read_text().splitlines()
+    at = lines.index("@data") + bad_row
+    lines[at] += ",A"
+    arff.write_text("\n".join(lines) + "\n")
+    done = run_cli(
+        [
+            "run", "--stream", str(arff), "--learners", "moa:trees.HoeffdingTree",
+            "--backend", "inprocess", "--output", str(tmp_path / "o"),
+        ],
+        timeout=120,
+    )  # fmt: skip
+    assert_one_error_line(done, f"(data row {bad_row}): 6 values, expected 5")

@@ -77,3 +77,53 @@ def test_objects_travel_to_ray_actors_with_the_same_numbers(ray_local, assert_sa
     assert ray_res.evaluated_by == {"actors": 1500}
     local = distval.evaluate(**opts)
     assert_same_rows(ray_res.fold_rows, local.fold_rows)
+
+
+def fold_accuracies(result, learner: str) -> list[float]:
+    final = result.final_folds()
+    rows = final[(final["learner"] == learner) & (final["forgetting"] == "cumulative")]
+    return rows.sort_values("fold")["accuracy"].tolist()
+
+
+def test_a_pipelines_seeded_step_gets_a_seed_per_learner_and_fold():
+    """Issue 30 item 3: a pipeline and its clone used to be identical in every fold (the
+    bagging step kept seed 42 in all replicas), so a sign test between them had no fold to
+    use. Now they differ, and a pipeline whose other step changes nothing (``Select`` of
+    every feature) gives exactly the numbers of its bare seeded estimator."""
+    from river import compose, ensemble
+
+    p = preprocessing.StandardScaler() | ensemble.BaggingClassifier(
+        tree.HoeffdingTreeClassifier(), n_models=3, seed=42
+    )
+    opts = {"n_rows": 3000, "n_folds": 10, "scheme": "cv", "test_every": 3000}
+    res = distval.evaluate(
+        stream=synth.SEA(seed=1, noise=0.1), learners={"a": p, "b": p.clone()}, **opts
+    )
+    a, b = fold_accuracies(res, "a"), fold_accuracies(res, "b")
+    assert len(a) == len(b) == 10
+    assert sum(x != y for x, y in zip(a, b)) >= 3
+
+    bag = ensemble.BaggingClassifier(tree.HoeffdingTreeClassifier(), n_models=3, seed=42)
+    piped = compose.Select("0", "1", "2") | bag.clone()
+    bare = distval.evaluate(stream=synth.SEA(seed=1, noise=0.1), learners={"m": bag}, **opts)
+    through = distval.evaluate(
+        stream=synth.SEA(seed=1, noise=0.1), learners={"m": piped}, **opts
+    )
+    assert fold_accuracies(through, "m") == fold_accuracies(bare, "m")
+
+
+def test_a_wrappers_seeded_inner_model_gets_the_replica_seed():
+    """A wrapper's seeded inner estimator (a forest inside bagging, inside a pipeline) is
+    seeded per (learner, fold) as a bare forest is."""
+    from river import compose, ensemble
+
+    inner = forest.ARFClassifier(n_models=2, seed=5)
+    wrapped = preprocessing.StandardScaler() | ensemble.BaggingClassifier(
+        inner, n_models=2, seed=7
+    )
+    reps = make_replicas(learner_spec(wrapped), 1, [0, 1, 2], seed=3)
+    bare = make_replicas(learner_spec(inner), 1, [0, 1, 2], seed=3)
+    steps = [r["BaggingClassifier"] for r in reps]
+    assert [s.model.seed for s in steps] == [s.seed for s in steps] == [b.seed for b in bare]
+    assert len({b.seed for b in bare}) == 3
+    assert isinstance(reps[0], compose.Pipeline) and wrapped["BaggingClassifier"].seed == 7

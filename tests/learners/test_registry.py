@@ -82,3 +82,18 @@ def test_replicas_are_fresh_and_seeded_independently():
 def test_spec_pickles():
     spec = parse_learner("lb(n_models=2)")
     assert pickle.loads(pickle.dumps(spec)) == spec
+
+
+def test_a_regressor_is_refused_by_name_also_inside_a_pipeline():
+    """Issue 30 item 5: a regressor used to fail deep in the host (OverflowError casting
+    its real-valued predictions to class indices)."""
+    from river import linear_model, preprocessing
+
+    import distval
+
+    for learner in (
+        linear_model.LinearRegression(),
+        preprocessing.StandardScaler() | linear_model.LinearRegression(),
+    ):
+        with pytest.raises(DistvalError, match="is a regressor; distval evaluates classifiers"):
+            distval.evaluate(stream="sea", n_rows=200, learners={"reg": learner, "nb": "nb"})

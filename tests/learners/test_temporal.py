@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -17,16 +16,12 @@ from distval.learners import BUILTIN, make_replicas, parse_learner
 from distval.learners.host import Batch, LearnerHost
 from distval.learners.temporal import TemporalCorrection, TemporallyAugmented
 from distval.metrics import FORGETTING, Cumulative, ExponentialEstimators, make_tracker, measures
-from distval.streams import open_stream
+from distval.streams import bundled_path, open_stream
 from distval.streams.permutations import random_permutation as iid_permutation
 from distval.streams.permutations import within_class_permutation
 from distval.streams.permuted import PermutedStream
 
-ELEC = Path("/work/shared/data/elec2.parquet")
-if not ELEC.exists():
-    from distval.streams.open import bundled_path
-
-    ELEC = bundled_path("elec2")
+ELEC = bundled_path("elec2")
 
 
 def markov_labels(n, stay, k=2, seed=0, priors=None):

@@ -518,3 +518,136 @@ def test_tests_written_before_sequential_decisions_load_as_fixed_alpha(run3, tmp
     saved = load_results(d)
     assert not saved.tests["anytime_valid"].any() and saved.tests["boundary"].isna().all()
     assert make_report(d).exists()
+
+
+# -- issue 30 item 9: long learner names, legends, favoured learners, one axis, formats ----
+
+LONG = {
+    "hoeffding_tree_with_a_very_long_descriptive_name_grace50": "ht(grace_period=50)",
+    "gaussian_naive_bayes_also_with_quite_a_long_label": "nb",
+    "majority": "majority",
+}
+
+
+@pytest.fixture(scope="module")
+def long_names(tmp_path_factory):
+    d = tmp_path_factory.mktemp("long") / "run"
+    distval.evaluate(
+        stream="sea", n_rows=2000, learners=LONG, n_folds=5, test_every=500, output_dir=d
+    )
+    return d
+
+
+def _drawn(fig):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    return fig.canvas.get_renderer()
+
+
+def _inside(inner, outer, tol=1.0):
+    return (
+        inner.x0 >= outer.x0 - tol
+        and inner.y0 >= outer.y0 - tol
+        and inner.x1 <= outer.x1 + tol
+        and inner.y1 <= outer.y1 + tol
+    )
+
+
+def _data_points(fig):
+    """Display coordinates of every plotted line point of every visible axes."""
+    pts = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for ln in ax.get_lines():
+            xy = np.column_stack([ln.get_xdata(), ln.get_ydata()]).astype(float)
+            xy = xy[np.isfinite(xy).all(axis=1)]
+            if len(xy) and ln.get_transform() == ax.transData:
+                pts.append(ax.transData.transform(xy))
+    return np.concatenate(pts) if pts else np.empty((0, 2))
+
+
+def test_long_names_keep_titles_and_labels_in_the_figure_and_legends_off_the_data(long_names):
+    from distval.report.figures import plot_tests
+
+    res = load_results(long_names)
+    for fig in (plot_tests(res), plot_measure(res), plot_baselines(res)):
+        r = _drawn(fig)
+        titles = [fig._suptitle] + [ax.title for ax in fig.axes if ax.get_visible()]
+        boxes = [t.get_window_extent(r) for t in titles if t is not None and t.get_text()]
+        for box in boxes:
+            assert _inside(box, fig.bbox), "a title runs off the figure"
+        for i, a in enumerate(boxes):  # no two titles overlap
+            for b in boxes[i + 1 :]:
+                assert not a.overlaps(b)
+        for ax in fig.axes:
+            for t in ax.texts:  # the "favours" labels: inside their axes
+                assert _inside(t.get_window_extent(r), ax.bbox), t.get_text()
+        points = _data_points(fig)
+        legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+        assert legends
+        for leg in legends:
+            box = leg.get_window_extent(r)
+            on = (
+                (points[:, 0] > box.x0)
+                & (points[:, 0] < box.x1)
+                & (points[:, 1] > box.y0)
+                & (points[:, 1] < box.y1)
+            )
+            assert not on.any(), "a legend covers plotted data"
+
+
+def test_decision_bars_have_the_colour_of_the_favoured_learner(long_names):
+    """Each rejection's bar is drawn in the colour of the learner the test favours at that
+    check (tests.parquet's ``favours``), the colour that learner has in the other figures."""
+    from matplotlib.colors import to_rgba
+
+    from distval.report.figures import STYLES, plot_tests
+
+    res = load_results(long_names)
+    tests = pd.read_parquet(long_names / "tests.parquet")
+    fig = plot_tests(res)
+    colour = {lab: to_rgba(STYLES[i][0]) for i, lab in enumerate(res.labels)}
+    checked = 0
+    for row, ax_d in enumerate(fig.axes[1::2]):
+        a, b = list(dict.fromkeys(zip(tests["learner_a"], tests["learner_b"])))[row]
+        pair = tests[(tests["learner_a"] == a) & (tests["learner_b"] == b)]
+        lanes = [t.get_text() for t in ax_d.get_yticklabels()]
+        for bar in ax_d.patches:
+            test = lanes[round(bar.get_y() + bar.get_height() / 2)]
+            end = bar.get_x() + bar.get_width()
+            hit = pair[(pair["test"] == test) & np.isclose(pair["position"], end)]
+            fav = hit["favours"].iloc[0]
+            assert bool(hit["reject"].iloc[0])
+            assert bar.get_facecolor() == pytest.approx(colour[fav]), (test, end, fav)
+            checked += 1
+    assert checked > 0
+
+
+def test_the_measure_figure_draws_every_learner_on_one_axis(long_names):
+    res = load_results(long_names)
+    fig = plot_measure(res, "accuracy")
+    together = [ax for ax in fig.axes if [ln.get_label() for ln in ax.get_lines()][:3] == list(
+        LONG
+    )]
+    assert len(together) == 1
+    prim = res.primary
+    for ln, label in zip(together[0].get_lines(), LONG):
+        means = prim[prim["learner"] == label].groupby("position")["accuracy"].mean()
+        np.testing.assert_allclose(ln.get_ydata(), 100 * means.to_numpy())
+
+
+def test_type_error_charts_come_as_png_svg_and_pdf(tmp_path):
+    from type_error_grids import CHEAP
+
+    out = tmp_path / "o"
+    argv = ["reproduce", "type-errors", "--streams", "SEA(50)", "--runs", "1"]
+    argv += ["--n-rows", "60", "--schemes", "cv", "--learner", CHEAP]
+    argv += ["--backend", "inprocess", "--output", str(out), "--no-progress"]
+    assert cli.main(argv) == 0
+    magic = {"png": b"\x89PNG", "pdf": b"%PDF", "svg": b"<?xml"}
+    for chart in ("type_errors", "peeking"):
+        for fmt, head in magic.items():
+            assert (out / f"{chart}.{fmt}").read_bytes()[:5].startswith(head)

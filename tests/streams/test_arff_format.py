@@ -176,6 +176,36 @@ def test_plain_numeric_blocks_take_the_arrow_path_and_agree_with_liac(tmp_path):
                 [[r[0], r[2], r[3]] for r in liac_rows(path)])
 
 
+@pytest.mark.parametrize("quoted", [False, True])
+def test_a_trailing_comma_after_the_last_attribute_is_read_as_weka_and_moa_read_it(
+    tmp_path, quoted
+):
+    """MOA's WriteStreamToARFFFile ends every data row with a comma. Weka and MOA read the
+    empty field after it as no value (the header has no attribute for it): the rows equal
+    those of the same file without the commas, as liac-arff reads that one (both the Arrow
+    path and, with a quoted value, the line tokenizer)."""
+    rng = np.random.default_rng(3)
+    head = "@relation m\n@attribute a numeric\n@attribute n {'u v',w}\n@attribute c {x,y}\n@data\n"
+    rows = [
+        f"{rng.normal():.5f},{('?' if i % 9 == 4 else ('w' if i % 2 else '?'))},{'xy'[i % 3 > 0]}"
+        for i in range(300)
+    ]
+    if quoted:
+        rows[17] = "1.5,'u v',y"
+    clean = tmp_path / "clean.arff"
+    clean.write_text(head + "\n".join(rows) + "\n")
+    commas = tmp_path / "commas.arff"
+    commas.write_text(head + "\n".join(r + "," for r in rows[:-1]) + "\n" + rows[-1] + ", % end\n")
+    got = stream_rows(commas, block_size=1000)
+    assert same(got, liac_rows(clean))
+    assert len(got) == 300
+    # a value after the comma is still one field too many
+    bad = tmp_path / "bad.arff"
+    bad.write_text(head + "\n".join(r + "," for r in rows[:5]) + "\n1,w,x,z\n")
+    with pytest.raises(DistvalError, match=r"line 11 .*4 values, expected 3"):
+        stream_rows(bad)
+
+
 def test_sparse_defaults_and_clear_errors(tmp_path):
     head = "@relation s\n@attribute a numeric\n@attribute n {u,v}\n@attribute t string\n"
     head += "@attribute c {x,y}\n@data\n"

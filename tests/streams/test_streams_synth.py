@@ -243,6 +243,7 @@ def test_generator_names_are_the_catalogue():
     assert list(GENERATOR_NAMES) == sorted(GENERATORS)
 
 
+@pytest.mark.moa
 def test_a_file_run_skips_the_heavy_imports(tmp_path):
     """river.datasets (with scikit-learn behind it), scipy.signal and scipy.stats cost about
     two seconds of start-up: a one-learner MOA run on a file loads none of them (it computes
@@ -250,7 +251,6 @@ def test_a_file_run_skips_the_heavy_imports(tmp_path):
     import subprocess
     import sys
 
-    pytest.importorskip("jpype")
     path = tmp_path / "s.csv"
     path.write_text("a,b,class\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(50)))
     heavy = ("river.datasets", "scipy.signal", "scipy.stats")

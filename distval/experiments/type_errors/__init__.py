@@ -1,4 +1,6 @@
-"""Type I / type II error grid of bifet2015 §4.1 (Tables 2, 3, 4; DESIGN.md §5), with peeking.
+"""Type I / type II error grid of bifet2015 §4.1 (Tables 2, 3, 4), with peeking.
+
+See [Experiments: type I and type II errors](experiments.md#type-i-and-type-ii-errors).
 
 A *cell* is one (stream, run, scheme): one pass over the stream compares two seeds A and A'
 of one randomised learner (no change: a rejection is a type I error) and A with a

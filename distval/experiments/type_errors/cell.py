@@ -36,6 +36,7 @@ import numpy.typing as npt
 from distval.aggregator import ComparisonSettings
 from distval.comparison import EVALUE_TEST, Outcome, PairComparison
 from distval.errors import DistvalError
+from distval.experiments import bifet2015 as paper
 from distval.experiments.type_errors.profiles import (
     REAL,
     TESTS,
@@ -43,6 +44,7 @@ from distval.experiments.type_errors.profiles import (
     open_real_stream,
     stream_rows,
 )
+from distval.validation import SCHEMES
 
 __all__ = ["cell_key", "look_positions", "noise_filter", "run_cell"]
 
@@ -55,7 +57,7 @@ def noise_filter(
 ) -> npt.NDArray[Any]:
     """Replace each prediction, with probability ``pnoise``, by one of the other classes.
 
-    The replacement is uniform over the ``n_classes - 1`` other classes (DESIGN.md §5), so
+    The replacement is uniform over the ``n_classes - 1`` other classes (bifet2015 §4.1), so
     a learner of accuracy p0 becomes one of accuracy
     ``p0 (1 - pnoise) + (1 - p0) pnoise / (c - 1)`` (bifet2015 §4.1 derives the same kind
     of formula). Entries of -1 (not tested) stay -1.
@@ -91,9 +93,22 @@ def look_positions(rows: int, looks: int) -> list[int]:
     return sorted({int(np.ceil(i * rows / looks)) for i in range(1, looks + 1)})
 
 
-def _seeds(seed: int, run: int, scheme_index: int) -> tuple[int, int, int, int]:
+#: A number per scheme for the seeds of its cells: the index in the paper's order (what the
+#: committed grids ran with), then the others. Fixed here, not taken from ``--schemes``, so
+#: a cell's seeds follow from its key (stream, run, scheme) whatever schemes run beside it.
+SCHEME_NUMBER = {s: i for i, s in enumerate(dict.fromkeys((*paper.SCHEMES, *SCHEMES)))}
+
+
+def _seeds(seed: int, run: int, scheme: str) -> tuple[int, int, int, int]:
     """(stream, learners, folds, noise) seeds of a cell: the stream and the learners depend
-    on the run only, so the three schemes of a run see the same rows and the same A, A'."""
+    on the run only, so the three schemes of a run see the same rows and the same A, A';
+    the folds and the noise on the run and the scheme's fixed :data:`SCHEME_NUMBER`.
+
+    >>> split, cv = _seeds(1, 0, "split"), _seeds(1, 0, "cv")
+    >>> split[:2] == cv[:2], split[2:] == cv[2:]
+    (True, False)
+    """
+    scheme_index = SCHEME_NUMBER[scheme]
     ss = np.random.SeedSequence([seed, run])
     stream_seed, learner_seed = (int(v & 0x7FFFFFFF) for v in ss.generate_state(2))
     cs = np.random.SeedSequence([seed, run, 1000 + scheme_index])
@@ -260,8 +275,7 @@ class _Pass:
 
         self.config = config
         k = config.n_folds
-        index = config.schemes.index(scheme) if scheme in config.schemes else 0
-        stream_seed, learner_seed, fold_seed, noise_seed = _seeds(config.seed, run, index)
+        stream_seed, learner_seed, fold_seed, noise_seed = _seeds(config.seed, run, scheme)
         if label in REAL:
             self.stream = open_real_stream(label, spec, n_rows=config.rows_of(spec))
         else:

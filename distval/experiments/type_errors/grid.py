@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import IO, Any
 
 from distval.errors import DistvalError
 from distval.evaluation import check_backend
+from distval.experiments.study import Part, run_study
 from distval.experiments.type_errors.cell import cell_key, run_cell
 from distval.experiments.type_errors.profiles import GridConfig
 from distval.experiments.type_errors.tables import GRID_FILES, GridResult, collect, write
@@ -55,7 +55,7 @@ def _prepare_dir(config: GridConfig, output_dir: Path, overwrite: bool) -> Path:
     if cfg_path.exists() and not overwrite:
         defaults = {f.name: f.default for f in fields(GridConfig) if f.default is not MISSING}
         stored = defaults | json.loads(cfg_path.read_text())
-        # cells are keyed by (stream, run, scheme) and their seeds depend on the run only,
+        # cells are keyed by (stream, run, scheme) and their seeds follow from the key alone,
         # so a grid may be resumed with more (or fewer) runs or streams
         free = ("streams", "runs")
         same = {k: v for k, v in stored.items() if k not in free} == {
@@ -133,11 +133,17 @@ def run_grid(
             bar.update(cell)
 
     try:
-        if backend == "ray" and todo:
-            _run_ray(config, todo, store, address)
-        else:
-            for label, spec, run, scheme in todo:
-                store(run_cell(config, label, spec, run, scheme))
+        # a cell is deterministic: Ray may rerun it if its node or worker is lost
+        run_study(
+            [Part(cell_key(c[0], c[2], c[3]), 1.0, c) for c in todo],
+            _cell,
+            shared=(config,),
+            finished=lambda part: None,  # the stored cells are already left out of `todo`
+            store=lambda part, cell: store(cell),
+            backend=backend,
+            address=address,
+            max_retries=2,
+        )
     finally:
         if bar is not None:
             bar.close()
@@ -218,28 +224,8 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def _cell(config: GridConfig, cell: tuple[str, str, int, str]) -> dict[str, Any]:
-    return run_cell(config, *cell)
-
-
-def _run_ray(
-    config: GridConfig,
-    todo: list[tuple[str, str, int, str]],
-    store: Callable[[dict[str, Any]], None],
-    address: str | None,
-) -> None:
-    from distval.ray_backend.tasks import map_tasks, ray_session
-
-    with ray_session(address):
-        for _, cell in map_tasks(
-            # a cell is deterministic: Ray may rerun it if its node or worker is lost
-            _cell,
-            todo,
-            shared=(config,),
-            max_retries=2,
-            name=lambda c: f"grid cell {c[:3]}",
-        ):
-            store(cell)
+def _cell(config: GridConfig, part: Part) -> dict[str, Any]:
+    return run_cell(config, *part.payload)
 
 
 def read_cells(output_dir: str | Path) -> list[dict[str, Any]]:

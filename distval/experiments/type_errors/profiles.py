@@ -1,8 +1,8 @@
 """The grid's settings: profiles (quick, standard, paper), streams and :class:`GridConfig`.
 
-bifet2015 §4.1 (DESIGN.md §5): two seeds of one randomised tree ensemble, k = 10 folds,
-alpha = 0.05, 50 runs per stream in the paper; the ``quick`` and ``standard`` profiles are
-smaller grids of the same design, sized by measured CPU costs.
+bifet2015 §4.1 ([experiments](experiments.md)): two seeds of one randomised tree ensemble, k
+= 10 folds, alpha = 0.05, 50 runs per stream in the paper; the ``quick`` and ``standard``
+profiles are smaller grids of the same design, sized by measured CPU costs.
 
 >>> g = make_grid("quick", streams=["SEA(50)"])
 >>> g.runs, g.n_rows, g.looks
@@ -23,9 +23,11 @@ __all__ = [
     "COST_SOURCE",
     "ENSEMBLE",
     "PROFILES",
+    "QUICK_LEARNER",
     "REAL",
     "REAL_ROWS",
     "REFERENCE_COST",
+    "REFERENCE_COSTS",
     "SYNTHETIC",
     "TESTS",
     "GridConfig",
@@ -69,6 +71,22 @@ REFERENCE_COST = {
     "RBF(50,0.0001)": 0.65,
     "RBF(10,0.0001)": 0.66,
 }
+#: The same for the ``quick`` profile's learner (:data:`QUICK_LEARNER`) at 3,000 rows: the
+#: mean over the 157 cells of benchmarks/results/type-errors-quick that recorded their CPU
+#: time (2-core machine, shared).
+QUICK_REFERENCE_COST = {
+    "Electricity": 3.16,
+    "LED(50000)": 20.58,
+    "SEA(50)": 2.02,
+    "SEA(50000)": 1.93,
+    "HYP(10,0.001)": 3.42,
+    "HYP(10,0.0001)": 3.66,
+    "RBF(0,0)": 3.43,
+    "RBF(50,0.001)": 3.49,
+    "RBF(10,0.001)": 3.72,
+    "RBF(50,0.0001)": 3.67,
+    "RBF(10,0.0001)": 3.80,
+}
 COST_SOURCE = {"CovType": "LED(50000)", "Poker": "LED(50000)"}
 #: Rows of the real streams when read whole (UCI / MOA files).
 REAL_ROWS = {"Electricity": 45_312, "CovType": 581_012, "Poker": 829_201}
@@ -80,6 +98,10 @@ REAL_ROWS = {"Electricity": 45_312, "CovType": 581_012, "Poker": 829_201}
 #: LED(50000) 30.7 vs 124.5, SEA(50) 2.1 vs 26.0 CPU-s), which would not fit 50,000 rows
 #: x 10 runs in 90 minutes on two cores (benchmarks/results/type-errors-standard/README.md).
 ENSEMBLE = "moa:meta.OzaBag -l trees.HoeffdingTree -s 10"
+#: The cheap randomised ensemble of the ``quick`` profile (river, no JVM).
+QUICK_LEARNER = "distval.experiments.type_errors:bagged_ht(n_models=2, grace_period=100)"
+#: Reference per-row costs by learner (:func:`~distval.experiments.type_errors.project`).
+REFERENCE_COSTS = {ENSEMBLE: REFERENCE_COST, QUICK_LEARNER: QUICK_REFERENCE_COST}
 
 #: Profiles: runs per stream, rows per stream (None = whole stream) and learner.
 #: ``standard`` is sized to about 90 minutes on two idle cores (measured CPU seconds per
@@ -89,7 +111,7 @@ PROFILES: dict[str, dict[str, Any]] = {
     "quick": {
         "runs": 5,
         "n_rows": 3000,
-        "learner": "distval.experiments.type_errors:bagged_ht(n_models=2, grace_period=100)",
+        "learner": QUICK_LEARNER,
     },
     "standard": {"runs": STANDARD_RUNS, "n_rows": STANDARD_ROWS, "learner": ENSEMBLE},
     "paper": {"runs": 50, "n_rows": None, "synthetic_rows": 1_000_000, "learner": ENSEMBLE},

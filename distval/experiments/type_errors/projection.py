@@ -2,7 +2,7 @@
 
 ``distval reproduce type-errors --plan`` prints it without running anything; a run prints
 it before starting. Costs come from the grid's own finished cells, another grid's
-(``--cost-from``), or :data:`~distval.experiments.type_errors.profiles.REFERENCE_COST`.
+(``--cost-from``), or :data:`~distval.experiments.type_errors.profiles.REFERENCE_COSTS`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from distval.errors import DistvalError
 from distval.experiments.type_errors.cell import cell_key
 from distval.experiments.type_errors.profiles import (
     COST_SOURCE,
-    ENSEMBLE,
-    REFERENCE_COST,
+    REFERENCE_COSTS,
     GridConfig,
     stream_rows,
 )
@@ -108,8 +107,8 @@ def project(
     """Project the CPU cost of a grid without running it.
 
     Per-row costs come, per stream, from ``cells`` (finished cells of this grid or of
-    another grid with the same learner: CPU-seconds / rows), else ``costs``, else
-    :data:`REFERENCE_COST` when the learner is :data:`ENSEMBLE`; a stream without a
+    another grid with the same learner: CPU-seconds / rows), else ``costs``, else the
+    learner's :data:`REFERENCE_COSTS` (the profiles' learners); a stream without a
     measurement borrows a sibling's (:data:`COST_SOURCE`). Cells are assumed to cost the
     same whatever the scheme.
 
@@ -121,8 +120,8 @@ def project(
     done_keys = {c["key"] for c in cells or []}
     measured = measured_costs(cells or [])
     table: dict[str, tuple[float, str]] = {}
-    if config.learner == ENSEMBLE:
-        table |= {k: (v, "reference table") for k, v in REFERENCE_COST.items()}
+    reference = REFERENCE_COSTS.get(config.learner, {})
+    table |= {k: (v, "reference table") for k, v in reference.items()}
     table |= {k: (v, "measured elsewhere") for k, v in (costs or {}).items()}
     table |= {
         k: (v, f"{n} cells measured")

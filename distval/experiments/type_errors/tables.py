@@ -49,9 +49,10 @@ GRID_FILES = (
     "peeking_summary.csv",
     "decisions.csv",
     "tables.md",
-    "type_errors.png",
-    "peeking.png",
+    *(f"{chart}.{fmt}" for chart in ("type_errors", "peeking") for fmt in ("png", "svg", "pdf")),
 )
+#: The chart formats a grid writes: PNG for the page, SVG and PDF for print.
+CHART_FORMATS = ("png", "svg", "pdf")
 
 #: Decision rules of the peeking tables: (label, decisions column, tests it applies to).
 RULES = (
@@ -213,6 +214,16 @@ def _markdown(result: GridResult) -> str:
         "better). Times are wall seconds of one pass, which serves both variants.",
         "",
     ]
+    labels = [label for label, _ in cfg.streams]
+    if set(labels) != set(paper.PAPER_STREAMS):
+        lines += [
+            f"Streams run: {', '.join(labels)} ({len(labels)} of the paper's "
+            f"{len(paper.PAPER_STREAMS)}). Table 2's values in parentheses are the paper's "
+            f"averages over all of the paper's {len(paper.PAPER_STREAMS)} streams, ours over "
+            f"these {len(labels)}; the Average rows of Tables 3 and 4 give the paper's mean "
+            "over the same streams as ours.",
+            "",
+        ]
     for name in ("table2", "table3", "table4"):
         frame = result.tables.get(name)
         if frame is None:
@@ -238,7 +249,9 @@ def _chart(result: GridResult, path: Path) -> None:
     changes = list(dict.fromkeys(t2.pnoise))
     rows = list(dict.fromkeys(t2.row))
     schemes = list(result.config.schemes)
-    fig, axes = plt.subplots(1, len(changes), figsize=(5 * len(changes), 4.5), sharey=True)
+    fig, axes = plt.subplots(
+        1, len(changes), figsize=(5 * len(changes), 4.8), sharey=True, layout="constrained"
+    )
     axes = np.atleast_1d(axes)
     width = 0.8 / len(schemes)
     x = np.arange(len(rows))
@@ -268,10 +281,16 @@ def _chart(result: GridResult, path: Path) -> None:
         if change == 0:
             ax.axhline(result.config.alpha, color="grey", lw=0.8, ls="--")
     axes[0].set_ylabel("fraction of runs rejecting H0")
-    axes[-1].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    handles, names = axes[-1].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncol=len(names), fontsize=8)
+    _save(fig, path)
     plt.close(fig)
+
+
+def _save(fig: Any, path: Path) -> None:
+    """The chart as PNG (``path``) and beside it as SVG and PDF (:data:`CHART_FORMATS`)."""
+    for fmt in CHART_FORMATS:
+        fig.savefig(path.with_suffix(f".{fmt}"), format=fmt, dpi=110)
 
 
 def _peeking_chart(result: GridResult, path: Path) -> None:
@@ -284,7 +303,9 @@ def _peeking_chart(result: GridResult, path: Path) -> None:
     s = result.tables["peeking_summary"]
     changes = list(dict.fromkeys(s.pnoise))
     labels = [r[0] for r in RULES]
-    fig, axes = plt.subplots(1, len(changes), figsize=(4.6 * len(changes), 4.2), sharey=True)
+    fig, axes = plt.subplots(
+        1, len(changes), figsize=(4.6 * len(changes), 4.6), sharey=True, layout="constrained"
+    )
     axes = np.atleast_1d(axes)
     tests = list(dict.fromkeys(s.test))
     width = 0.8 / len(labels)
@@ -303,14 +324,14 @@ def _peeking_chart(result: GridResult, path: Path) -> None:
         else:
             ax.set_title(f"power (pnoise={change:.2f})")
     axes[0].set_ylabel("fraction of runs rejecting H0")
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncol=len(names), fontsize=7)
+    _save(fig, path)
     plt.close(fig)
 
 
 def write(result: GridResult) -> None:
-    """Write the tables (CSV, Markdown), ``decisions.csv`` and the charts."""
+    """Write the tables (CSV, Markdown), ``decisions.csv`` and the charts (PNG, SVG, PDF)."""
     out = result.output_dir
     if out is None:
         return

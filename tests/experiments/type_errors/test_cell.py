@@ -17,7 +17,7 @@ from distval.experiments.type_errors import GridConfig, noise_filter, run_cell
 
 @pytest.mark.parametrize("c, p0, pnoise", [(2, 0.8, 0.05), (4, 0.7, 0.10), (10, 0.3, 0.10)])
 def test_noise_filter_accuracy_matches_formula(c, p0, pnoise):
-    # DESIGN.md §5 / bifet2015 §4.1: p = p0 (1 - pnoise) + (1 - p0) pnoise / (c - 1).
+    # bifet2015 §4.1 (docs/experiments.md): p = p0 (1 - pnoise) + (1 - p0) pnoise / (c - 1).
     rng = np.random.default_rng(42)
     n = 400_000
     y = rng.integers(0, c, n)
@@ -146,3 +146,25 @@ def test_noise_on_same_compares_a_with_its_own_noisy_copy():
     assert r[(True, 0.1, "mcnemar")]["mean_b"] < r[(True, 0.1, "mcnemar")]["mean_a"]
     with pytest.raises(DistvalError, match="noise_on"):
         tiny(noise_on="both")
+
+
+def test_a_cells_seeds_come_from_its_key_not_from_the_order_of_schemes():
+    """Issue 30 item 4: ``--schemes split`` alone gives the committed quick cell
+    ``SEA(50)|0|split`` (run with bootstrap, cv, split), and reordering the schemes of a
+    grid changes none of its cells."""
+    import dataclasses
+
+    cfg = GridConfig.from_dict(json.loads((QUICK / "grid.json").read_text()))
+    alone = dataclasses.replace(cfg, schemes=("split",))
+    lines = (QUICK / "cells.jsonl").read_text().splitlines()
+    old = next(c for c in map(json.loads, lines) if c["key"] == "SEA(50)|0|split")
+    new = run_cell(alone, "SEA(50)", "SEA(50)", 0, "split")
+    assert [{k: v for k, v in r.items() if k != "sd_diff"} for r in fixed_rows(new)] == (
+        old["results"]
+    )
+    forward = tiny(schemes=("bootstrap", "cv", "split"), runs=1)
+    backward = tiny(schemes=("split", "cv", "bootstrap"), runs=1)
+    for scheme in ("bootstrap", "cv", "split"):
+        a = run_cell(forward, "SEA(50)", "SEA(50)", 0, scheme)
+        b = run_cell(backward, "SEA(50)", "SEA(50)", 0, scheme)
+        assert fixed_rows(a) == fixed_rows(b)

@@ -1,5 +1,5 @@
 """The grid's settings: the paper's numbers, profiles, user-given real streams
-(distval.experiments.type_errors.profiles; bifet2015 §4.1, DESIGN.md §5)."""
+(distval.experiments.type_errors.profiles; bifet2015 §4.1; docs/experiments.md)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,253 @@
+"""One resumable study runner: named parts, run in this process or as Ray tasks, with progress.
+
+A study (``distval suite``'s streams, the copies of ``distval run --permute``, the cells of
+``distval reproduce type-errors``) is a list of :class:`Part` s; a part is one run that
+writes its own results (a directory, or a line of the grid's ``cells.jsonl``). The runner
+
+- asks ``finished(part)`` for the record of a part already complete on disk, and skips it;
+- runs the others with ``compute(*shared, part)``: one after another in this process, or as
+  Ray tasks (one CPU each, on local cores or a cluster at ``address``) through
+  :func:`distval.ray_backend.tasks.map_tasks`, which retries a task whose worker or node is
+  lost. ``compute`` must be free of side effects (it returns what the part produced), so a
+  retried task is harmless;
+- hands each result to ``store(part, result)`` in the driver, which writes the part's
+  directory and returns its record, then calls ``on_record(records)`` (e.g. to refresh the
+  study's tables);
+- shows one :class:`StudyProgress` line: parts done, the projected finish, the running ones.
+
+>>> import io
+>>> parts = [Part("a", 1.0, 2), Part("b", 1.0, 3)]
+>>> out = io.StringIO()
+>>> run_study(parts, lambda base, part: base**part.payload, shared=(10,), finished=lambda p: None,
+...           store=lambda p, r: r, progress=StudyProgress("demo", parts, stream=out))
+{'a': 100, 'b': 1000}
+>>> out.getvalue().splitlines()[-1].split(",")[0]
+'demo: 2/2 parts (100%)'
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+from distval.errors import DistvalError
+
+__all__ = ["Part", "StudyProgress", "duration", "run_study"]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One run of a study: ``name`` (its directory), ``weight`` (its expected cost, e.g. rows,
+    for the projected finish) and ``payload`` (what ``compute`` needs to run it)."""
+
+    name: str
+    weight: float = 1.0
+    payload: Any = None
+
+
+def duration(seconds: float) -> str:
+    """A short human duration.
+
+    >>> duration(42), duration(150), duration(4000), duration(200000)
+    ('42 s', '2.5 min', '1 h 06 min', '2.3 days')
+    """
+    seconds = max(0.0, seconds)
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds // 3600:.0f} h {seconds % 3600 // 60:02.0f} min"
+    return f"{seconds / 86400:.1f} days"
+
+
+class StudyProgress:
+    """The progress line of a study: parts done, projected finish, the running parts.
+
+    The projected finish divides the weight (e.g. rows) left by the weight finished per
+    second in this session (parts reused from disk are not timed). On a terminal the line is
+    rewritten in place every second; elsewhere (a log file, a cluster job) a plain line is
+    printed at most every ``every`` seconds and at the end.
+    """
+
+    def __init__(
+        self,
+        label: str,
+        parts: Sequence[Part],
+        *,
+        unit: str = "parts",
+        stream: IO[str] | None = None,
+        every: float = 30.0,
+    ) -> None:
+        self.label, self.unit = label, unit
+        self.weights = {p.name: float(p.weight) for p in parts}
+        self.total = len(parts)
+        self.done: set[str] = set()
+        self.fresh = 0.0  # weight finished in this session
+        self.running: dict[str, float] = {}
+        #: How the line names the started parts (on Ray: submitted, maybe still queued).
+        self.started_label = "running"
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.every = every
+        self.t0 = time.monotonic()
+        self.last = -float("inf")
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+        if self.tty:
+            self._ticker = threading.Thread(target=self._tick, daemon=True)
+            self._ticker.start()
+
+    def reused(self, name: str) -> None:
+        """A part found complete on disk."""
+        self.done.add(name)
+
+    def start(self, name: str) -> None:
+        with self._lock:
+            self.running[name] = time.monotonic()
+        self._show(force=True)
+
+    def finish(self, name: str) -> None:
+        with self._lock:
+            self.running.pop(name, None)
+            self.done.add(name)
+            self.fresh += self.weights.get(name, 1.0)
+        self._show(force=True)
+
+    def line(self) -> str:
+        now = time.monotonic()
+        with self._lock:
+            n = len(self.done)
+            text = (
+                f"{self.label}: {n}/{self.total} {self.unit} ({100 * n / max(1, self.total):.0f}%)"
+            )
+            elapsed = now - self.t0
+            left = sum(w for k, w in self.weights.items() if k not in self.done)
+            if self.fresh > 0 and left > 0:
+                eta = left / self.fresh * elapsed
+                text += f", about {duration(eta)} left"
+            if self.running:
+                shown = [f"{k} ({duration(now - t)})" for k, t in list(self.running.items())[:3]]
+                more = len(self.running) - len(shown)
+                text += f", {self.started_label} " + ", ".join(shown)
+                text += f" and {more} more" if more else ""
+        return text
+
+    def _show(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.tty:
+            self.stream.write("\r\033[K" + self.line())
+            self.stream.flush()
+        elif force and (now - self.last >= self.every or len(self.done) == self.total):
+            self.last = now
+            print(self.line(), file=self.stream, flush=True)
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            self._show()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+            self.stream.write("\r\033[K" + self.line() + "\n")
+        elif self.last < 0 or len(self.done) < self.total:
+            print(self.line(), file=self.stream, flush=True)
+        self.stream.flush()
+
+
+def run_study(
+    parts: Sequence[Part],
+    compute: Callable[..., Any],
+    *,
+    finished: Callable[[Part], Any],
+    store: Callable[[Part, Any], Any],
+    shared: tuple[Any, ...] = (),
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+    backend: str = "inprocess",
+    address: str | None = None,
+    limit: int | None = None,
+    max_retries: int = 3,
+    progress: StudyProgress | None = None,
+) -> dict[str, Any]:
+    """Run every part not finished on disk; returns ``{part name: record}`` in part order.
+
+    ``finished(part)`` returns the record of a complete part, or None to run it;
+    ``compute(*shared, part)`` computes a part (in a Ray task with ``backend="ray"``: it
+    must be picklable and free of side effects); ``store(part, result)`` writes it, in
+    this process, and returns its record. ``limit`` caps the parts running at once on Ray;
+    ``max_retries`` is how often Ray reruns a part whose worker or node died.
+    """
+    if backend not in ("inprocess", "ray"):
+        raise DistvalError(f"unknown backend {backend!r}; choose inprocess or ray")
+    names = [p.name for p in parts]
+    if len(set(names)) != len(names):
+        raise DistvalError(f"parts must have distinct names, got {names}")
+    records: dict[str, Any] = {}
+    todo: list[Part] = []
+    for part in parts:
+        record = finished(part)
+        if record is None:
+            todo.append(part)
+        else:
+            records[part.name] = record
+            if progress is not None:
+                progress.reused(part.name)
+
+    def keep(part: Part, result: Any) -> None:
+        records[part.name] = store(part, result)
+        if progress is not None:
+            progress.finish(part.name)
+        if on_record is not None:
+            on_record({n: records[n] for n in names if n in records})
+
+    try:
+        if backend == "ray" and todo:
+            _on_ray(todo, compute, shared, keep, address, limit, max_retries, progress)
+        else:
+            for part in todo:
+                if progress is not None:
+                    progress.start(part.name)
+                keep(part, compute(*shared, part))
+    finally:
+        if progress is not None:
+            progress.close()
+    return {n: records[n] for n in names if n in records}
+
+
+def _on_ray(
+    todo: list[Part],
+    compute: Callable[..., Any],
+    shared: tuple[Any, ...],
+    keep: Callable[[Part, Any], None],
+    address: str | None,
+    limit: int | None,
+    max_retries: int,
+    progress: StudyProgress | None,
+) -> None:
+    from distval.ray_backend.tasks import map_tasks, ray_session
+
+    with ray_session(address):
+        cap = limit or len(todo)
+        if progress is not None:  # map_tasks submits in order, at most `cap` at a time
+            progress.started_label = "on Ray"
+            for part in todo[:cap]:
+                progress.start(part.name)
+        submitted = min(cap, len(todo))
+        for i, result in map_tasks(
+            compute,
+            todo,
+            shared=shared,
+            limit=limit,
+            max_retries=max_retries,
+            name=lambda p: f"{p.name}",
+        ):
+            keep(todo[i], result)
+            if progress is not None and submitted < len(todo):
+                progress.start(todo[submitted].name)
+            submitted += 1

@@ -1,0 +1,316 @@
+"""Comparing learners over many streams: one value per (stream, learner), as in a paper's table.
+
+Each stream is one block; each learner's value on it is its final measure (mean over folds).
+The tests are those of Demšar (2006) and Benavoli et al. (2016, 2017):
+
+- average ranks (rank 1 = best, ties share their mean rank);
+- Friedman's test with the Iman–Davenport F correction (Demšar 2006, §3.2.2), with
+  Nemenyi's critical difference between average ranks (:func:`distval.stats.friedman`);
+- Wilcoxon's signed-rank test per learner pair with Holm's step-down correction, the
+  pairwise procedure Benavoli, Corani & Mangili (2016, §4) recommend over mean-rank
+  post-hoc tests;
+- the Bayesian signed-rank test with a region of practical equivalence (Benavoli et al.
+  2017, §5): P(A better), P(equivalent), P(B better) per pair.
+
+Every distribution comes from :mod:`scipy.stats`.
+
+>>> values = [[0.90, 0.80, 0.70], [0.85, 0.80, 0.75], [0.70, 0.72, 0.60], [0.95, 0.90, 0.80]]
+>>> res = compare(values, ["a", "b", "c"], streams=["s1", "s2", "s3", "s4"])
+>>> res.average_ranks
+{'a': 1.25, 'b': 1.75, 'c': 3.0}
+>>> res.friedman["reject"], round(res.friedman["iman_davenport"], 2)
+(True, 13.0)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from distval.errors import DistvalError, check_open_unit
+from distval.stats import friedman as friedman_nemenyi
+
+__all__ = [
+    "CrossStream",
+    "bayesian_signed_rank",
+    "compare",
+    "friedman_iman_davenport",
+    "holm",
+]
+
+
+def _stats() -> Any:
+    from scipy import stats
+
+    return stats
+
+
+def _table(values: Any) -> np.ndarray:
+    try:
+        table = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DistvalError(f"`values` must be a table of numbers, got {values!r}") from None
+    if table.ndim != 2:
+        raise DistvalError(f"`values` must be (streams, learners), got shape {table.shape}")
+    if not np.isfinite(table).all():
+        raise DistvalError("`values` must contain only finite values")
+    return table
+
+
+def average_ranks(values: Any) -> np.ndarray:
+    """Average rank of each learner (column) over the streams (rows); 1 = the highest value.
+
+    >>> average_ranks([[0.9, 0.8], [0.7, 0.7]]).tolist()
+    [1.25, 1.75]
+    """
+    return np.asarray(_stats().rankdata(-_table(values), axis=1).mean(axis=0))
+
+
+def friedman_iman_davenport(
+    values: Any, *, alpha: float = 0.05, tie_correction: bool = True
+) -> dict[str, Any]:
+    """Friedman's test over streams with the Iman–Davenport correction and Nemenyi's CD.
+
+    The Friedman statistic is chi-square with ``k - 1`` degrees of freedom for ``k``
+    learners on ``N`` streams; Iman and Davenport's ``F_F = (N - 1) chi2 / (N (k - 1) - chi2)``
+    follows the F distribution with ``k - 1`` and ``(k - 1)(N - 1)`` degrees of freedom and
+    is less conservative (Demšar 2006, §3.2.2). With ``tie_correction`` the statistic is
+    ``scipy.stats.friedmanchisquare``'s (corrected for tied ranks); without it, Demšar's
+    formula ``12 N / (k (k + 1)) (sum R_j^2 - k (k + 1)^2 / 4)`` from the average ranks.
+
+    Returns a dict: ``chi2``, ``pvalue`` (chi-square), ``iman_davenport``,
+    ``iman_davenport_pvalue``, ``reject`` (on the Iman–Davenport p-value), ``alpha``,
+    ``average_ranks``, ``critical_difference`` (Nemenyi) and ``different`` (pairs of learner
+    indices whose average ranks differ by at least the CD).
+
+    >>> r = friedman_iman_davenport([[3, 2, 1], [3, 1, 2], [3, 2, 1]])
+    >>> r["average_ranks"], round(r["chi2"], 3)
+    ([1.0, 2.333, 2.667], 4.667)
+    """
+    alpha = check_open_unit(alpha, "alpha")
+    table = _table(values)
+    base = friedman_nemenyi(table, alpha=alpha)  # checks >= 3 learners, >= 2 streams
+    n, k = table.shape
+    ranks = np.asarray(base.average_ranks)
+    if tie_correction:
+        chi2 = float(base.statistic)
+    else:
+        chi2 = float(12.0 * n / (k * (k + 1)) * (np.sum(ranks**2) - k * (k + 1) ** 2 / 4.0))
+    stats = _stats()
+    p_chi2 = float(stats.chi2.sf(chi2, k - 1)) if chi2 > 0 else 1.0
+    denom = n * (k - 1) - chi2
+    if chi2 <= 0:
+        f_f, p_f = 0.0, 1.0
+    elif denom <= 0:  # every stream ranks the learners the same way: F is infinite
+        f_f, p_f = math.inf, 0.0
+    else:
+        f_f = (n - 1) * chi2 / denom
+        p_f = float(stats.f.sf(f_f, k - 1, (k - 1) * (n - 1)))
+    return {
+        "chi2": chi2,
+        "pvalue": p_chi2,
+        "iman_davenport": f_f,
+        "iman_davenport_pvalue": p_f,
+        "reject": bool(p_f <= alpha),
+        "alpha": alpha,
+        "tie_correction": tie_correction,
+        "average_ranks": [round(float(r), 3) for r in ranks],
+        "critical_difference": float(base.critical_difference),
+        "different": [[int(i), int(j)] for i, j in base.different],
+    }
+
+
+def holm(pvalues: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjusted p-values (Holm 1979), in the order given.
+
+    The i-th smallest of m p-values is multiplied by ``m - i + 1`` (i from 1), the running
+    maximum keeps the adjusted values monotone, and values are capped at 1; rejecting where
+    the adjusted p-value is at most alpha is Holm's procedure.
+
+    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    m = p.size
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="mergesort")
+    scaled = np.maximum.accumulate(p[order] * (m - np.arange(m)))
+    out = np.empty(m)
+    out[order] = np.minimum(scaled, 1.0)
+    return out
+
+
+def bayesian_signed_rank(
+    a: Any,
+    b: Any,
+    *,
+    rope: float = 0.01,
+    prior: float = 0.5,
+    n_samples: int = 50_000,
+    seed: int = 1,
+) -> tuple[float, float, float]:
+    """Bayesian signed-rank test (Benavoli et al. 2017, §5): P(A better), P(equivalent),
+    P(B better) from paired values over streams.
+
+    The differences ``z_i = a_i - b_i`` get a Dirichlet-process posterior whose prior is one
+    pseudo-observation at 0 with weight ``prior``; a posterior sample is a vector of
+    Dirichlet weights ``w ~ Dir(prior, 1, ..., 1)`` over ``(0, z_1, ..., z_n)``. For each
+    sample, the mass of pairs ``(i, j)`` (Walsh averages, as in the signed-rank statistic)
+    with ``z_i + z_j > 2 rope`` is the probability that A is better, ``< -2 rope`` that B
+    is, the rest practical equivalence (ties at the bound count half). The returned
+    probabilities are the shares of ``n_samples`` samples in which each of the three is the
+    largest (with ``rope=0``: in which B is better, or not). Samples are drawn with
+    ``numpy.random.RandomState(seed).dirichlet``, so a seed gives the numbers of baycomp's
+    ``SignedRankTest.probs(a, b, rope, random_state=seed)``.
+
+    >>> a = [0.80, 0.85, 0.90, 0.82, 0.88, 0.91]
+    >>> b = [0.70, 0.74, 0.80, 0.75, 0.77, 0.80]
+    >>> [round(p, 3) for p in bayesian_signed_rank(a, b, rope=0.01, n_samples=2000)]
+    [1.0, 0.0, 0.0]
+    """
+    if not (isinstance(rope, (int, float)) and math.isfinite(rope) and rope >= 0):
+        raise DistvalError(f"`rope` must be a number >= 0, got {rope!r}")
+    if not (isinstance(prior, (int, float)) and prior > 0):
+        raise DistvalError(f"`prior` must be a number > 0, got {prior!r}")
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1 or x.size == 0:
+        raise DistvalError("`a` and `b` must be two sequences of the same non-zero length")
+    z = np.concatenate(([0.0], x - y))
+    sums = z[:, None] + z[None, :]
+    bound = 2.0 * rope
+
+    def step(v: np.ndarray) -> np.ndarray:
+        out: np.ndarray = (v > bound).astype(np.float64) + 0.5 * (v == bound)
+        return out
+
+    above, below = step(sums), step(-sums)
+    concentration = np.ones(z.size)
+    concentration[0] = prior
+    w = np.random.RandomState(seed).dirichlet(concentration, n_samples)
+    p_a = np.einsum("si,ij,sj->s", w, above, w)
+    p_b = np.einsum("si,ij,sj->s", w, below, w)
+    p_eq = 1.0 - p_a - p_b
+    if rope > 0:
+        winners = np.argmax(np.stack([p_a, p_eq, p_b], axis=1), axis=1)
+        share = np.bincount(winners, minlength=3) / n_samples
+        return float(share[0]), float(share[1]), float(share[2])
+    share_a = float(np.mean(1.0 - p_b >= p_b))  # no rope: B better, or not
+    return share_a, 0.0, 1.0 - share_a
+
+
+@dataclass
+class CrossStream:
+    """The cross-stream comparison of a suite (see :func:`compare`)."""
+
+    learners: list[str]
+    streams: list[str]
+    values: np.ndarray  # (streams, learners) mean over folds
+    spread: np.ndarray  # (streams, learners) sd over folds
+    alpha: float
+    rope: float
+    average_ranks: dict[str, float | None]
+    friedman: dict[str, Any] | None
+    wilcoxon: list[dict[str, Any]] = field(default_factory=list)
+    bayesian: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: every number a float, tables as nested lists."""
+        return {
+            "learners": list(self.learners),
+            "streams": list(self.streams),
+            "values": self.values.tolist(),
+            "spread": [
+                [v if math.isfinite(v) else None for v in row] for row in self.spread.tolist()
+            ],
+            "alpha": self.alpha,
+            "rope": self.rope,
+            "average_ranks": dict(self.average_ranks),
+            # an infinite Iman-Davenport F (every stream ranks alike) is JSON's null
+            "friedman": None
+            if self.friedman is None
+            else {
+                k: None if isinstance(v, float) and not math.isfinite(v) else v
+                for k, v in self.friedman.items()
+            },
+            "wilcoxon_holm": self.wilcoxon,
+            "bayesian_signed_rank": self.bayesian,
+        }
+
+
+def compare(
+    values: Any,
+    learners: Sequence[str],
+    *,
+    streams: Sequence[str],
+    spread: Any = None,
+    alpha: float = 0.05,
+    rope: float = 0.01,
+    n_samples: int = 50_000,
+    seed: int = 1,
+) -> CrossStream:
+    """Every cross-stream statistic of a (streams x learners) table of final measures.
+
+    Friedman needs 3 learners and 2 streams; the pairwise tests need 2 streams. Tests that
+    cannot be computed are left out (``friedman`` None, empty pair lists).
+    """
+    alpha = check_open_unit(alpha, "alpha")
+    table = _table(values)
+    n, k = table.shape
+    if k != len(learners) or n != len(streams):
+        raise DistvalError(f"`values` has shape {table.shape}: {n} streams x {k} learners expected")
+    sd = np.zeros_like(table) if spread is None else np.asarray(spread, dtype=np.float64)
+    ranks = average_ranks(table) if n else np.full(k, np.nan)
+    fried = friedman_iman_davenport(table, alpha=alpha) if k >= 3 and n >= 2 else None
+    wil: list[dict[str, Any]] = []
+    bay: list[dict[str, Any]] = []
+    if n >= 2 and k >= 2:
+        pairs = list(combinations(range(k), 2))
+        stats = _stats()
+        raw = []
+        for i, j in pairs:
+            d = table[:, i] - table[:, j]
+            if np.all(d == 0):
+                raw.append((0.0, 1.0))
+            else:
+                res = stats.wilcoxon(table[:, i], table[:, j], zero_method="wilcox")
+                raw.append((float(res.statistic), float(res.pvalue)))
+        adjusted = holm([p for _, p in raw])
+        for (i, j), (stat, p), p_holm in zip(pairs, raw, adjusted, strict=True):
+            d = table[:, i] - table[:, j]
+            wil.append(
+                {
+                    "a": learners[i],
+                    "b": learners[j],
+                    "wins_a": int(np.sum(d > 0)),
+                    "wins_b": int(np.sum(d < 0)),
+                    "statistic": stat,
+                    "pvalue": p,
+                    "pvalue_holm": float(p_holm),
+                    "reject": bool(p_holm <= alpha),
+                }
+            )
+            pa, pe, pb = bayesian_signed_rank(
+                table[:, i], table[:, j], rope=rope, n_samples=n_samples, seed=seed
+            )
+            bay.append({"a": learners[i], "b": learners[j], "p_a": pa, "p_rope": pe, "p_b": pb})
+    return CrossStream(
+        learners=list(learners),
+        streams=list(streams),
+        values=table,
+        spread=sd,
+        alpha=alpha,
+        rope=rope,
+        average_ranks={
+            lab: round(float(r), 4) if math.isfinite(r) else None
+            for lab, r in zip(learners, ranks, strict=True)
+        },
+        friedman=fried,
+        wilcoxon=wil,
+        bayesian=bay,
+    )

@@ -1,0 +1,215 @@
+"""A suite's tables, as a paper uses them: Markdown (``suite.md``) and LaTeX with booktabs
+(``suite.tex``), written from ``suite.json``'s content alone (so ``distval report`` redraws
+them from a suite directory).
+
+Per stream and learner the final measure, mean ± sd over folds, the best of each stream in
+bold; then average ranks, Friedman with Iman–Davenport and Nemenyi's critical difference,
+Wilcoxon signed-rank with Holm per pair, and the Bayesian signed-rank probabilities.
+
+>>> data = {"measure": "accuracy", "comparison": {
+...     "learners": ["a", "b"], "streams": ["s", "t"], "values": [[0.9, 0.8], [0.7, 0.75]],
+...     "spread": [[0.01, 0.02], [0.0, 0.01]], "alpha": 0.05, "rope": 0.01,
+...     "average_ranks": {"a": 1.5, "b": 1.5}, "friedman": None,
+...     "wilcoxon_holm": [], "bayesian_signed_rank": []}}
+>>> print(results_markdown(data))
+| stream | a | b |
+|---|---|---|
+| s | **0.9000 ± 0.0100** | 0.8000 ± 0.0200 |
+| t | 0.7000 ± 0.0000 | **0.7500 ± 0.0100** |
+| average rank | 1.50 | 1.50 |
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "results_latex",
+    "results_markdown",
+    "suite_latex",
+    "suite_markdown",
+    "write_suite_files",
+]
+
+
+def _cells(data: dict[str, Any]) -> tuple[list[str], list[str], list[list[str]], list[list[bool]]]:
+    c = data["comparison"]
+    learners, streams = c["learners"], c["streams"]
+    cells, best = [], []
+    for row, sd in zip(c["values"], c["spread"], strict=True):
+        top = max(row) if row else None
+        cells.append(
+            [
+                f"{v:.4f} ± {s:.4f}" if s is not None else f"{v:.4f}"
+                for v, s in zip(row, sd, strict=True)
+            ]
+        )
+        best.append([v == top for v in row])
+    return learners, streams, cells, best
+
+
+def _rank(v: Any) -> str:
+    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.2f}"
+
+
+def results_markdown(data: dict[str, Any]) -> str:
+    """The stream x learner table in Markdown, the best of each stream in bold."""
+    learners, streams, cells, best = _cells(data)
+    lines = [
+        "| stream | " + " | ".join(learners) + " |",
+        "|---" * (len(learners) + 1) + "|",
+    ]
+    for s, row, b in zip(streams, cells, best, strict=True):
+        shown = [f"**{v}**" if is_best else v for v, is_best in zip(row, b, strict=True)]
+        lines.append(f"| {s} | " + " | ".join(shown) + " |")
+    ranks = data["comparison"]["average_ranks"]
+    lines.append("| average rank | " + " | ".join(_rank(ranks.get(lab)) for lab in learners) + " |")
+    return "\n".join(lines)
+
+
+def _tex(text: str) -> str:
+    for ch, rep in (
+        ("\\", r"\textbackslash{}"),
+        ("&", r"\&"),
+        ("%", r"\%"),
+        ("$", r"\$"),
+        ("#", r"\#"),
+        ("_", r"\_"),
+        ("{", r"\{"),
+        ("}", r"\}"),
+        ("~", r"\~{}"),
+        ("^", r"\^{}"),
+    ):
+        text = text.replace(ch, rep) if ch != "\\" else text.replace(ch, "\0")
+    return text.replace("\0", r"\textbackslash{}")
+
+
+def results_latex(data: dict[str, Any]) -> str:
+    """The stream x learner table for LaTeX (``\\usepackage{booktabs}``), best in bold.
+
+    >>> data = {"measure": "accuracy", "comparison": {"learners": ["ht_1"], "streams": ["s"],
+    ...     "values": [[0.9]], "spread": [[0.01]], "average_ranks": {"ht_1": 1.0}}}
+    >>> print(results_latex(data).splitlines()[4])
+    s & $\\mathbf{0.9000 \\pm 0.0100}$ \\\\
+    """
+    learners, streams, _, best = _cells(data)
+    c = data["comparison"]
+    lines = [
+        r"\begin{tabular}{l" + "r" * len(learners) + "}",
+        r"\toprule",
+        "stream & " + " & ".join(_tex(lab) for lab in learners) + r" \\",
+        r"\midrule",
+    ]
+    for s, row, sd, b in zip(streams, c["values"], c["spread"], best, strict=True):
+        shown = []
+        for v, e, is_best in zip(row, sd, b, strict=True):
+            body = f"{v:.4f} \\pm {e:.4f}" if e is not None else f"{v:.4f}"
+            shown.append(f"$\\mathbf{{{body}}}$" if is_best else f"${body}$")
+        lines.append(f"{_tex(s)} & " + " & ".join(shown) + r" \\")
+    ranks = c["average_ranks"]
+    lines += [
+        r"\midrule",
+        "average rank & " + " & ".join(_rank(ranks.get(lab)) for lab in learners) + r" \\",
+        r"\bottomrule",
+        r"\end{tabular}",
+    ]
+    return "\n".join(lines)
+
+
+def _f(v: float | None) -> str:
+    return "∞ (every stream ranks the learners alike)" if v is None else f"{v:.3f}"
+
+
+def _p(v: float) -> str:
+    return "< 0.0001" if v < 1e-4 else f"{v:.4f}"
+
+
+def suite_markdown(data: dict[str, Any]) -> str:
+    """``suite.md``: the results table and every cross-stream test."""
+    c = data["comparison"]
+    n, k = len(c["streams"]), len(c["learners"])
+    measure = data.get("measure", "accuracy")
+    out = [
+        f"# Suite: {k} learners on {n} streams",
+        "",
+        f"Final {measure} per stream, mean ± sd over folds (best in bold); rank 1 is best.",
+        "",
+        results_markdown(data),
+    ]
+    fr = c.get("friedman")
+    if fr:
+        verdict = "reject" if fr["reject"] else "do not reject"
+        out += [
+            "",
+            "## Friedman test",
+            "",
+            f"chi² = {fr['chi2']:.3f} (p = {_p(fr['pvalue'])}); Iman–Davenport "
+            f"F = {_f(fr['iman_davenport'])} (p = {_p(fr['iman_davenport_pvalue'])}): "
+            f"{verdict} equal performance at alpha = {fr['alpha']}. Nemenyi critical difference "
+            f"CD = {fr['critical_difference']:.3f} (learners whose average ranks differ by "
+            "at least CD differ).",
+        ]
+    if c.get("wilcoxon_holm"):
+        out += [
+            "",
+            "## Wilcoxon signed-rank per pair, Holm-corrected",
+            "",
+            "| A | B | wins A | wins B | p | p (Holm) | differ |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {w['a']} | {w['b']} | {w['wins_a']} | {w['wins_b']} | {_p(w['pvalue'])} | "
+            f"{_p(w['pvalue_holm'])} | {'yes' if w['reject'] else 'no'} |"
+            for w in c["wilcoxon_holm"]
+        ]
+    if c.get("bayesian_signed_rank"):
+        out += [
+            "",
+            f"## Bayesian signed-rank test (ROPE ± {c['rope']})",
+            "",
+            "| A | B | P(A better) | P(equivalent) | P(B better) |",
+            "|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {b['a']} | {b['b']} | {b['p_a']:.3f} | {b['p_rope']:.3f} | {b['p_b']:.3f} |"
+            for b in c["bayesian_signed_rank"]
+        ]
+    missing = [s["name"] for s in data.get("streams", []) if not s.get("done")]
+    if missing:
+        out += ["", f"Not finished yet: {', '.join(missing)}."]
+    return "\n".join(out) + "\n"
+
+
+def suite_latex(data: dict[str, Any]) -> str:
+    """``suite.tex``: the results table (booktabs), ready for ``\\input``."""
+    measure = data.get("measure", "accuracy")
+    return (
+        "% needs \\usepackage{booktabs}\n"
+        f"% final {measure}, mean $\\pm$ sd over folds; best per stream in bold\n"
+        + results_latex(data)
+        + "\n"
+    )
+
+
+def write_suite_files(out: Path, data: dict[str, Any], *, figures: bool = True) -> list[Path]:
+    """Write ``suite.json``, ``suite.md``, ``suite.tex`` and, with ``figures``, the CD diagram
+    and rank plot (SVG and PDF) into ``out``; returns the paths written."""
+    out = Path(out)
+    written = []
+    for name, text in (
+        ("suite.json", json.dumps(data, indent=2, allow_nan=False) + "\n"),
+        ("suite.md", suite_markdown(data)),
+        ("suite.tex", suite_latex(data)),
+    ):
+        tmp = out / f".{name}.tmp"
+        tmp.write_text(text)
+        tmp.replace(out / name)  # atomic: a reader never sees half a file
+        written.append(out / name)
+    if figures:
+        from distval.experiments.suite.figures import write_figures
+
+        written += write_figures(out, data)
+    return written

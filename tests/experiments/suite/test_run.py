@@ -1,0 +1,156 @@
+"""distval suite: one run per stream, resumed from disk, tables equal to an uninterrupted
+suite's, Ray tasks giving the in-process numbers; the CLI and TOML form."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import distval
+from distval.cli import main
+from distval.errors import DistvalError
+from distval.experiments.suite import make_suite, suite
+
+STREAMS = ["sea", "SEA(50)", "elec2", "HYP(10,0.001)"]
+OPTIONS = {
+    "learners": ("nb", "majority", "persistent"),
+    "n_rows": 600,
+    "n_folds": 2,
+    "test_every": 300,
+}
+
+
+def _tables(directory):
+    data = json.loads((directory / "suite.json").read_text())
+    return (
+        (directory / "suite.md").read_text(),
+        (directory / "suite.tex").read_text(),
+        data["comparison"],
+    )
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    out = tmp_path_factory.mktemp("whole")
+    res = suite(STREAMS, output_dir=out, figures=False, **OPTIONS)
+    return out, res
+
+
+def test_each_stream_is_the_run_distval_evaluate_gives(uninterrupted):
+    out, res = uninterrupted
+    comp = json.loads((out / "suite.json").read_text())["comparison"]
+    assert comp["streams"] == ["sea", "SEA-50", "elec2", "HYP-10-0.001"]
+    for i, spec in enumerate(STREAMS):
+        alone = distval.evaluate(stream=spec, **OPTIONS).summary()["learners"]
+        for j, lab in enumerate(OPTIONS["learners"]):
+            cum = alone[lab]["cumulative"]["accuracy"]
+            assert comp["values"][i][j] == pytest.approx(cum["mean"], rel=1e-12)
+            assert comp["spread"][i][j] == pytest.approx(cum["std"], rel=1e-12)
+        assert (out / res.config.names[i] / "folds.parquet").is_file()
+    table = np.asarray(comp["values"])
+    ref = stats.friedmanchisquare(*table.T)
+    assert comp["friedman"]["chi2"] == pytest.approx(ref.statistic)
+    ranks = stats.rankdata(-table, axis=1).mean(axis=0)
+    assert list(comp["average_ranks"].values()) == pytest.approx(ranks.tolist())
+
+
+def test_resume_skips_finished_streams_and_ends_with_the_same_tables(uninterrupted, tmp_path):
+    whole, res = uninterrupted
+    out = tmp_path / "resumed"
+    shutil.copytree(whole, out)
+    names = res.config.names
+    # an interrupted session: one stream never started, one cut off before its summary was
+    # final, the suite's tables not yet written
+    shutil.rmtree(out / names[1])
+    summary = out / names[3] / "summary.json"
+    summary.write_text(json.dumps(json.loads(summary.read_text()) | {"interrupted": True}))
+    for name in ("suite.md", "suite.tex"):
+        (out / name).unlink()
+    kept = {n: (out / n / "summary.json").stat().st_mtime_ns for n in (names[0], names[2])}
+    suite(STREAMS, output_dir=out, figures=False, **OPTIONS)
+    assert {n: (out / n / "summary.json").stat().st_mtime_ns for n in kept} == kept
+    assert json.loads(summary.read_text())["interrupted"] is False
+    assert _tables(out) == _tables(whole)
+
+
+def test_a_directory_with_other_settings_is_refused(uninterrupted, tmp_path):
+    whole, _ = uninterrupted
+    out = tmp_path / "other"
+    shutil.copytree(whole, out)
+    with pytest.raises(DistvalError, match="other settings"):
+        suite(STREAMS, output_dir=out, figures=False, **(OPTIONS | {"n_folds": 3}))
+
+
+@pytest.mark.ray
+def test_ray_tasks_give_the_in_process_tables(uninterrupted, tmp_path, ray_local):
+    whole, _ = uninterrupted
+    out = tmp_path / "ray"
+    suite(STREAMS, output_dir=out, backend="ray", figures=False, **OPTIONS)
+    assert _tables(out) == _tables(whole)
+
+
+def test_cli_with_a_toml_file_writes_tables_and_figures(tmp_path, capsys):
+    toml = tmp_path / "mine.toml"
+    toml.write_text(
+        'streams = ["sea", "SEA(50)"]\nlearners = ["nb", "majority", "persistent"]\n'
+        'n_rows = 600\nfolds = 2\ntest_every = 300\nbackend = "inprocess"\n'
+    )
+    out = tmp_path / "out"
+    # the command line wins over the file: a third stream
+    status = main(
+        [
+            "suite",
+            str(toml),
+            "--streams",
+            "sea",
+            "SEA(50)",
+            "elec2",
+            "--output",
+            str(out),
+            "--no-progress",
+        ]
+    )
+    assert status == 0
+    printed = capsys.readouterr().out
+    assert "| stream | nb | majority | persistent |" in printed
+    for name in ("suite.json", "suite.md", "suite.tex", "cd.svg", "cd.pdf", "ranks.svg"):
+        assert (out / name).stat().st_size > 0, name
+    assert (out / "cd.pdf").read_bytes()[:4] == b"%PDF"
+    tex = (out / "suite.tex").read_text()
+    assert "\\toprule" in tex and "\\bottomrule" in tex and "\\mathbf{" in tex
+    data = json.loads((out / "suite.json").read_text())
+    assert data["config"]["run"]["n_folds"] == 2 and len(data["streams"]) == 3
+    # distval report SUITE_DIR redraws the tables and figures from suite.json
+    for name in ("suite.md", "cd.svg"):
+        (out / name).unlink()
+    assert main(["report", str(out), "--format", "png"]) == 0
+    assert (out / "cd.svg").is_file() and (out / "cd.png").is_file()
+    assert (out / "suite.md").read_text().startswith("# Suite: 3 learners on 3 streams")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["suite", "--learners", "nb"], "give the streams"),
+        (["suite", "--streams", "nosuchstream.csv"], "nosuchstream"),
+        (["suite", "--streams", "sea", "--rope", "-1", "--backend", "inprocess"], "rope"),
+    ],
+)
+def test_bad_input_is_one_line(argv, message, capsys, tmp_path):
+    assert main([*argv, "--output", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("distval: error:") and message in err[0]
+
+
+def test_directories_expand_to_their_stream_files(tmp_path):
+    (tmp_path / "b.csv").write_text("x,y\n1,a\n2,b\n")
+    (tmp_path / "a.arff").write_text(
+        "@relation r\n@attribute x numeric\n@attribute y {a,b}\n@data\n1,a\n2,b\n"
+    )
+    (tmp_path / "notes.txt").write_text("not a stream\n")
+    cfg = make_suite([str(tmp_path), "sea"], learners=("nb",), n_rows=100)
+    assert cfg.names == ("a", "b", "sea")
