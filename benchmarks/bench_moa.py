@@ -12,7 +12,9 @@ The job of every column: 10-fold prequential bootstrap on SEA rows written once 
 * ``bare host``: the Java batch host alone over the same in-memory batches and bootstrap
   weights, no stream reading and no evaluator.
 
-Run: ``python benchmarks/bench_moa.py [--quick]`` from the repository root.
+Run: ``python benchmarks/bench_moa.py [--quick]`` from the repository root;
+``--verdict-cost ROWS [--rounds R]`` times HT + NB in-process with and without the paired
+trackers of the verdict (``results/moa_verdict_cost.md``).
 
 ``--headline N`` measures only the two jobs of the project's goal (HT + NB on 1M rows, ARF(10)
 on 100k): MOA, distval in-process and the whole ``distval run`` command, alternated N times,
@@ -96,6 +98,7 @@ import time
 t0 = time.perf_counter()
 import json
 import distval
+{patch}
 specs = {specs!r}
 res = distval.evaluate(stream={arff!r}, learners=specs, n_folds=10, backend={backend!r})
 seconds = time.perf_counter() - t0
@@ -103,10 +106,15 @@ print(json.dumps([seconds, res.summary()["learners"][specs[0]]["cumulative"]["ac
 """
 
 
-def distval_seconds(job: str, arff: Path, backend: str) -> list[float]:
+#: What ``--verdict-cost`` runs before ``distval.evaluate`` for the run without the paired
+#: trackers: the aggregator then compares the folds' own windows, as before issue 26.
+NO_PAIRED = "import distval.aggregator as _agg; _agg.Aggregator.PAIRED = False"
+
+
+def distval_seconds(job: str, arff: Path, backend: str, patch: str = "") -> list[float]:
     """``distval.evaluate`` in a fresh process, imports included: [seconds, accuracy]."""
     specs = tuple(f"moa:{LEARNERS[name]}" for name in names(job))
-    code = DISTVAL_TIMING.format(specs=specs, arff=str(arff), backend=backend)
+    code = DISTVAL_TIMING.format(specs=specs, arff=str(arff), backend=backend, patch=patch)
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     done = subprocess.run(
         [sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env
@@ -216,12 +224,47 @@ def headline(repeats: int) -> None:
     save("moa_headline", text, {"rows": rows, "repeats": repeats})
 
 
+def verdict_cost(n: int, rounds: int) -> None:
+    """HT + NB in-process on ``n`` rows with and without the paired trackers (the verdict's
+    paired windows and confidence sequences), alternated ``rounds`` times in one run."""
+    import statistics
+
+    with tempfile.TemporaryDirectory(prefix="bench-moa-cost-") as tmp:
+        arff = Path(tmp) / f"sea{n}.arff"
+        write_sea(arff, n)
+        runs = []
+        for r in range(rounds):
+            without, _ = distval_seconds("HT + NB", arff, "inprocess", NO_PAIRED)
+            with_, _ = distval_seconds("HT + NB", arff, "inprocess")
+            runs.append({"round": r + 1, "without s": without, "with s": with_,
+                         "with / without": with_ / without})
+            print(runs[-1], file=sys.stderr, flush=True)
+    med = statistics.median(x["with / without"] for x in runs)
+    text = "\n".join([
+        f"### Cost of the paired trackers: MOA HT + NB, 10-fold bootstrap, {n:,} SEA rows, "
+        "in-process",
+        "",
+        table(runs),
+        "",
+        f"Median with / without: {med:.3f} (goal: at most 1.15). Each run is a fresh process "
+        "timed from before `import distval` (imports and JVM start included); `without` sets "
+        "`Aggregator.PAIRED = False` (the tests compare the folds' own windows, no confidence "
+        "sequences).",
+    ])
+    save("moa_verdict_cost", text, {"rows": n, "runs": runs, "median_ratio": med})
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="20k rows only, HT and NB")
     ap.add_argument("--headline", type=int, metavar="N", help="the goal's two jobs, N pairs")
     ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--verdict-cost", type=int, metavar="ROWS",
+                    help="HT + NB with and without the paired trackers on ROWS rows")
+    ap.add_argument("--rounds", type=int, default=3, help="alternations of --verdict-cost")
     args = ap.parse_args()
+    if args.verdict_cost:
+        return verdict_cost(args.verdict_cost, args.rounds)
     if args.one:
         return one(args.one[0], args.one[1], Path(args.one[2]))
     if args.headline:

@@ -4,6 +4,9 @@
 >>> res = distval.evaluate(stream="sea", n_rows=1000, learners=("nb", "majority"), n_folds=2)
 >>> res.final_tests()["test"].tolist()[:2]
 ['sign', 'wilcoxon']
+
+A run saved with ``output_dir`` loads back as the same kind of result:
+``distval.load_results(directory)`` (docs/saved-runs.md).
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ if TYPE_CHECKING:  # the names __getattr__ gives, for type checkers
     from distval.config import RunConfig
     from distval.evaluation import evaluate
     from distval.experiments.suite import suite
+    from distval.results.saved import load_evaluation as load_results
 
-__all__ = ["DistvalError", "RunConfig", "evaluate", "suite"]
+__all__ = ["DistvalError", "RunConfig", "evaluate", "load_results", "suite"]
 __version__ = "0.1.0"
 
 
@@ -27,6 +31,10 @@ def __getattr__(name: str) -> object:
         from distval.evaluation import evaluate
 
         return evaluate
+    if name == "load_results":
+        from distval.results.saved import load_evaluation
+
+        return load_evaluation
     if name == "suite":
         from distval.experiments.suite import suite
 

@@ -35,16 +35,27 @@ from distval import stats
 from distval.columns import (
     EVENT_SCHEMA,
     FOLD_SCHEMA,
+    PAIRED_SCHEMA,
     Q_SCHEMA,
     TEST_SCHEMA,
+    VERDICT_SCHEMA,
     Columns,
     empty_columns,
     to_columns,
 )
 from distval.comparison import Decision, PairComparison, Plan
 from distval.config import RunConfig
-from distval.metrics import MEASURES, Tracker, make_tracker, measures
+from distval.metrics import (
+    LOWER_IS_BETTER,
+    MEASURES,
+    PROBA_MEASURES,
+    ScoreWindows,
+    Tracker,
+    make_tracker,
+    measures,
+)
 from distval.prequential import DriftMonitor, DriftSettings, q_statistic
+from distval.verdict import PairVerdicts, short_names
 
 __all__ = ["Aggregator", "ComparisonSettings", "PairCounts", "Snapshot", "TrackerSettings"]
 
@@ -55,7 +66,9 @@ class Snapshot:
 
     ``folds``, ``tests``, ``q`` and ``events`` hold the columns of
     :data:`~distval.columns.FOLD_SCHEMA`, ``TEST_SCHEMA``, ``Q_SCHEMA`` and ``EVENT_SCHEMA``
-    (the drift detections since the previous snapshot); ``friedman`` the Friedman result.
+    (the drift detections since the previous snapshot); ``friedman`` the Friedman result;
+    ``paired`` and ``verdicts`` the columns of ``PAIRED_SCHEMA`` and ``VERDICT_SCHEMA``
+    (:mod:`distval.verdict`).
     """
 
     position: int
@@ -64,6 +77,8 @@ class Snapshot:
     friedman: dict[str, Any] | None = None
     events: Columns = field(default_factory=lambda: empty_columns(EVENT_SCHEMA))
     q: Columns = field(default_factory=lambda: empty_columns(Q_SCHEMA))
+    paired: Columns = field(default_factory=lambda: empty_columns(PAIRED_SCHEMA))
+    verdicts: Columns = field(default_factory=lambda: empty_columns(VERDICT_SCHEMA))
 
 
 @dataclass(frozen=True)
@@ -97,6 +112,7 @@ class ComparisonSettings:
     sign_method: str = "exact"
     sequential: str = "none"
     spending_function: str = "obrien-fleming"
+    margin: float = 0.0
 
     def plan(self, planned_rows: int | None) -> Plan | None:
         """The alpha-spending plan over ``planned_rows`` (None without spending)."""
@@ -189,10 +205,19 @@ class Aggregator:
     horizon of ``sequential="spending"`` (None: unknown). ``drift`` (None: off) turns on the
     Page-Hinkley detectors.
 
+    With two learners or more the Sign and Wilcoxon tests compare, per pair and fold, both
+    learners over the same rows (:class:`~distval.verdict.PairVerdicts`: the rows the fold
+    tested with both, forgotten the same way for both), and every snapshot carries each
+    pair's confidence sequence and verdict; the measures table keeps each learner's own
+    windows. ``PAIRED = False`` (a benchmark's switch) compares the folds' own windows, as
+    before the verdict existed, and computes no verdict.
+
     >>> agg = Aggregator(["nb"], 2, trackers=TrackerSettings("ewma"), n_classes=10)
     >>> agg.primary.prior[0].tolist() == [0.1] * 10
     True
     """
+
+    PAIRED = True
 
     def __init__(
         self,
@@ -226,6 +251,14 @@ class Aggregator:
         self.trackers = [make_tracker(tr.forgetting, self.n_slots, **kw)]
         if tr.forgetting != "cumulative":
             self.trackers.append(make_tracker("cumulative", self.n_slots, **kw))
+        #: With a probabilistic measure (:data:`~distval.metrics.PROBA_MEASURES`), each
+        #: tracker's window of class probabilities, in the order of ``trackers``.
+        self.scores: list[ScoreWindows] | None = None
+        if cmp.measure in PROBA_MEASURES:
+            self.scores = [
+                ScoreWindows(t.name, self.n_slots, size=tr.window, factor=tr.fading)
+                for t in self.trackers
+            ]
         self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
         self.pair_counts = PairCounts(len(self.pairs), tr.window, tr.fading)
         self.comparisons = [
@@ -237,6 +270,22 @@ class Aggregator:
         #: alone was (the e-process of ``sequential="evalue"`` bets on them).
         evalue = cmp.sequential in ("evalue", "both")
         self.fold_wins = np.zeros((2, len(self.pairs), self.n_folds)) if evalue else None
+        self.verdicts = None
+        # The paired windows score hard labels: a probabilistic measure has no verdict yet.
+        if self.pairs and self.PAIRED and cmp.measure not in PROBA_MEASURES:
+            self.verdicts = PairVerdicts(
+                self.labels,
+                self.n_folds,
+                alpha=cmp.alpha,
+                margin=cmp.margin,
+                forgetting=tr.forgetting,
+                measure=cmp.measure,
+                n_classes=n_classes or 2,
+                window=tr.window,
+                fading=tr.fading,
+                adwin_delta=tr.adwin_delta,
+                names=short_names(self.labels),
+            )
         self.drift = None if drift is None else DriftMonitor(self.n_slots, drift)
         self._events: list[dict[str, Any]] = []
         self.position = 0
@@ -265,6 +314,7 @@ class Aggregator:
             sign_method=config.sign_method,
             sequential=config.sequential,
             spending_function=config.spending_function,
+            margin=config.margin,
         )
         drift = None
         if config.drift:
@@ -290,14 +340,31 @@ class Aggregator:
         return self.trackers[0]
 
     def update(
-        self, start: int, y: np.ndarray, parts: Iterable[tuple[Any, np.ndarray]]
+        self,
+        start: int,
+        y: np.ndarray,
+        parts: Iterable[tuple[Any, np.ndarray]],
+        arrived: int | None = None,
+        rows: np.ndarray | None = None,
     ) -> Snapshot | None:
-        """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions)."""
+        """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions).
+
+        With delayed labels (:mod:`distval.delays`) ``y`` and the predictions are those of
+        the rows whose labels became known during the batch, in that order, ``rows`` their
+        stream rows (drift events name them), and ``arrived`` is the number of rows the
+        batch brought (the stream position moves by it).
+        """
         if start != self.position:
             raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
         n = len(y)
+        if n == 0:
+            return self._advance(arrived or 0)
         pred = np.full((self.n_slots, n), -1, dtype=np.int64)
+        given: list[tuple[np.ndarray, np.ndarray]] = []
         for ids, p in parts:
+            if isinstance(p, tuple):  # (predictions, probabilities) of a probabilistic run
+                p, probs = p
+                given.append((np.asarray(ids), probs))
             pred[np.asarray(ids)] = p
         prev = np.empty(n, dtype=np.int64)
         prev[0] = self._last_label
@@ -305,6 +372,11 @@ class Aggregator:
         per_ok = y == prev
         for tracker in self.trackers:
             tracker.update(y, pred, per_ok)
+        if self.scores is not None:
+            proba = self._proba(y, given)
+            for tracker, window in zip(self.trackers, self.scores):
+                widths = tracker.widths if tracker.name == "adwin" else None
+                window.update(y, pred, proba, widths)
         self._got = {}
         if self.pairs:
             by_learner = pred.reshape(len(self.labels), self.n_folds, n)
@@ -319,20 +391,35 @@ class Aggregator:
             if self.fold_wins is not None:
                 self.fold_wins[0] += (tested & right_a & ~right_b).sum(axis=2)
                 self.fold_wins[1] += (tested & ~right_a & right_b).sum(axis=2)
+            if self.verdicts is not None:
+                self.verdicts.update(y, by_learner, per_ok)
         if self.drift is not None:
             k = self.n_folds
             for row, slot, detector in self.drift.update(pred, y, start):
                 self._events.append(
                     {
-                        "position": row,
+                        "position": row if rows is None else int(rows[row - start]),
                         "learner": self.labels[slot // k],
                         "fold": slot % k,
                         "detector": detector,
                     }
                 )
         self._last_label = int(y[-1])
-        self.position += n
-        if self.position % self.test_every == 0:
+        return self._advance(n if arrived is None else arrived)
+
+    def _proba(self, y: np.ndarray, given: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """(slots, rows, classes) probabilities from the parts' (slot ids, probabilities),
+        padded to the classes seen; uniform for a slot that sent none."""
+        c = max([int(y.max()) + 1, 2, *(p.shape[2] for _, p in given)])
+        out = np.full((self.n_slots, len(y), c), 1.0 / c)
+        for ids, p in given:
+            out[ids] = 0.0
+            out[ids, :, : p.shape[2]] = p
+        return out
+
+    def _advance(self, rows: int) -> Snapshot | None:
+        self.position += rows
+        if rows and self.position % self.test_every == 0:
             return self.snapshot()
         return None
 
@@ -345,18 +432,19 @@ class Aggregator:
     def fold_values(self) -> np.ndarray:
         """(learners, folds) values of the run's measure under its forgetting mechanism."""
         m = self._measures(self.primary)[self.comparison.measure]
-        return m.reshape(len(self.labels), self.n_folds)
+        return np.asarray(m).reshape(len(self.labels), self.n_folds)
 
     def _measures(self, tracker: Tracker) -> dict[str, np.ndarray]:
         """``tracker.get()``, computed once per stream position.
 
-        The trackers whose measures come from their confusion counts alone (all but ewma)
-        get them from one :func:`~distval.metrics.measures` call on their stacked counts:
-        the same element-wise arithmetic, one set of numpy calls instead of one per tracker.
+        The trackers whose measures come from their confusion counts alone
+        (:attr:`~distval.metrics.Tracker.from_counts`: all but ewma) get them from one
+        :func:`~distval.metrics.measures` call on their stacked counts: the same
+        element-wise arithmetic, one set of numpy calls instead of one per tracker.
         """
         got = self._got.get(id(tracker))
         if got is None:
-            plain = [t for t in self.trackers if type(t).get is Tracker.get]
+            plain = [t for t in self.trackers if t.from_counts]
             if tracker in plain and len({t.C.shape for t in plain}) == 1:
                 stacked = measures(
                     np.concatenate([t.C for t in plain]), np.concatenate([t.P for t in plain])
@@ -367,6 +455,9 @@ class Aggregator:
                 got = self._got[id(tracker)]
             else:
                 got = self._got[id(tracker)] = tracker.get()
+        if self.scores is not None and PROBA_MEASURES[0] not in got:
+            window = self.scores[self.trackers.index(tracker)]
+            got = self._got[id(tracker)] = got | window.get()
         return got
 
     def snapshot(self) -> Snapshot:
@@ -376,6 +467,8 @@ class Aggregator:
         friedman = None
         if "friedman" in cmp.tests and len(self.labels) >= 3:
             values = self.fold_values()
+            if cmp.measure in LOWER_IS_BETTER:
+                values = -values
             ok = np.isfinite(values).all(axis=0)
             if ok.sum() >= 2:
                 r = stats.friedman(values[:, ok].T, alpha=cmp.alpha)
@@ -402,6 +495,10 @@ class Aggregator:
                     )
                 )
         events, self._events = self._events, []
+        paired, verdicts = empty_columns(PAIRED_SCHEMA), empty_columns(VERDICT_SCHEMA)
+        if self.verdicts is not None:
+            paired, verdict_rows = self.verdicts.look(self.position, tests)
+            verdicts = to_columns(verdict_rows, VERDICT_SCHEMA)
         self.last = Snapshot(
             self.position,
             {name: np.concatenate([f[name] for f in folds]) for name in FOLD_SCHEMA.names},
@@ -409,6 +506,8 @@ class Aggregator:
             friedman,
             to_columns(events, EVENT_SCHEMA),
             to_columns(q_rows, Q_SCHEMA),
+            paired,
+            verdicts,
         )
         return self.last
 
@@ -426,6 +525,11 @@ class Aggregator:
             "width": np.asarray(tracker.widths, dtype=np.float64),
             **{name: np.asarray(m[name], dtype=np.float64) for name in MEASURES},
             "recall_by_class": np.fromiter(recall.tolist(), dtype=object, count=n),
+            **{  # null (None) in a run that asked for none
+                name: np.asarray(m[name], dtype=np.float64) if name in m
+                else np.full(n, None, dtype=object)
+                for name in PROBA_MEASURES
+            },
         }
         return {name: columns[name] for name in FOLD_SCHEMA.names}
 
@@ -433,14 +537,17 @@ class Aggregator:
         """Test rows (:data:`~distval.columns.TEST_SCHEMA`) and Q rows (``Q_SCHEMA``) of
         every pair.
 
-        Sign and Wilcoxon compare the folds' ``measure`` under the run's forgetting (the
-        values are the means over folds); McNemar compares the errors on the (row, fold)
-        pairs both learners tested, cumulative, over the window and faded (the values are
-        those error counts); the e-process (``--sequential evalue``) the same errors per
-        fold. Each row names the learner its data favour.
+        Sign and Wilcoxon compare, per fold, both learners' ``measure`` over the rows the
+        fold tested with both, under the run's forgetting applied to the pair (the paired
+        windows of :mod:`distval.paired`; the values are the means over folds); McNemar
+        compares the errors on the (row, fold) pairs both learners tested, cumulative, over
+        the window and faded (the values are those error counts); the e-processes
+        (``--sequential evalue``) the same errors per fold. Each row names the learner its
+        data favour.
         """
         cmp, forgetting = self.comparison, self.tracker_settings.forgetting
         values = self.fold_values()
+        paired = self.verdicts.fold_values() if self.verdicts is not None else None
         counts = self.pair_counts.counts()
         pos = self.position
         tests: list[dict[str, Any]] = []
@@ -448,9 +555,13 @@ class Aggregator:
         for p, (ia, ib) in enumerate(self.pairs):
             a, b = self.labels[ia], self.labels[ib]
             va, vb = values[ia], values[ib]
+            if paired is not None:
+                va, vb = paired[0][p], paired[1][p]
             ok = np.isfinite(va) & np.isfinite(vb)
             mean_a = float(np.mean(va[ok])) if ok.any() else float("nan")
             mean_b = float(np.mean(vb[ok])) if ok.any() else float("nan")
+            if cmp.measure in LOWER_IS_BETTER:  # the tests see "higher is better" values
+                va, vb = -va, -vb
             losses = {kind: (float(c[2][p]), float(c[3][p])) for kind, c in counts.items()}
             wins = None
             if self.fold_wins is not None:

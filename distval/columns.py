@@ -8,7 +8,11 @@ a table's columns.
 - :data:`FOLD_SCHEMA`: per (position, learner, fold, forgetting) every measure;
 - :data:`TEST_SCHEMA`: per (position, test, learner pair) what was compared and decided;
 - :data:`Q_SCHEMA`: per (position, learner pair, forgetting) the Q statistic;
-- :data:`EVENT_SCHEMA`: per drift detection its row, learner, fold and detector.
+- :data:`EVENT_SCHEMA`: per drift detection its row, learner, fold and detector;
+- :data:`PAIRED_SCHEMA`: per (position, learner pair, fold) both learners' measure over the
+  rows that fold tested with both, under the paired forgetting (:mod:`distval.paired`);
+- :data:`VERDICT_SCHEMA`: per (position, learner pair) the confidence sequence of the per-row
+  difference, the decision and the verdict line (:mod:`distval.verdict`).
 
 A column that may hold nulls (``favours``, ``boundary``, ...) is an object array holding
 ``None`` there; the others have the numpy dtype of their Arrow type.
@@ -29,13 +33,15 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from distval.metrics import MEASURES
+from distval.metrics import MEASURES, PROBA_MEASURES
 
 __all__ = [
     "EVENT_SCHEMA",
     "FOLD_SCHEMA",
+    "PAIRED_SCHEMA",
     "Q_SCHEMA",
     "TEST_SCHEMA",
+    "VERDICT_SCHEMA",
     "Columns",
     "concat",
     "empty_columns",
@@ -57,6 +63,7 @@ FOLD_SCHEMA = pa.schema(
         ("width", pa.float64()),
         *[(m, pa.float64()) for m in MEASURES],
         ("recall_by_class", pa.list_(pa.float64())),
+        *[(m, pa.float64()) for m in PROBA_MEASURES],  # null unless a run asks for one
     ]
 )
 TEST_SCHEMA = pa.schema(
@@ -97,6 +104,43 @@ EVENT_SCHEMA = pa.schema(
         ("learner", pa.string()),
         ("fold", pa.int32()),
         ("detector", pa.string()),
+    ]
+)
+
+PAIRED_SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("learner_a", pa.string()),
+        ("learner_b", pa.string()),
+        ("fold", pa.int32()),
+        ("forgetting", pa.string()),  # the paired window's mechanism
+        ("width", pa.float64()),  # rows both learners were tested on inside it (faded: weight)
+        ("difference", pa.float64()),  # accuracy of A - accuracy of B over those rows
+        ("value_a", pa.float64()),  # the run's measure of A over those rows
+        ("value_b", pa.float64()),
+    ]
+)
+VERDICT_SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("learner_a", pa.string()),
+        ("learner_b", pa.string()),
+        ("rows", pa.int64()),  # rows some fold tested with both learners
+        ("mean", pa.float64()),  # running mean of loss_B - loss_A (A's accuracy advantage)
+        ("lower", pa.float64()),  # its confidence sequence at this look
+        ("upper", pa.float64()),
+        ("level", pa.float64()),  # 1 - alpha of the sequence (after Bonferroni over pairs)
+        ("margin", pa.float64()),
+        ("decision", pa.string()),  # A, B, equivalent, undecided
+        ("favours", pa.string()),  # the winner's name (null: no winner)
+        ("folds", pa.int64()),  # folds with a paired value
+        ("folds_favouring", pa.int64()),  # of them, those on the winner's (or leader's) side
+        ("window_rows", pa.float64()),  # median paired window width over folds
+        ("test", pa.string()),  # the fold test cited (wilcoxon, else sign)
+        ("pvalue", pa.float64()),  # its p-value (Holm-adjusted with 3+ learners)
+        ("test_favours", pa.string()),
+        ("correction", pa.string()),  # what multiplicity correction applies (null: none)
+        ("line", pa.string()),  # the verdict line
     ]
 )
 

@@ -16,8 +16,10 @@ The aggregator of a run (:mod:`distval.aggregator`) and the type I / type II har
     far get the boundaries of the canonical joint distribution (for the sign and Wilcoxon
     tests across folds an approximation, not a proof: :mod:`distval.sequential`); windowed
     or faded ones each look's share of alpha as a level of its own (a union bound);
-  - ``evalue``: one extra test per pair, ``sign_evalue``, the settled-sign e-process of
-    :class:`~distval.sequential.SettledSignEProcess` over each fold's discordant counts;
+  - ``evalue``: two extra tests per pair, ``sign_evalue`` and ``wilcoxon_evalue``, the
+    settled-sign and settled-Wilcoxon e-processes of
+    :class:`~distval.sequential.SettledSignEProcess` and
+    :class:`~distval.sequential.SettledWilcoxonEProcess` over each fold's discordant counts;
     valid at every look with no horizon. The other tests keep their fixed decisions.
 
 Every :class:`Outcome` says whether its ``reject`` is valid under peeking
@@ -39,12 +41,17 @@ import numpy as np
 import numpy.typing as npt
 
 from distval import stats
-from distval.sequential import AlphaSpending, SettledSignEProcess
+from distval.sequential import AlphaSpending, SettledSignEProcess, SettledWilcoxonEProcess
 
-__all__ = ["EVALUE_TEST", "Decision", "Outcome", "PairComparison", "Plan"]
+__all__ = ["EVALUE_TEST", "EVALUE_TESTS", "WILCOXON_EVALUE_TEST", "Decision", "Outcome",
+           "PairComparison", "Plan"]
 
-#: The name of the e-process's test rows.
+#: The name of the settled-sign e-process's test rows.
 EVALUE_TEST = "sign_evalue"
+#: The name of the settled-Wilcoxon e-process's test rows.
+WILCOXON_EVALUE_TEST = "wilcoxon_evalue"
+#: Both e-process tests.
+EVALUE_TESTS = (EVALUE_TEST, WILCOXON_EVALUE_TEST)
 _SUFFIX = {"cumulative": "", "window": "_window", "fading": "_fading"}
 
 FloatArray = npt.NDArray[np.float64]
@@ -134,6 +141,7 @@ class PairComparison:
         self.plan = spending
         self._rules: dict[str, Decision] = {}
         self.eprocess = SettledSignEProcess(n_folds, alpha) if evalue else None
+        self.wilcoxon_eprocess = SettledWilcoxonEProcess(n_folds, alpha) if evalue else None
 
     def _rule(self, name: str, alpha: float, cumulative: bool) -> Decision:
         rule = self._rules.get(name)
@@ -159,7 +167,7 @@ class PairComparison:
         fold_wins: tuple[FloatArray, FloatArray] | None = None,
     ) -> list[Outcome]:
         """The outcomes at this look, in order: sign, Wilcoxon, McNemar per forgetting, then
-        the e-process (with ``evalue``).
+        the e-processes (with ``evalue``).
 
         ``values_a``/``values_b`` are the folds' values (NaN: a fold without any); ``counts``
         maps a forgetting (cumulative, window, fading) to McNemar's (n01, n10), n01 counting
@@ -192,4 +200,9 @@ class PairComparison:
             value = e.update(*fold_wins)
             out.append(Outcome(EVALUE_TEST, "cumulative", value, e.pvalue, e.reject, e.reject,
                                self.alpha, True, float(e.margin), e.settled))
+        if self.wilcoxon_eprocess is not None and fold_wins is not None:
+            w = self.wilcoxon_eprocess
+            value = w.update(*fold_wins)
+            out.append(Outcome(WILCOXON_EVALUE_TEST, "cumulative", value, w.pvalue, w.reject,
+                               w.reject, self.alpha, True, float(w.margin), w.settled))
         return out

@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from distval.delays import Delay, delay_spec
 from distval.errors import DistvalError, check_open_unit, check_positive_int
 from distval.learners import LearnerSpec, learner_spec
-from distval.metrics import FORGETTING, MEASURES
+from distval.metrics import FORGETTING, MEASURES, PROBA_MEASURES
 from distval.sequential import SEQUENTIAL, SPENDING
 from distval.streams.delimited import na_vocabulary
 from distval.streams.iterable import stream_name
@@ -130,6 +131,26 @@ class RunConfig:
         metavar="SPEC",
         group="stream",
     )
+    delay: Any = _option(  # noqa: RUF009 - a dataclass field (metadata), built once
+        None,
+        "labels arrive late: N rows (1: at once), or with --delay-column a time in that "
+        "column's units or a duration such as 30min, 2h, 1d (the column in seconds); rows "
+        "still waiting at the end are scored, not trained on",
+        metavar="DELAY",
+        group="stream",
+    )
+    delay_column: str | None = _option(
+        None, "column holding each row's time, for --delay as a time", metavar="COLUMN",
+        group="stream",
+    )
+    label_probability: float = _option(
+        1.0,
+        "share of rows whose label the learners get (seeded draw per row); the measures "
+        "still count every row",
+        metavar="P",
+        type=float,
+        group="stream",
+    )
     target: str | None = _option(
         None, "label column of a file (default: the last column)", metavar="COLUMN",
         group="stream",
@@ -203,8 +224,10 @@ class RunConfig:
     alpha: float = _option(0.05, "significance level", type=float, group="measures and tests")
     measure: str = _option(
         "accuracy",
-        "per-fold value compared by the sign, Wilcoxon and Friedman tests",
-        choices=MEASURES,
+        "per-fold value compared by the sign, Wilcoxon and Friedman tests; log_loss, brier "
+        "(lower is better) and auc score the class probabilities, computed only when one of "
+        "them is asked for",
+        choices=MEASURES + PROBA_MEASURES,
         group="measures and tests",
     )
     tests: tuple[str, ...] | None = _option(
@@ -273,6 +296,22 @@ class RunConfig:
     ph_lambda: float = _option(
         100.0, "Page-Hinkley threshold lambda", type=float, group="measures and tests"
     )
+    margin: float = _option(
+        0.0,
+        "equivalence margin of the verdict, in accuracy (0.01: one point): a pair is "
+        "'equivalent' when its confidence sequence lies within ±MARGIN, 'better' only beyond it",
+        metavar="MARGIN",
+        type=float,
+        group="measures and tests",
+    )
+    null_twin: str | None = _option(
+        None,
+        "add a second copy of LEARNER (its label or spec) with other replica seeds; the "
+        "summary reports what every rule decided for the pair: a calibration check of the "
+        "tests on this stream",
+        metavar="LEARNER",
+        group="learners and validation",
+    )
     labels: tuple[str, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
@@ -290,6 +329,9 @@ class RunConfig:
         if isinstance(self.stream, os.PathLike):
             object.__setattr__(self, "stream", os.fspath(self.stream))
         specs = [learner_spec(t) for t in learners]
+        if self.null_twin is not None:
+            learners, specs, given = self._with_twin(learners, specs, given)
+            object.__setattr__(self, "learners", learners)
         labels: list[str] = list(given)
         if not (len(given) == len(specs) and len(set(given)) == len(given)):
             labels = []
@@ -312,13 +354,17 @@ class RunConfig:
             raise DistvalError(
                 f"unknown `infinite` rule {self.infinite!r}; choose one of {', '.join(INFINITE)}"
             )
+        object.__setattr__(
+            self, "_delay", delay_spec(self.delay, self.delay_column, self.label_probability)
+        )
         if self.forgetting not in FORGETTING:
             raise DistvalError(
                 f"unknown forgetting {self.forgetting!r}; choose one of {', '.join(FORGETTING)}"
             )
-        if self.measure not in MEASURES:
+        if self.measure not in MEASURES + PROBA_MEASURES:
             raise DistvalError(
-                f"unknown measure {self.measure!r}; choose one of {', '.join(MEASURES)}"
+                f"unknown measure {self.measure!r}; choose one of "
+                f"{', '.join(MEASURES + PROBA_MEASURES)}"
             )
         for name in ("window", "test_every", "batch_size"):
             check_positive_int(getattr(self, name), name)
@@ -326,6 +372,8 @@ class RunConfig:
             check_positive_int(self.n_rows, "n_rows")
         for name in ("fading", "adwin_delta", "alpha"):
             check_open_unit(getattr(self, name), name)
+        if not isinstance(self.margin, (int, float)) or not 0 <= self.margin < 1:
+            raise DistvalError(f"`margin` must be in [0, 1), got {self.margin!r}")
         if self.mcnemar_alpha is not None:
             check_open_unit(self.mcnemar_alpha, "mcnemar_alpha")
         if not isinstance(self.ph_lambda, (int, float)) or self.ph_lambda <= 0:
@@ -350,6 +398,38 @@ class RunConfig:
                 )
         object.__setattr__(self, "tests", tests)
         self._check_sequential()
+
+    def _with_twin(
+        self, learners: tuple[Any, ...], specs: list[LearnerSpec], given: tuple[str, ...]
+    ) -> tuple[tuple[Any, ...], list[LearnerSpec], tuple[str, ...]]:
+        """The learners with the null twin of ``null_twin`` appended (unless a saved
+        configuration already holds it): the same learner, labelled ``<label>~twin``."""
+        names = list(given) if len(given) == len(specs) else [s.label for s in specs]
+        twin = str(self.null_twin)
+        if twin.endswith("~twin"):
+            twin = twin[: -len("~twin")]
+        found = [i for i, (n, s) in enumerate(zip(names, specs)) if twin in (n, s.text)]
+        if not found:
+            raise DistvalError(
+                f"--null-twin {self.null_twin}: no such learner among {', '.join(names)}"
+            )
+        i = found[0]
+        object.__setattr__(self, "null_twin", names[i])
+        label = f"{names[i]}~twin"
+        if label in names:  # a saved run's configuration: the twin is there already
+            return learners, specs, tuple(names)
+        return (
+            (*learners, learners[i]),
+            [*specs, specs[i]],
+            (*names, label),
+        )
+
+    @property
+    def twin_pair(self) -> tuple[str, str] | None:
+        """(learner, its null twin) labels, or None without ``--null-twin``."""
+        if self.null_twin is None:
+            return None
+        return self.null_twin, f"{self.null_twin}~twin"
 
     def _check_sequential(self) -> None:
         """``sequential`` and its options: one clear message for a bad combination."""
@@ -396,6 +476,11 @@ class RunConfig:
         return list(self._specs)  # type: ignore[attr-defined]  # set in __post_init__, not a field
 
     @property
+    def label_delay(self) -> Delay | None:
+        """When labels reach the learners (:mod:`distval.delays`); None: at once, all."""
+        return self._delay  # type: ignore[attr-defined, no-any-return]  # set in __post_init__
+
+    @property
     def stream_text(self) -> str | None:
         """The stream as text: its spec, or ``python:<name>`` for a Python object."""
         if self.stream is None or isinstance(self.stream, str):
@@ -415,6 +500,10 @@ class RunConfig:
         out["learners"] = [s.text for s in self.specs]
         out["labels"] = list(self.labels)
         out["tests"] = list(self.tests or ())
+        if callable(self.delay):
+            out["delay"] = f"python:{getattr(self.delay, '__name__', 'function')}"
+        elif self.delay is not None and not isinstance(self.delay, (int, float, str)):
+            out["delay"] = f"{self.delay.total_seconds()}s"  # a timedelta, in seconds
         return out
 
     @classmethod
@@ -430,6 +519,11 @@ class RunConfig:
         if isinstance(text, str) and text.startswith("python:"):
             raise DistvalError(
                 f"the stream {text!r} was a Python object in the saved run: no text reopens it"
+            )
+        text = kw.get("delay")
+        if isinstance(text, str) and text.startswith("python:"):
+            raise DistvalError(
+                f"the delay {text!r} was a Python function in the saved run: no text rebuilds it"
             )
         return cls(**kw)
 

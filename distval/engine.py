@@ -31,11 +31,14 @@ import numpy as np
 from distval.aggregator import Aggregator, Snapshot
 from distval.columns import rows_of
 from distval.config import RunConfig
+from distval.delays import LabelSchedule
 from distval.learners.host import Batch, LearnerHost
 from distval.learners.schema import Schema
+from distval.metrics import PROBA_MEASURES
 from distval.results import EvaluationResult, ResultWriter
-from distval.streams import Stream, open_stream
+from distval.streams import Chunk, Stream, open_stream
 from distval.validation import FoldAssigner
+from distval.verdict import short_names, status_verdict
 
 __all__ = [
     "LocalEvaluation",
@@ -87,22 +90,55 @@ def spending_horizon(config: RunConfig, stream: Stream) -> int | None:
 
 
 def iter_batches(stream: Stream, config: RunConfig) -> Iterator[Batch]:
-    """The stream as routed batches of at most ``batch_size`` rows, cut at test points."""
+    """The stream as routed batches of at most ``batch_size`` rows, cut at test points.
+
+    With delayed or partial labels (``config.label_delay``) each batch carries the labels
+    that become known during it (:class:`~distval.delays.LabelSchedule`); the chunks are then
+    read one ahead, since the next row's time decides which labels are known before it.
+    """
     assigner = FoldAssigner(config.validation, seed=config.seed)
     every = config.test_every
-    for chunk in stream.chunks(config.batch_size):
+    spec = config.label_delay
+    schedule = None
+    if spec is not None and spec.delayed:
+        schedule = LabelSchedule(
+            spec, stream.feature_names, config.n_folds, config.seed, lambda: stream.classes
+        )
+    elif spec is not None:  # partial labels, at once: no schedule, the reveal draws only
+        schedule = LabelSchedule(spec, stream.feature_names, config.n_folds, config.seed)
+    chunks = stream.chunks(config.batch_size)
+    for chunk, following in _ahead(chunks) if schedule is not None else _alone(chunks):
         n = len(chunk.y)
         first = chunk.start
         cuts = np.arange((first // every + 1) * every, first + n, every) - first
         for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, n]):
             a = assigner.assign(int(hi - lo))
-            yield Batch(
-                start=first + int(lo),
-                X=chunk.X[lo:hi],
-                y=chunk.y[lo:hi],
-                weights=a.weights,
-                tested=a.tested(config.prequential),
-            )
+            X, y, tested = chunk.X[lo:hi], chunk.y[lo:hi], a.tested(config.prequential)
+            if schedule is None or spec is None:
+                yield Batch(first + int(lo), X, y, a.weights, tested)
+            elif not spec.delayed:
+                revealed = schedule.revealed(len(y))
+                weights = np.where(revealed[:, None], a.weights, 0).astype(a.weights.dtype)
+                yield Batch(first + int(lo), X, y, weights, tested, revealed=revealed)
+            else:
+                after = chunk.X[hi] if hi < n else following.X[0] if following else None
+                release = schedule.release(first + int(lo), X, y, a.weights, tested, after)
+                yield Batch(first + int(lo), X, y, a.weights, tested, release=release)
+
+
+def _alone(chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, Chunk | None]]:
+    for chunk in chunks:
+        yield chunk, None
+
+
+def _ahead(chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, Chunk | None]]:
+    """Each chunk with the one after it (None for the last)."""
+    it = iter(chunks)
+    current = next(it, None)
+    while current is not None:
+        following = next(it, None)
+        yield current, following
+        current = following
 
 
 #: Batches a stage of the overlapped in-process loop may run ahead of the next: the reader
@@ -126,7 +162,8 @@ class LocalEvaluation:
     def __init__(self, config: RunConfig, stream: Stream) -> None:
         slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
         self.host = LearnerHost(
-            config.specs, slots, stream.feature_names, config.seed, Schema.of(stream)
+            config.specs, slots, stream.feature_names, config.seed, Schema.of(stream),
+            proba=config.measure in PROBA_MEASURES,
         )
         self.aggregator = Aggregator.from_config(
             config,
@@ -138,7 +175,10 @@ class LocalEvaluation:
     def step(self, batch: Batch) -> Snapshot | None:
         """Predict, learn and aggregate one batch; the snapshot if a test point was reached."""
         preds = self.host.process(batch)
-        return self.aggregator.update(batch.start, batch.y, [(self._ids, preds)])
+        return self.aggregator.update(
+            batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch),
+            rows=batch.scored_rows,
+        )
 
     @property
     def overlaps(self) -> bool:
@@ -170,7 +210,10 @@ class LocalEvaluation:
                     return
                 batch, preds = item
                 try:
-                    snap = self.aggregator.update(batch.start, batch.y, [(self._ids, preds)])
+                    snap = self.aggregator.update(
+                        batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch),
+                        rows=batch.scored_rows,
+                    )
                 except BaseException as exc:  # handed to the main thread
                     agg_out.put(exc)
                     return
@@ -288,7 +331,8 @@ class Run:
 
             desc = f"{stream.name} (starting Ray)" if self._starting else stream.name
             self._bar = tqdm(
-                total=stream.n_rows, unit="rows", desc=desc, leave=True, dynamic_ncols=True
+                total=stream.n_rows, unit="rows", desc=desc, leave=True, dynamic_ncols=True,
+                bar_format=_BAR_FORMAT,
             )
         elif self._lines and self._starting:
             self._print("starting Ray")
@@ -338,9 +382,9 @@ class Run:
             self.writer.append(snap)
         if self._bar is not None or self._lines:
             width = None
-            if self._bar is not None:  # what the bar itself leaves of the terminal
+            if self._bar is not None:  # what the (short) bar leaves of the terminal
                 columns = shutil.get_terminal_size((100, 24)).columns
-                width = max(20, columns - len(self.stream.name) - 60)
+                width = status_width(columns, self.stream.name, self.stream.n_rows)
             self._status = live_status(snap, self.config, width=width)
             if self._bar is not None:
                 self._bar.set_postfix_str(self._status, refresh=False)
@@ -356,11 +400,29 @@ class Run:
         return self.result
 
 
+#: The progress bar: a short bar and the row count, so that the status (the leader and the
+#: verdict) keeps most of an 80-column terminal.
+_BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar:8}| {n_fmt}/{total_fmt}{postfix}"
+
+
+def status_width(columns: int, desc: str, total: int | None) -> int:
+    """What :data:`_BAR_FORMAT` leaves for the status on a terminal ``columns`` wide.
+
+    >>> status_width(80, "elec2", 45312)   # "elec2:  44%|###     | 20000/45312, " is 35
+    45
+    """
+    digits = len(str(total)) if total else 9
+    return max(20, columns - len(desc) - (2 + 4 + 1 + 8 + 2 + 2 * digits + 1 + 2))
+
+
 def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> str:
-    """A short status: the run's measure per learner (mean over folds) and, for the most
-    clearly different pair, the Wilcoxon (else sign) p-value and whom it favours; with
-    ``--sequential``, the decision that stays valid when this line is watched. With a
-    ``width``, parts are dropped from the end until it fits.
+    """A short status: the leader's measure (mean over folds; the leader is the learner the
+    verdicts name most often, else the one with the best measure), the clearest verdict (its
+    confidence sequence, valid under peeking; :func:`~distval.verdict.status_verdict`), the
+    other learners' measures and, for the most clearly different pair, the Wilcoxon (else
+    sign) p-value and whom it favours; with ``--sequential``, the decision that stays valid
+    when this line is watched. With a ``width``, parts are dropped from the end until it
+    fits, so the leader and the verdict stay longest.
 
     >>> from distval.aggregator import Snapshot
     >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2)
@@ -376,24 +438,41 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     'ht 0.850 | nb 0.700 | wilcoxon p 0.03 (ht)'
     >>> live_status(Snapshot(100, folds, tests), cfg, width=20)
     'ht 0.850 | nb 0.700'
+    >>> from distval.columns import VERDICT_SCHEMA, to_columns
+    >>> v = {f: None for f in VERDICT_SCHEMA.names} | {"position": 100, "learner_a": "ht",
+    ...      "learner_b": "nb", "rows": 100, "mean": 0.15, "lower": 0.05, "upper": 0.25,
+    ...      "decision": "A", "folds": 2, "folds_favouring": 2}
+    >>> snap = Snapshot(100, folds, tests, verdicts=to_columns([v], VERDICT_SCHEMA))
+    >>> live_status(snap, cfg, width=45)
+    'ht 0.850 | ht>nb +15.0 pts (CS 5.0..25.0)'
     >>> spend = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="spending")
     >>> live_status(Snapshot(100, folds, tests), spend).split(" | ")[-1]
     'valid under peeking: not yet (needs p <= 0.0012)'
     """
     folds = snap.folds
     primary = folds["forgetting"] == config.forgetting
-    parts = []
+    names = short_names(config.labels)
+    means: dict[str, float] = {}
     for learner in dict.fromkeys(folds["learner"][primary].tolist()):
         v = folds[config.measure][primary & (folds["learner"] == learner)].astype(float)
         if np.isfinite(v).any():
-            parts.append(f"{learner} {np.nanmean(v):.3f}")
+            means[learner] = float(np.nanmean(v))
+    parts = [f"{names.get(k, k)} {v:.3f}" for k, v in means.items()]
+    verdicts = rows_of(snap.verdicts) if len(snap.verdicts) else []
+    if len(parts) > 1:  # the leader first, then the verdict, then the others
+        wins = {k: sum(v["favours"] == k for v in verdicts) for k in means}
+        lead = max(means, key=lambda k: (wins[k], means[k]))  # the verdicts' winner first
+        parts.insert(0, parts.pop(list(means).index(lead)))
+    verdict = status_verdict(verdicts, names) if verdicts else ""
+    if verdict:
+        parts.insert(1, verdict)
     tests = rows_of(snap.tests)
     shown = None
     for name in ("wilcoxon", "sign"):
         rows = [t for t in tests if t["test"] == name and t["pvalue"] == t["pvalue"]]
         if rows:
             shown = best = min(rows, key=lambda t: t["pvalue"])
-            who = f" ({best['favours']})" if best.get("favours") else ""
+            who = f" ({names.get(best['favours'], best['favours'])})" if best.get("favours") else ""
             pair = "" if len(rows) == 1 else f" {best['learner_a']}/{best['learner_b']}"
             parts.append(f"{name}{pair} p {best['pvalue']:.3g}{who}")
             break

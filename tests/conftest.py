@@ -57,7 +57,9 @@ def ray_local():
     """A real local Ray with 2 CPUs for the whole session, shut down at the end."""
     ray = pytest.importorskip("ray")
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")  # JVMs in workers
+    from distval.learners.moa.jvm import keep_jvm_signals
+
+    keep_jvm_signals()  # JVMs in workers
     if not ray.is_initialized():
         ray.init(
             num_cpus=2,

@@ -173,3 +173,38 @@ def test_drift_events_are_reported_where_the_error_jumps():
     fading = [e["position"] for e in events if e["detector"] == "ph_fading" and e["fold"] == 0]
     assert fading and 10_000 < fading[0] < 12_000  # detected within 2,000 rows of the change
     assert not [e for e in events if e["position"] < 10_000]  # no false alarm before it
+
+
+def test_sign_and_wilcoxon_compare_paired_adwin_windows_as_river_computes_them():
+    """Under ADWIN forgetting each pair and fold gets one ADWIN (river's) on the loss
+    difference (loss_B - loss_A + 1) / 2; Sign and Wilcoxon compare both learners' accuracy
+    over the last `width` rows of it (scipy), whatever each learner's own window is."""
+    from river._river_rust.drift import AdaptiveWindowing
+
+    rng = np.random.default_rng(5)
+    n, k = 6000, 5
+    y = rng.integers(0, 2, n)
+    err_a = np.r_[np.full(3000, 0.1), np.full(3000, 0.3)]  # A worsens halfway
+    wrong = np.stack([rng.random((k, n)) < err_a, rng.random((k, n)) < 0.2])
+    pred = np.where(wrong, 1 - y, y).reshape(2 * k, n)
+    cfg = RunConfig(learners=("nb", "ht"), n_folds=k, test_every=1000, tests=("sign", "wilcoxon"))
+    final = feed(Aggregator.from_config(cfg), y, pred, 700)[-1]
+    va, vb = [], []
+    for f in range(k):
+        la, lb = (pred[f] != y).astype(float), (pred[k + f] != y).astype(float)
+        adwin = AdaptiveWindowing(delta=0.002, clock=32, max_buckets=5, min_window_length=5,
+                                  grace_period=10)
+        for v in ((lb - la + 1) / 2).tolist():
+            adwin.update(v)
+        w = int(adwin.get_width())
+        va.append(1 - la[n - w :].mean())
+        vb.append(1 - lb[n - w :].mean())
+    tests = {t["test"]: t for t in rows_of(final.tests)}
+    assert tests["wilcoxon"]["value_a"] == pytest.approx(np.mean(va))
+    assert tests["wilcoxon"]["value_b"] == pytest.approx(np.mean(vb))
+    assert tests["wilcoxon"]["pvalue"] == pytest.approx(stats.wilcoxon(va, vb).pvalue)
+    d = np.array(va) - np.array(vb)
+    assert tests["sign"]["statistic"] == int((d > 0).sum())
+    (verdict,) = rows_of(final.verdicts)
+    assert verdict["rows"] == n and verdict["window_rows"] == pytest.approx(np.median(
+        [r["width"] for r in rows_of(final.paired)]))

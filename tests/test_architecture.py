@@ -22,14 +22,19 @@ LAYERS = {
     "distval.errors": 0,
     "distval.streams": 1,
     "distval.validation": 1,
+    "distval.delays": 1,
     "distval.stats": 1,
     "distval.sequential": 1,
+    "distval.anytime": 1,  # confidence sequences of a pair's per-row difference
+    "distval.multiplicity": 1,  # Holm, e-BH
     "distval.learners": 2,
     "distval.metrics": 2,
     "distval.prequential": 2,
+    "distval.paired": 2,  # both learners of a pair over the same rows
     "distval.config": 3,
     "distval.columns": 3,  # the columns of every results table, their one owner
     "distval.comparison": 3,  # one pair comparison: the aggregator's and the harness's
+    "distval.verdict": 3,  # the verdict line of a pair, and its live state
     "distval.aggregator": 4,
     "distval.results": 5,  # schema, tables <- writer, reader <- memory (EvaluationResult)
     "distval.report": 6,
@@ -168,3 +173,24 @@ def test_ruff_bans_ray_outside_its_backend(tmp_path):
     finally:
         probe.unlink()
     assert out.returncode == 1 and "TID251" in out.stdout
+
+
+def test_engines_ask_hosts_for_capabilities_never_for_moa():
+    """The engines and the Ray layer read a host's capabilities (``releases_gil``,
+    ``movable``, ``set_threads``), never whether its learners are MOA's; and one function
+    (``learners/moa/jvm.keep_jvm_signals``) sets the JVM's signal variable."""
+    layers = ("distval.engine", "distval.evaluation", "distval.ray_backend")
+    offenders = [
+        f"{module}: .{node.attr}"
+        for module, path in MODULES.items()
+        if module.startswith(layers)
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr in ("moa", "is_moa")
+    ]
+    assert offenders == []
+    setters = [
+        str(path.relative_to(PACKAGE.parent))
+        for path in MODULES.values()
+        if "RAY_DISABLE_FAILURE_SIGNAL_HANDLER" in path.read_text()
+    ]
+    assert setters == ["distval/learners/moa/jvm.py"]

@@ -17,7 +17,7 @@ from scipy import stats
 
 from distval.aggregator import Aggregator
 from distval.columns import rows_of
-from distval.comparison import EVALUE_TEST, PairComparison, Plan
+from distval.comparison import EVALUE_TEST, EVALUE_TESTS, PairComparison, Plan
 from distval.config import RunConfig
 
 
@@ -113,8 +113,10 @@ def test_the_e_value_of_a_run_against_a_direct_computation(two_learners):
         assert row["pvalue"] == pytest.approx(min(1.0, 1 / best))
         assert row["reject"] == (best >= 20) and row["anytime_valid"]
         assert row["folds_used"] == int((signs != 0).sum())
-        others = [t for t in rows_of(s.tests) if t["test"] != EVALUE_TEST]
+        others = [t for t in rows_of(s.tests) if t["test"] not in EVALUE_TESTS]
         assert not any(t["anytime_valid"] for t in others)  # fixed tests stay fixed
+        (wil,) = [t for t in rows_of(s.tests) if t["test"] == "wilcoxon_evalue"]
+        assert wil["anytime_valid"] and wil["folds_used"] == row["folds_used"]
 
 
 def test_no_rule_changes_nothing_but_the_two_new_columns(two_learners):

@@ -85,12 +85,16 @@ def test_output_directory_holds_what_was_returned(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [
         "config.json",
         "folds.parquet",
+        "paired.parquet",
         "q.parquet",
         "summary.json",
         "summary.md",
         "tests.parquet",
+        "verdicts.parquet",
     ]
     pd.testing.assert_frame_equal(pq.read_table(out / "q.parquet").to_pandas(), res.q())
+    for name, table in (("paired", res.paired()), ("verdicts", res.verdicts())):
+        pd.testing.assert_frame_equal(pq.read_table(out / f"{name}.parquet").to_pandas(), table)
     folds = pq.read_table(out / "folds.parquet").to_pandas()
     pd.testing.assert_frame_equal(folds, res.folds())
     assert sorted(folds["position"].unique()) == [1000, 2000, 3000]
@@ -169,3 +173,20 @@ def test_auto_backend_keeps_small_jobs_in_process(tmp_path):
     assert json.loads((tmp_path / "a" / "config.json").read_text())["backend"] == "auto"
     summary = json.loads((tmp_path / "a" / "summary.json").read_text())
     assert summary["evaluated_by"] == {"driver": SMALL["n_rows"]}
+
+
+def test_the_live_status_keeps_the_leader_and_the_verdict_on_an_80_column_terminal():
+    from tqdm import tqdm
+
+    from distval.engine import _BAR_FORMAT, live_status, status_width
+
+    res = distval.evaluate(stream="sea", n_rows=4000, learners=("nb", "majority"), n_folds=3,
+                           test_every=1000)
+    width = status_width(80, "sea", 4000)
+    status = live_status(res.final, res.config, width=width)
+    line = tqdm.format_meter(4000, 4000, 1.0, ncols=80, prefix="sea", bar_format=_BAR_FORMAT,
+                             postfix=status)
+    assert len(line) <= 80
+    verdict = res.summary()["verdicts"][0]
+    assert status.startswith("nb ")  # the leader (nb beats the majority class on SEA)
+    assert verdict["decision"] == "A" and "nb>majority +" in status

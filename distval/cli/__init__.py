@@ -32,6 +32,8 @@ COMMANDS = {
     "learners": ("learners", "list the built-in learners"),
     "describe": ("describe", "stream diagnostics: classes, P(M), P(T), baselines"),
     "report": ("report", "figures, HTML and Markdown report of a results directory"),
+    "compare": ("compare", "two saved runs side by side (same stream and settings)"),
+    "export": ("export", "every table of a results directory as CSV"),
     "reproduce": ("reproduce", "reproduce the paper's experiments (type I/II errors)"),
     "suite": ("suite", "many streams x many learners: one run per stream, cross-stream "
               "ranks, tests, CD diagram"),

@@ -136,6 +136,12 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         help="no progress bar (on a terminal) and no progress lines (elsewhere, every 10 s)",
     )
     g.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print every measure and every test row at the end (default: the verdict lines "
+        "and a compact measures table)",
+    )
+    g.add_argument(
         "--report",
         action="store_true",
         help="also write figures, report.html and report.md into the output directory",
@@ -253,7 +259,10 @@ def main(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"\ndistval: interrupted; results so far are in {output}", file=sys.stderr)
         return 130
-    print(result.to_text() if hasattr(result, "to_text") else result.to_markdown())
+    if hasattr(result, "to_text"):
+        print(result.to_text(verbose=getattr(args, "verbose", False)))
+    else:
+        print(result.to_markdown())
     if args.report:
         from distval.report import make_report
 

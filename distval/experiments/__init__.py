@@ -7,7 +7,10 @@
   permuted (``distval run --permute``);
 - :mod:`distval.experiments.diagnostics`: the temporal dependence of a label stream
   (``distval describe``);
-- :mod:`distval.experiments.holdout`: a periodic holdout error beside the prequential ones.
+- :mod:`distval.experiments.holdout`: a periodic holdout error beside the prequential ones;
+- :mod:`distval.experiments.suite`: many streams by many learners, with cross-stream
+  statistics (``distval suite``);
+- :mod:`distval.experiments.study`: the resumable runner those studies share.
 
 Each submodule is imported on its own (this package imports none of them).
 

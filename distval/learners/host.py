@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from distval.delays import Release
 from distval.errors import DistvalError
 from distval.learners.labels import observes_labels
 from distval.learners.nominal import accepts_nominal, category_names
@@ -34,7 +35,10 @@ __all__ = ["Batch", "LearnerHost", "to_dicts"]
 class Batch:
     """Consecutive stream rows with their fold routing; what travels to the hosts.
 
-    ``weights`` and ``tested`` have shape (rows, folds).
+    ``weights`` and ``tested`` have shape (rows, folds). With delayed labels
+    (:mod:`distval.delays`) the replicas train on the rows of ``release``, not on these
+    arrivals, and the measures score the released rows; ``revealed`` (rows,) marks the rows
+    whose label the replicas get (None: all).
     """
 
     start: int
@@ -42,9 +46,21 @@ class Batch:
     y: np.ndarray
     weights: np.ndarray
     tested: np.ndarray
+    release: Release | None = None
+    revealed: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.y)
+
+    @property
+    def scored_y(self) -> np.ndarray:
+        """The classes of the rows the measures score with this batch, in that order."""
+        return self.y if self.release is None else self.release.y
+
+    @property
+    def scored_rows(self) -> np.ndarray | None:
+        """The stream rows of :attr:`scored_y` when they are not the batch's own (None)."""
+        return None if self.release is None else self.release.rows
 
 
 def to_dicts(
@@ -96,8 +112,13 @@ class LearnerHost:
         feature_names: list[str],
         seed: int | None,
         schema: Schema | None = None,
+        proba: bool = False,
     ) -> None:
         self.slots = [(int(i), int(f)) for i, f in slots]
+        #: Whether :meth:`process` also returns class probabilities (a probabilistic measure
+        #: was asked for): river's ``predict_proba_one``, MOA's votes over their sum.
+        self.proba = proba
+        self._n_classes = schema.n_classes if schema is not None else 2
         self.feature_names = list(feature_names)
         by_slot = {}
         moa_slots = []
@@ -122,6 +143,11 @@ class LearnerHost:
         #: Seconds each slot's replica has spent in :meth:`process` so far (a batch's MOA
         #: call is shared evenly by its replicas); the Ray engine balances actors by them.
         self.busy = [0.0] * len(self.slots)
+        #: Rows predicted whose labels are not due yet (delayed labels) and every slot's
+        #: predictions of them: (slots, rows in flight).
+        self._pending_rows = np.empty(0, np.int64)
+        self._pending = np.empty((len(self.slots), 0), np.int32)
+        self._pending_proba = np.empty((len(self.slots), 0, self._n_classes))
         self.moa = None
         self._top = -1  # the largest class index of the rows seen so far
         self._moa_at: list[int] = []  # slot positions of the MOA replicas, in their order
@@ -182,6 +208,8 @@ class LearnerHost:
         new._categorical = [self._categorical[where[s]] for s in picked]
         new._observing = [self._observing[where[s]] for s in picked]
         new.busy = [self.busy[where[s]] for s in picked]
+        new._pending = self._pending[[where[s] for s in picked]]
+        new._pending_proba = self._pending_proba[[where[s] for s in picked]]
         if self.moa is not None:
             in_moa = {j: r for r, j in enumerate(self._moa_at)}
             new._moa_at = [k for k, s in enumerate(picked) if where[s] in in_moa]
@@ -212,23 +240,62 @@ class LearnerHost:
         new._categorical = [c for h in hosts for c in h._categorical]
         new._observing = [o for h in hosts for o in h._observing]
         new.busy = [b for h in hosts for b in h.busy]
+        if any(not np.array_equal(h._pending_rows, new._pending_rows) for h in hosts):
+            raise ValueError("the hosts are at different rows of the stream")
+        new._pending = np.concatenate([h._pending for h in hosts])
+        c = max(h._pending_proba.shape[2] for h in hosts)
+        new._pending_proba = np.concatenate([_wide(h._pending_proba, c) for h in hosts])
         return new
 
-    def process(self, batch: Batch) -> np.ndarray:
-        """Predict-then-learn every row; returns (slots, rows) predictions, -1 = not tested."""
+    def process(self, batch: Batch) -> Any:
+        """Predict-then-learn every row; returns (slots, rows) predictions, -1 = not tested.
+
+        With a ``batch.release`` the replicas predict the arrivals, learn the released rows
+        at their places between them, and the predictions returned are those of the
+        released rows (made when they arrived; the host keeps them meanwhile), in release
+        order. With :attr:`proba`, a pair: the predictions and their (slots, rows, classes)
+        class probabilities.
+        """
+        out, proba = self._process(batch)
+        rel = batch.release
+        if rel is None:
+            return out if proba is None else (out, proba)
+        rows = np.r_[self._pending_rows, np.arange(batch.start, batch.start + len(batch))]
+        kept = np.concatenate([self._pending, out], axis=1)
+        at = np.searchsorted(rows, rel.rows)
+        keep = np.ones(len(rows), bool)
+        keep[at] = False
+        self._pending_rows, self._pending = rows[keep], kept[:, keep]
+        if proba is None:
+            return kept[:, at]
+        c = max(proba.shape[2], self._pending_proba.shape[2])
+        probs = np.concatenate([_wide(self._pending_proba, c), _wide(proba, c)], axis=1)
+        self._pending_proba = probs[:, keep]
+        return kept[:, at], probs[:, at]
+
+    def _process(self, batch: Batch) -> tuple[np.ndarray, np.ndarray | None]:
         n = len(batch.y)
         out = np.full((len(self.slots), n), -1, dtype=np.int32)
+        proba = None
+        if self.proba:
+            top = max(int(batch.y.max(initial=-1)), int(batch.scored_y.max(initial=-1))) + 1
+            self._n_classes = max(self._n_classes, top)
+            if self.moa is not None:
+                self._n_classes = max(self._n_classes, self.moa.schema.n_classes)
+            proba = np.zeros((len(self.slots), n, self._n_classes))
         busy = self.busy
         if self.moa is not None:
             t0 = time.perf_counter()
-            self._process_moa(batch, out)
+            self._process_moa(batch, out, proba)
             share = (time.perf_counter() - t0) / len(self._moa_at)
             for j in self._moa_at:
                 busy[j] += share
             if len(self._moa_at) == len(self.slots):
-                return out  # no river replica: no dicts to build
+                return out, proba  # no river replica: no dicts to build
         nominal, categorical = self._nominal, self._categorical
         codes = named = None
+        rel = batch.release
+        rel_codes = rel_named = None
         ys = batch.y.tolist()
         if len(ys):
             self._top = max(getattr(self, "_top", -1), int(batch.y.max()))
@@ -240,13 +307,27 @@ class LearnerHost:
                 if named is None:
                     named = to_dicts(batch.X, self.feature_names, nominal)
                 xs = named
+                if rel is not None and rel_named is None:
+                    rel_named = to_dicts(rel.X, self.feature_names, nominal)
+                rxs = rel_named
             else:
                 if codes is None:
                     codes = to_dicts(batch.X, self.feature_names)
                 xs = codes
+                if rel is not None and rel_codes is None:
+                    rel_codes = to_dicts(rel.X, self.feature_names)
+                rxs = rel_codes
             t0 = time.perf_counter()
+            dicts: list[Any] | None = [] if proba is not None else None
             try:
-                preds = self._replica(j, fold, batch, xs, ys)
+                if rel is None:
+                    preds = self._replica(j, fold, batch, xs, ys, dicts)
+                else:
+                    assert rxs is not None
+                    preds = self._replica_delayed(j, fold, batch, xs, rel, rxs, dicts)
+                if proba is not None and dicts is not None:
+                    tested = np.flatnonzero(batch.tested[:, fold])
+                    proba[j, tested] = _probabilities(dicts, self._n_classes)
             except Exception as exc:
                 raise DistvalError(
                     f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
@@ -254,7 +335,7 @@ class LearnerHost:
                 ) from exc
             out[j] = self._checked(preds, batch, learner, fold, top)
             busy[j] += time.perf_counter() - t0
-        return out
+        return out, proba
 
     def _checked(
         self, preds: list[Any], batch: Batch, learner: int, fold: int, top: int
@@ -281,15 +362,22 @@ class LearnerHost:
             f"(class indices 0..{top}): a learner must predict one of the labels it learned"
         )
 
-    def _process_moa(self, batch: Batch, out: np.ndarray) -> None:
+    def _process_moa(self, batch: Batch, out: np.ndarray, proba: np.ndarray | None) -> None:
         """All MOA replicas of the batch in one JVM call; rows of ``out`` filled in place."""
         from distval.learners.moa.replicas import MoaReplicaError
 
         folds = [self.slots[j][1] for j in self._moa_at]
         assert self.moa is not None  # called only when the host has MOA replicas
+        rel = batch.release
+        released = None
+        if rel is not None:
+            from distval.learners.moa.replicas import Released
+
+            released = Released(rel.X, rel.y, rel.weights[:, folds], rel.after)
         try:
-            preds = self.moa.process(
-                batch.X, batch.y, batch.weights[:, folds], batch.tested[:, folds]
+            got = self.moa.process(
+                batch.X, batch.y, batch.weights[:, folds], batch.tested[:, folds], released,
+                votes=proba is not None,
             )
         except MoaReplicaError as exc:
             learner, fold = self.slots[self._moa_at[exc.index]]
@@ -297,20 +385,29 @@ class LearnerHost:
                 f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
                 f"at row {batch.start}: {exc}"
             ) from None
-        out[self._moa_at] = preds
+        if isinstance(got, tuple):
+            out[self._moa_at], votes = got
+            assert proba is not None
+            c = min(votes.shape[2], proba.shape[2])
+            proba[self._moa_at, :, :c] = votes[:, :, :c]
+        else:
+            out[self._moa_at] = got
 
     def _replica(
-        self, j: int, fold: int, batch: Batch, xs: list[dict[str, Any]], ys: list[Any]
+        self, j: int, fold: int, batch: Batch, xs: list[dict[str, Any]], ys: list[Any],
+        dicts: list[Any] | None = None,
     ) -> list[Any]:
-        """Predict-then-learn the batch with replica ``j``."""
+        """Predict-then-learn the batch with replica ``j``; with ``dicts``, each row's
+        ``predict_proba_one`` of the rows it tests is appended to it."""
         n = len(ys)
         model = self.models[j]
-        predict, learn = model.predict_one, model.learn_one
+        predict, learn = _predictor(model, dicts), model.learn_one
         tested = batch.tested[:, fold].tolist()
         weights = batch.weights[:, fold].tolist()
         preds = [-1] * n
         weighted = self._weighted[j]
         observe = model.observe_label if self._observing[j] else None
+        revealed = [True] * n if batch.revealed is None else batch.revealed.tolist()
         for i in range(n):
             x = xs[i]
             if tested[i]:
@@ -323,6 +420,84 @@ class LearnerHost:
                 else:
                     for _ in range(w):
                         learn(x, ys[i])
-            if observe is not None and (w or tested[i]):
+            if observe is not None and (w or tested[i]) and revealed[i]:
                 observe(ys[i])
         return preds
+
+    def _replica_delayed(
+        self, j: int, fold: int, batch: Batch, xs: list[dict[str, Any]], rel: Release,
+        rxs: list[dict[str, Any]], dicts: list[Any] | None = None,
+    ) -> list[Any]:
+        """Replica ``j`` through a batch with delayed labels: predict each arrival, then
+        learn the released rows known after it (``rel.after``), in their order."""
+        n = len(batch)
+        model = self.models[j]
+        predict, learn = _predictor(model, dicts), model.learn_one
+        tested = batch.tested[:, fold].tolist()
+        preds = [-1] * n
+        weighted = self._weighted[j]
+        observe = model.observe_label if self._observing[j] else None
+        after = rel.after.tolist()
+        weights = rel.weights[:, fold].tolist()
+        seen = (rel.known & ((rel.weights[:, fold] > 0) | rel.tested[:, fold])).tolist()
+        ys = rel.y.tolist()
+        r, m = 0, len(after)
+        for i in range(n):
+            if tested[i]:
+                p = predict(xs[i])
+                preds[i] = 0 if p is None else p
+            while r < m and after[r] == i + 1:
+                w = weights[r]
+                if w:
+                    if weighted:
+                        learn(rxs[r], ys[r], w=w)
+                    else:
+                        for _ in range(w):
+                            learn(rxs[r], ys[r])
+                if observe is not None and seen[r]:
+                    observe(ys[r])
+                r += 1
+        return preds
+
+
+def _predictor(model: Any, dicts: list[Any] | None) -> Any:
+    """``model.predict_one``; with ``dicts``, a function that also appends each row's
+    ``predict_proba_one`` to it and predicts its most probable class (river's
+    ``Classifier.predict_one``), or calls ``predict_one`` where the model overrides it."""
+    if dicts is None:
+        return model.predict_one
+    from river import base
+
+    proba_one, predict_one, add = model.predict_proba_one, model.predict_one, dicts.append
+    plain = getattr(type(model), "predict_one", None) is base.Classifier.predict_one
+
+    def predict(x: dict[str, Any]) -> Any:
+        p = proba_one(x)
+        add(p)
+        if not plain:
+            return predict_one(x)
+        return max(p, key=p.get) if p else None
+
+    return predict
+
+
+def _probabilities(dicts: list[Any], n_classes: int) -> np.ndarray:
+    """(rows, classes) from the probability dicts of the rows a replica tested, in order,
+    each row over its sum; uniform where a dict is empty.
+
+    >>> _probabilities([{0: 0.2, 1: 0.6}, {}], 3).round(2).tolist()
+    [[0.25, 0.75, 0.0], [0.33, 0.33, 0.33]]
+    """
+    p = np.zeros((len(dicts), n_classes))
+    for i, d in enumerate(dicts):
+        for k, v in d.items():
+            if isinstance(k, (int, np.integer)) and 0 <= k < n_classes:
+                p[i, k] = v
+    total = p.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, p / total, 1.0 / n_classes)
+
+
+def _wide(a: np.ndarray, c: int) -> np.ndarray:
+    """(slots, rows, classes) probabilities padded with zeros to ``c`` classes."""
+    return a if a.shape[2] >= c else np.pad(a, ((0, 0), (0, 0), (0, c - a.shape[2])))

@@ -8,7 +8,9 @@ Three modules, one concept each:
   (:func:`measures`, :data:`MEASURES`) and the packed row codes of the windows;
 - :mod:`distval.metrics.trackers`: the per-slot state under each forgetting mechanism
   (:class:`Tracker` and its subclasses, :func:`make_tracker`);
-- :mod:`distval.metrics.kernels`: the compiled (numba) batch loops the trackers call.
+- :mod:`distval.metrics.kernels`: the compiled (numba) batch loops the trackers call;
+- :mod:`distval.metrics.probabilistic`: log-loss, Brier score and ROC AUC from the class
+  probabilities, on each slot's window (:class:`ScoreWindows`).
 
 >>> import numpy as np
 >>> t = make_tracker("cumulative", n_slots=1)
@@ -20,6 +22,12 @@ Three modules, one concept each:
 from __future__ import annotations
 
 from distval.metrics.measures import FORGETTING, MAX_CLASSES, MEASURES, measures, pack, unpack
+from distval.metrics.probabilistic import (
+    LOWER_IS_BETTER,
+    PROBA_MEASURES,
+    ScoreWindows,
+    proba_measures,
+)
 from distval.metrics.trackers import (
     ADWINWindow,
     Cumulative,
@@ -32,16 +40,20 @@ from distval.metrics.trackers import (
 
 __all__ = [
     "FORGETTING",
+    "LOWER_IS_BETTER",
     "MAX_CLASSES",
     "MEASURES",
+    "PROBA_MEASURES",
     "ADWINWindow",
     "Cumulative",
     "ExponentialEstimators",
     "Fading",
+    "ScoreWindows",
     "SlidingWindow",
     "Tracker",
     "make_tracker",
     "measures",
     "pack",
+    "proba_measures",
     "unpack",
 ]

@@ -47,6 +47,9 @@ class Tracker:
     """
 
     name = ""
+    #: Whether :meth:`get` is :func:`measures` of the counts ``C`` and ``P`` alone (so the
+    #: measures of several such trackers may be computed on their stacked counts).
+    from_counts = True
 
     def __init__(self, n_slots: int, n_classes: int = 2) -> None:
         self.n_slots = n_slots
@@ -175,6 +178,7 @@ class ExponentialEstimators(Tracker):
     """
 
     name = "ewma"
+    from_counts = False  # its kappa family comes from Algorithm 1's estimators
 
     def __init__(self, n_slots: int, n_classes: int = 2, decay: float = 0.001) -> None:
         check_open_unit(decay, "decay")

@@ -83,7 +83,10 @@ class AggregatorActor:
         agg = self.aggregator
         assert agg is not None, "load() comes first"
         return [
-            agg.update(batch.start, batch.y, list(zip(self.slot_ids, preds)))
+            agg.update(
+                batch.start, batch.scored_y, list(zip(self.slot_ids, preds)),
+                arrived=len(batch), rows=batch.scored_rows,
+            )
             for batch, *preds in zip(parcel, *parts)
         ]
 

@@ -53,6 +53,7 @@ from distval.report.figures import (
     png_bytes,
     save_figure,
 )
+from distval.report.pairs import plot_pair_verdict
 from distval.results import SavedRun, load_results, markdown_table
 
 if TYPE_CHECKING:
@@ -101,6 +102,7 @@ class _Sections:
 def _sections(res: SavedRun) -> list[dict[str, Any]]:
     """Figures (with PNG bytes) and tables of the report, in page order."""
     page = _Sections()
+    _verdict_sections(page, res)
     _measure_sections(page, res)
     if not res.tests.empty:
         _test_sections(page, res)
@@ -120,6 +122,36 @@ def _sections(res: SavedRun) -> list[dict[str, Any]]:
         "config", "Configuration", "The run's settings (config.json).", tables.config_rows(res)
     )
     return page.items
+
+
+def _verdict_sections(page: _Sections, res: SavedRun) -> None:
+    """The verdict lines, then one figure per pair: its paired differences over time, the
+    confidence sequence, the margin and the verdict."""
+    verdicts = getattr(res, "verdicts", None)
+    paired = getattr(res, "paired", None)
+    if verdicts is None or paired is None or not len(verdicts):
+        return
+    last = verdicts[verdicts["position"] == verdicts["position"].max()]
+    page.table(
+        "verdicts",
+        "Verdicts",
+        "One line per pair, from the confidence sequence of the per-row error difference "
+        "(valid at every look) and the Wilcoxon test across folds on the paired windows.",
+        (["pair", "verdict"],
+         [[f"{a} vs {b}", line] for a, b, line in
+          zip(last["learner_a"], last["learner_b"], last["line"])]),
+    )
+    forgetting = str(paired["forgetting"].iloc[0]) if len(paired) else "adwin"
+    for i, (a, b) in enumerate(dict.fromkeys(zip(last["learner_a"], last["learner_b"]))):
+        page.figure(
+            f"verdict_{i + 1}",
+            f"{a} vs {b}",
+            f"Thin lines: each fold's accuracy difference {a} − {b} over its paired "
+            f"{forgetting} window (the rows it tested with both); thick: their mean; band: "
+            "the confidence sequence of the running mean of the per-row difference (dashed), "
+            "valid at every look; dashed grey: the margin.",
+            plot_pair_verdict(paired, verdicts, a, b, forgetting=forgetting),
+        )
 
 
 def _measure_sections(page: _Sections, res: SavedRun) -> None:

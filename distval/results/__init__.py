@@ -15,11 +15,14 @@ An output directory holds:
 Parquet files are appended a row group at a time, at most a few seconds after the rows were
 computed, so an interrupted run keeps what it had computed.
 
-This package is the one owner of that format: :mod:`~distval.results.schema` (the files
-and their columns), :mod:`~distval.results.writer` (the output-directory policy and the
-appender), :mod:`~distval.results.reader` (reading a directory back, of any version),
+This package is the one owner of that format: :mod:`~distval.results.schema` (the files,
+and the Arrow tables of the columns :mod:`distval.columns` declares),
+:mod:`~distval.results.writer` (the output-directory policy and the appender),
+:mod:`~distval.results.reader` (reading a directory back, of any version, as DataFrames),
 :mod:`~distval.results.memory` (:class:`EvaluationResult`, a run in memory, its summary
-and tables) and :mod:`~distval.results.tables` (Markdown and plain-text tables).
+and tables), :mod:`~distval.results.saved` (a directory loaded back as an
+:class:`EvaluationResult`, two runs compared, CSV export) and
+:mod:`~distval.results.tables` (Markdown and plain-text tables).
 """
 
 
@@ -31,9 +34,11 @@ from distval.results.schema import (
     EVENT_SCHEMA,
     FILES,
     FOLD_SCHEMA,
+    PAIRED_SCHEMA,
     Q_SCHEMA,
     SUMMARY_MEASURES,
     TEST_SCHEMA,
+    VERDICT_SCHEMA,
     finite_or_none,
 )
 from distval.results.tables import markdown_table, text_table
@@ -43,9 +48,11 @@ __all__ = [
     "EVENT_SCHEMA",
     "FILES",
     "FOLD_SCHEMA",
+    "PAIRED_SCHEMA",
     "Q_SCHEMA",
     "SUMMARY_MEASURES",
     "TEST_SCHEMA",
+    "VERDICT_SCHEMA",
     "EvaluationResult",
     "ResultWriter",
     "SavedRun",

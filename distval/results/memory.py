@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,20 +15,25 @@ import pandas as pd
 from distval.aggregator import Snapshot
 from distval.columns import Columns, concat, rows_of
 from distval.config import RunConfig
+from distval.delays import parse_duration
 from distval.errors import DistvalError
-from distval.metrics import MEASURES
+from distval.metrics import MEASURES, PROBA_MEASURES
+from distval.results.compact import compact_measures, verdict_block
 from distval.results.reader import SavedRun
 from distval.results.schema import (
     EVENT_SCHEMA,
     FOLD_SCHEMA,
+    PAIRED_SCHEMA,
     Q_SCHEMA,
     SUMMARY_MEASURES,
     TEST_SCHEMA,
+    VERDICT_SCHEMA,
     finite_or_none,
     table,
 )
 from distval.results.tables import markdown_table, text_table
 from distval.results.writer import ResultWriter
+from distval.verdict import short_names, twin_line
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -99,6 +106,8 @@ class EvaluationResult:
                 self._columns("tests", TEST_SCHEMA),
                 events=self._columns("events", EVENT_SCHEMA),
                 q=self._columns("q", Q_SCHEMA),
+                paired=self._columns("paired", PAIRED_SCHEMA),
+                verdicts=self._columns("verdicts", VERDICT_SCHEMA),
             )
         )
         writer.close(self)
@@ -116,6 +125,14 @@ class EvaluationResult:
     def events(self) -> pd.DataFrame:
         return table([s.events for s in self.snapshots], EVENT_SCHEMA).to_pandas()
 
+    def paired(self) -> pd.DataFrame:
+        """Every pair's paired windows per fold over time (:data:`PAIRED_SCHEMA`)."""
+        return table([s.paired for s in self.snapshots], PAIRED_SCHEMA).to_pandas()
+
+    def verdicts(self) -> pd.DataFrame:
+        """Every pair's confidence sequence, decision and verdict line over time."""
+        return table([s.verdicts for s in self.snapshots], VERDICT_SCHEMA).to_pandas()
+
     def final_folds(self) -> pd.DataFrame:
         return table([self.final.folds] if self.final else [], FOLD_SCHEMA).to_pandas()
 
@@ -131,7 +148,7 @@ class EvaluationResult:
             for kind in dict.fromkeys(final["forgetting"].tolist()):
                 sel = (final["learner"] == label) & (final["forgetting"] == kind)
                 stats_: dict[str, dict[str, float | None]] = {}
-                for m in MEASURES:
+                for m in _measured(self.config):
                     v = final[m][sel].astype(float)
                     v = v[np.isfinite(v)]
                     stats_[m] = {
@@ -161,7 +178,54 @@ class EvaluationResult:
             ],
             "friedman": self.final.friedman if self.final else None,
             "detections": self._detection_counts(),
+            "verdicts": [
+                {k: finite_or_none(v) for k, v in t.items()}
+                for t in (rows_of(self.final.verdicts) if self.final else [])
+            ],
+            "null_twin": self._null_twin(),
         }
+
+    def _null_twin(self) -> dict[str, Any] | None:
+        """What every rule decided for the pair (learner, its null twin): at the last look
+        and at any look (what someone watching the checks would have acted on)."""
+        pair = self.config.twin_pair
+        if pair is None or not self.snapshots:
+            return None
+        a, b = pair
+        both = (pair, pair[::-1])
+        tests = [t for t in self.test_rows if (t["learner_a"], t["learner_b"]) in both]
+        verdicts = [v for v in rows_of(self._columns("verdicts", VERDICT_SCHEMA))
+                    if (v["learner_a"], v["learner_b"]) in both]
+        last = max((t["position"] for t in tests), default=None)
+        rules: list[dict[str, Any]] = []
+        if verdicts:
+            rules.append({
+                "rule": "confidence sequence",
+                "anytime_valid": True,
+                "at_end": verdicts[-1]["decision"] != "undecided",
+                "at_any_look": any(v["decision"] != "undecided" for v in verdicts),
+            })
+        for name in dict.fromkeys(t["test"] for t in tests):
+            rows = [t for t in tests if t["test"] == name]
+            rules.append({
+                "rule": name,
+                "anytime_valid": bool(rows[-1]["anytime_valid"]),
+                "at_end": bool(rows[-1]["reject"]) and rows[-1]["position"] == last,
+                "at_any_look": any(bool(t["reject"]) for t in rows),
+            })
+        mcnemar = [t for t in tests if t["test"] == "mcnemar"]
+        identical = bool(mcnemar) and not mcnemar[-1]["discordant_pairs"]
+        decided = [
+            (r["rule"], r["at_any_look"] if r["anytime_valid"] else r["at_end"]) for r in rules
+        ]
+        line = twin_line(a, b, decided, self.config.alpha, identical=identical)
+        peeked = [r["rule"] for r in rules if not r["anytime_valid"] and r["at_any_look"]]
+        if peeked and not identical:
+            line += (
+                f"; at some look, {', '.join(peeked)} (fixed-alpha, not valid under peeking) "
+                "rejected"
+            )
+        return {"pair": [a, b], "identical": identical, "rules": rules, "line": line}
 
     def _detection_counts(self) -> dict[str, dict[str, int]]:
         counts: dict[str, dict[str, int]] = {}
@@ -185,7 +249,7 @@ class EvaluationResult:
         cfg = self.config
         head = f"{cfg.n_folds}-fold {cfg.scheme}{' prequential' if cfg.prequential else ''}"
         cut = f" (interrupted at row {self.n_rows})" if self.interrupted else ""
-        return f"distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows{cut}"
+        return f"distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows{_labels(cfg)}{cut}"
 
     def _footer(self) -> list[str]:
         s = self.summary()
@@ -203,24 +267,74 @@ class EvaluationResult:
                 )
         return lines
 
+    def _verdict_lines(self, width: int = 100) -> list[str]:
+        """The verdict block of the end-of-run print (none with fewer than two learners)."""
+        s = self.summary()
+        if not s["verdicts"]:
+            return []
+        n_pairs = len(s["verdicts"])
+        twin = [s["null_twin"]["line"]] if s["null_twin"] else []
+        return verdict_block(s["verdicts"], self.config.alpha, n_pairs, width, twin)
+
     def to_markdown(self) -> str:
-        """The final measures and test decisions as Markdown tables."""
+        """The verdicts, the final measures and test decisions as Markdown tables."""
         lines = [f"## {self._title()}", ""]
+        s = self.summary()
+        if s["verdicts"]:
+            lines += ["Verdicts:", ""]
+            lines += [f"- {v['line']}" for v in s["verdicts"]]
+            if s["null_twin"]:
+                lines.append(f"- {s['null_twin']['line']}")
+            lines.append("")
         for caption, cols, rows, align in self._blocks():
             lines += [caption, "", markdown_table(cols, rows, align), ""]
         lines += self._footer()
         return "\n".join(lines) + "\n"
 
-    def to_text(self) -> str:
-        """The final measures and test decisions as aligned plain-text tables (a terminal).
+    def to_text(self, verbose: bool = False) -> str:
+        """The end-of-run print for a terminal: the verdict lines and a compact measures
+        table in at most 100 columns; ``verbose`` adds every measure and every test row
+        (aligned plain-text tables, as wide as they need).
 
         >>> res = EvaluationResult(RunConfig(learners=("nb",), n_folds=2), n_rows=0)
         >>> print(res.to_text().splitlines()[0])
         distval: elec2, 2-fold bootstrap prequential, 0 rows
         """
         lines = [self._title(), ""]
-        for caption, cols, rows, align in self._blocks():
-            lines += [caption.replace("`", ""), text_table(cols, rows, align), ""]
+        verdicts = self._verdict_lines()
+        if verdicts:
+            lines += [*verdicts, ""]
+        elif self.config.measure in PROBA_MEASURES and len(self.config.labels) > 1:
+            lines += [
+                *textwrap.wrap(
+                    f"No verdict lines: they compare per-row errors on the paired rows, which "
+                    f"--measure {self.config.measure} does not score; the fold tests use "
+                    "each learner's own windows (--verbose).",
+                    100,
+                ),
+                "",
+            ]
+        if verbose:
+            for caption, cols, rows, align in self._blocks():
+                lines += [caption.replace("`", ""), text_table(cols, rows, align), ""]
+        else:
+            s = self.summary()
+            fg = self.config.forgetting
+            lines += [
+                *textwrap.wrap(
+                    f"Measures at the end (%, mean ±sd over folds) under {fg} forgetting: each "
+                    "learner over its own windows, so two learners' values may cover different "
+                    "rows (the verdicts compare them on the same rows); last column: over all "
+                    "rows.",
+                    100,
+                ),
+                compact_measures(
+                    s["learners"], fg, short_names(self.config.labels), self.config.measure
+                ),
+                "",
+            ]
+            if s["tests"]:
+                lines.append("Every test row: --verbose, or summary.md in the results.")
         lines += self._footer()
         return "\n".join(lines) + "\n"
 
@@ -258,8 +372,9 @@ class EvaluationResult:
         from matplotlib.figure import Figure
 
         measure = measure or self.config.measure
-        if measure not in MEASURES:
-            raise DistvalError(f"unknown measure {measure!r}; choose one of {', '.join(MEASURES)}")
+        if measure not in _measured(self.config):
+            choices = ", ".join(_measured(self.config))
+            raise DistvalError(f"unknown measure {measure!r}; choose one of {choices}")
         df = self.folds()
         df = df[df["forgetting"] == self.config.forgetting]
         fig = Figure(figsize=(8, 4.2), layout="constrained")
@@ -289,6 +404,8 @@ class EvaluationResult:
             self.summary(),
             q=self.q(),
             events=self.events(),
+            paired=self.paired(),
+            verdicts=self.verdicts(),
         )
 
 
@@ -310,15 +427,25 @@ def _measures_block(learners: dict[str, Any], kind: str) -> Block:
             continue
         main = per.get(kind, {})
         cum = per.get("cumulative", main)
-        cells = [_mean_sd(main[m]) for m in SUMMARY_MEASURES] if main else []
+        shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in main)]
+        cells = [_mean_sd(main[m]) for m in shown] if main else []
         rows.append([label, *cells, _mean_sd(cum["accuracy"])])
+    first: dict[str, Any] = next(
+        (per[kind] for per in learners.values() if per.get(kind)), {}
+    )
+    shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in first)]
     return (
         f"Measures under `{kind}` forgetting at the end of the stream, mean ± sd over "
         "folds; last column: cumulative accuracy.",
-        ["learner", *SUMMARY_MEASURES, "accuracy (cumulative)"],
+        ["learner", *shown, "accuracy (cumulative)"],
         rows,
-        "l" + "r" * (len(SUMMARY_MEASURES) + 1),
+        "l" + "r" * (len(shown) + 1),
     )
+
+
+def _measured(cfg: RunConfig) -> tuple[str, ...]:
+    """The fold measures a run has: the probabilistic ones only when it asked for one."""
+    return MEASURES + PROBA_MEASURES if cfg.measure in PROBA_MEASURES else MEASURES
 
 
 #: What the decisions of each ``--sequential`` rule mean, for the summary and the report.
@@ -328,9 +455,10 @@ SEQUENTIAL_NOTES = {
     "evalue give decisions that stay valid).",
     "spending": "Decisions valid under peeking: each test's p-value met the alpha-spending "
     "limit of its check (Lan-DeMets; 'p limit' at the last check) at some check so far.",
-    "evalue": "sign_evalue is valid at every check (an e-process over the folds' settled "
-    "signs; its statistic is the e-value, H0 rejected once it reaches 1/alpha, its p-value "
-    "1/largest e-value); the other rows are fixed-alpha tests at this check.",
+    "evalue": "sign_evalue and wilcoxon_evalue are valid at every check (e-processes over "
+    "the folds' settled signs and settling-order ranks; the statistic is the e-value, H0 "
+    "rejected once it reaches 1/alpha, the p-value 1/largest e-value); the other rows are "
+    "fixed-alpha tests at this check.",
 }
 
 
@@ -338,8 +466,9 @@ def _tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "n
     """The final test decisions and what each compared; with ``--sequential``, which
     decisions stay valid when the checks are watched and the p-value limit each used."""
     watched = sequential != "none"
+    adjusted = _across_pairs(tests, alpha)
     rows = []
-    for t in tests:
+    for i, t in enumerate(tests):
         compared = f"{t['measure']}, {t['forgetting']}" if t.get("measure") else "–"
         digits = ".4f" if t.get("measure") != "errors" else ".6g"
         row = [
@@ -355,16 +484,56 @@ def _tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "n
         ]
         if watched:
             row += ["yes" if t.get("anytime_valid") else "no", _num(t.get("boundary"), ".3g")]
+        if adjusted is not None:
+            row.append(adjusted[i])
         rows.append([*row, t.get("favours") or "–"])
     cols = ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0"]
     if watched:
         cols += ["valid under peeking", "p limit"]
+    if adjusted is not None:
+        cols.append("across pairs")
     caption = (
-        f"Tests (alpha = {alpha}): sign and Wilcoxon across folds; McNemar on the errors of "
+        f"Tests (alpha = {alpha}): sign and Wilcoxon across folds on the paired windows (per "
+        "fold, both learners over the rows it tested with both); McNemar on the errors of "
         "the (row, fold) pairs both learners tested. Values: the compared quantity of A and "
         "B. " + SEQUENTIAL_NOTES[sequential if watched else "none"]
     )
-    return caption, [*cols, "favours"], rows, "llllrrrrl" + ("lr" if watched else "") + "l"
+    if adjusted is not None:
+        caption += (
+            " 'across pairs': the decision corrected for the number of pairs, Holm's "
+            "procedure on each test's p-values (family-wise error) and e-BH on the e-values "
+            "(false discovery rate)."
+        )
+    align = "llllrrrrl" + ("lr" if watched else "") + ("l" if adjusted is not None else "")
+    return caption, [*cols, "favours"], rows, align + "l"
+
+
+def _across_pairs(tests: list[dict[str, Any]], alpha: float) -> list[str] | None:
+    """With several learner pairs, each test row's decision after Holm (p-values) or e-BH
+    (e-values, the ``*_evalue`` rows) across the pairs; None with one pair.
+
+    >>> rows = [{"test": "wilcoxon", "learner_a": a, "pvalue": p, "statistic": 0.0}
+    ...         for a, p in (("x", 0.01), ("y", 0.04))]
+    >>> _across_pairs(rows, 0.05)
+    ['Holm: yes', 'Holm: yes']
+    """
+    from distval.multiplicity import e_bh, holm
+
+    pairs = {(t["learner_a"], t.get("learner_b")) for t in tests if t["learner_a"] != "*"}
+    if len(pairs) < 2:
+        return None
+    out = ["–"] * len(tests)
+    for name in dict.fromkeys(t["test"] for t in tests):
+        idx = [i for i, t in enumerate(tests) if t["test"] == name and t["learner_a"] != "*"]
+        if name.endswith("_evalue"):
+            decided = e_bh([tests[i]["statistic"] for i in idx], alpha)
+            label = "e-BH"
+        else:
+            decided = holm([tests[i]["pvalue"] for i in idx], alpha)
+            label = "Holm"
+        for i, d in zip(idx, decided.tolist()):
+            out[i] = f"{label}: {'yes' if d else 'no'}"
+    return out
 
 
 def _q_block(q_rows: list[dict[str, Any]]) -> Block:
@@ -387,3 +556,30 @@ def _q_block(q_rows: list[dict[str, Any]]) -> Block:
         rows,
         "lllrrrl",
     )
+
+
+def _labels(cfg: RunConfig) -> str:
+    """How labels reached the learners, for a title: empty when at once and all.
+
+    >>> _labels(RunConfig(delay=500, label_probability=0.1))
+    ', labels 500 rows late, 10 % revealed'
+    >>> _labels(RunConfig(delay="30min", delay_column="time"))
+    ", labels 1800 s late (by 'time')"
+    """
+    spec = cfg.label_delay
+    if spec is None:
+        return ""
+    parts = []
+    if spec.func is not None:
+        parts.append("labels late by a function")
+    elif spec.amount is not None:
+        timed = isinstance(cfg.delay, dt.timedelta) or (
+            isinstance(cfg.delay, str) and parse_duration(cfg.delay) is not None
+        )
+        unit = " s" if timed else ""
+        parts.append(f"labels {spec.amount:g}{unit} late (by {spec.column!r})")
+    elif spec.delayed:
+        parts.append(f"labels {spec.rows} rows late")
+    if spec.probability < 1:
+        parts.append(f"{100 * spec.probability:g} % revealed")
+    return ", " + ", ".join(parts) if parts else ""

@@ -18,7 +18,14 @@ import pyarrow.parquet as pq
 
 from distval.config import read_config
 from distval.errors import DistvalError
-from distval.results.schema import EVENT_SCHEMA, Q_SCHEMA, TEST_SCHEMA, read_batches
+from distval.results.schema import (
+    EVENT_SCHEMA,
+    PAIRED_SCHEMA,
+    Q_SCHEMA,
+    TEST_SCHEMA,
+    VERDICT_SCHEMA,
+    read_batches,
+)
 
 __all__ = ["SavedRun", "load_results"]
 
@@ -27,7 +34,9 @@ class SavedRun:
     """What a results directory holds, as pandas DataFrames.
 
     Attributes: ``directory``, ``config`` (dict of ``config.json``), ``folds``, ``tests``,
-    ``q`` (the Q statistic) and ``events`` (drift detections) (DataFrames, possibly empty;
+    ``q`` (the Q statistic), ``events`` (drift detections), ``paired`` (each pair's paired
+    windows per fold) and ``verdicts`` (each pair's confidence sequence and verdict line)
+    (DataFrames, possibly empty;
     tests of results written before ``q.parquet`` existed are upgraded), ``summary``
     (``summary.json``, None if the run was cut off before writing it), ``forgetting`` (the
     run's forgetting mechanism), ``labels`` (learners in run order).
@@ -43,6 +52,8 @@ class SavedRun:
         *,
         q: pd.DataFrame | None = None,
         events: pd.DataFrame | None = None,
+        paired: pd.DataFrame | None = None,
+        verdicts: pd.DataFrame | None = None,
     ) -> None:
         self.directory = Path(directory)
         self.config = config
@@ -53,6 +64,12 @@ class SavedRun:
         self.q: pd.DataFrame = q if q is not None and len(q) else old_q
         self.events: pd.DataFrame = (
             events if events is not None else pd.DataFrame(columns=EVENT_SCHEMA.names)
+        )
+        self.paired: pd.DataFrame = (
+            paired if paired is not None else pd.DataFrame(columns=PAIRED_SCHEMA.names)
+        )
+        self.verdicts: pd.DataFrame = (
+            verdicts if verdicts is not None else pd.DataFrame(columns=VERDICT_SCHEMA.names)
         )
         kinds = list(dict.fromkeys(folds["forgetting"]))
         self.forgetting: str = config.get("forgetting") or next(
@@ -183,6 +200,8 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
     tests = read("tests") if _has_table(d, "tests") else pd.DataFrame(columns=TEST_SCHEMA.names)
     q = read("q") if _has_table(d, "q") else None
     events = read("events") if _has_table(d, "events") else None
+    paired = read("paired") if _has_table(d, "paired") else None
+    verdicts = read("verdicts") if _has_table(d, "verdicts") else None
     if folds.empty:
         raise DistvalError(
             f"{d / 'folds.parquet'} has no rows: the run stopped before its first check"
@@ -199,7 +218,8 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
         except ValueError:
             summary = None  # a summary cut off mid-write: the tables fall back on folds
     return SavedRun(
-        d, config, folds.reset_index(drop=True), pd.DataFrame(tests), summary, q=q, events=events
+        d, config, folds.reset_index(drop=True), pd.DataFrame(tests), summary, q=q, events=events,
+        paired=paired, verdicts=verdicts,
     )
 
 

@@ -10,16 +10,26 @@ from typing import TypeVar, overload
 import numpy as np
 import pyarrow as pa
 
-from distval.columns import EVENT_SCHEMA, FOLD_SCHEMA, Q_SCHEMA, TEST_SCHEMA, concat
+from distval.columns import (
+    EVENT_SCHEMA,
+    FOLD_SCHEMA,
+    PAIRED_SCHEMA,
+    Q_SCHEMA,
+    TEST_SCHEMA,
+    VERDICT_SCHEMA,
+    concat,
+)
 
 __all__ = [
     "EVENT_SCHEMA",
     "FILES",
     "FOLD_SCHEMA",
+    "PAIRED_SCHEMA",
     "Q_SCHEMA",
     "SUMMARY_MEASURES",
     "TABLES",
     "TEST_SCHEMA",
+    "VERDICT_SCHEMA",
     "finite_or_none",
     "read_batches",
     "table",
@@ -28,7 +38,7 @@ __all__ = [
 #: The tables of a results directory, each ``NAME.parquet`` once the run is closed and
 #: ``NAME.arrows`` (an Arrow IPC stream, readable up to its last whole batch) while it runs
 #: or after it was killed (:mod:`distval.results.writer`).
-TABLES = ("folds", "tests", "q", "events")
+TABLES = ("folds", "tests", "q", "events", "paired", "verdicts")
 
 #: The files of a results directory (a report adds its own beside them).
 FILES = (

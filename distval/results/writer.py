@@ -22,13 +22,19 @@ from distval.results.schema import (
     EVENT_SCHEMA,
     FILES,
     FOLD_SCHEMA,
+    PAIRED_SCHEMA,
     Q_SCHEMA,
     TEST_SCHEMA,
+    VERDICT_SCHEMA,
     read_batches,
     table,
 )
 
 __all__ = ["ResultWriter", "Summarised", "claim_output", "to_parquet"]
+
+#: Files written only once they have a row: drift detections; the paired windows and the
+#: verdicts (runs with two learners or more).
+_ONLY_WITH_ROWS = ("events.parquet", "paired.parquet", "verdicts.parquet")
 
 
 class Summarised(Protocol):
@@ -118,6 +124,8 @@ class ResultWriter:
         self._tests: list[dict[str, np.ndarray]] = []
         self._q: list[dict[str, np.ndarray]] = []
         self._events: list[dict[str, np.ndarray]] = []
+        self._paired: list[dict[str, np.ndarray]] = []
+        self._verdicts: list[dict[str, np.ndarray]] = []
         self._streams: dict[str, tuple[pa.NativeFile, pa.ipc.RecordBatchStreamWriter]] = {}
         self._last_flush = time.monotonic()
         self.failed: BaseException | None = None
@@ -131,6 +139,8 @@ class ResultWriter:
         self._tests.append(snapshot.tests)
         self._q.append(snapshot.q)
         self._events.append(snapshot.events)
+        self._paired.append(snapshot.paired)
+        self._verdicts.append(snapshot.verdicts)
         if time.monotonic() - self._last_flush >= self.flush_seconds:
             self.flush()
 
@@ -140,6 +150,8 @@ class ResultWriter:
             ("tests", self._tests, TEST_SCHEMA),
             ("q", self._q, Q_SCHEMA),
             ("events", self._events, EVENT_SCHEMA),
+            ("paired", self._paired, PAIRED_SCHEMA),
+            ("verdicts", self._verdicts, VERDICT_SCHEMA),
         )
 
     def flush(self) -> None:
@@ -149,8 +161,9 @@ class ResultWriter:
             for name, chunks, schema in self._tables():
                 rows = table(chunks, schema)
                 chunks.clear()
-                if name == "events" and name not in self._streams and not rows.num_rows:
-                    continue  # only runs with drift detection (and a detection) get the file
+                optional = f"{name}.parquet" in _ONLY_WITH_ROWS
+                if optional and name not in self._streams and not rows.num_rows:
+                    continue  # e.g. events only with drift detection (and a detection)
                 if name not in self._streams:
                     sink = pa.OSFile(str(self.dir / f"{name}.arrows"), "wb")
                     self._streams[name] = (sink, pa.ipc.new_stream(sink, schema))

@@ -44,9 +44,11 @@ def test_run_writes_results_and_prints_a_summary(tmp_path, capsys):
         "window",
         "--window",
         "300",
+        "--verbose",
     )
     assert code == 0, err
     lines = out.splitlines()
+    assert lines[2].startswith("Verdicts (95% confidence sequences")
     # an aligned terminal table: every row of a table as wide as its rule, no Markdown pipes
     assert "|" not in out and "wilcoxon" in out
     head = next(i for i, line in enumerate(lines) if line.startswith("learner"))
@@ -375,7 +377,7 @@ def test_spending_on_a_stream_of_unknown_length_says_what_it_does(files, tmp_pat
     code, out, err = run_cli(
         capsys, "run", "--stream", str(files / "ok.csv"), "--backend", "inprocess",
         "--no-progress", "--folds", "10", "--learners", "nb", "majority", "--test-every", "300",
-        "--sequential", "spending", "--output", str(out_dir),
+        "--sequential", "spending", "--output", str(out_dir), "--verbose",
     )
     assert code == 0, err
     notices = [x for x in err.splitlines() if "--planned-rows" in x]

@@ -17,7 +17,7 @@ import pytest
 
 import distval
 from distval.config import RunConfig
-from distval.engine import Run, open_config_stream
+from distval.engine import Run, iter_batches, open_config_stream
 from distval.errors import DistvalError
 from distval.learners import parse_learner
 from distval.learners.host import Batch, LearnerHost
@@ -151,6 +151,169 @@ def test_evaluate_matches_moa_evaluate_prequential_cv(tmp_path, scheme, method):
     )
 
 
+# MOA's EvaluatePrequentialDelayedCV keeps one training queue per fold and trains a fold on
+# its oldest queued row when the queue holds more than -k rows, right after predicting the
+# row just queued: a fold's delay counts the rows *it trains on*. Under cv with k folds,
+# each run of k rows holds k - 1 training rows of a fold, so -k q(k-1) trains on row t just
+# after row t + qk is predicted: distval's --delay qk + 1 (known before row t + qk + 1).
+# Under split a fold trains on every k-th row: -k d is --delay dk + 1. MOA holds out fold
+# (t + 1) mod k of 0-based row t, distval fold t mod k: the same folds under other names,
+# so the mean and standard deviation over folds are compared.
+@pytest.mark.parametrize("moa_cli", ["trees.HoeffdingTree -g 50", "bayes.NaiveBayes"])
+@pytest.mark.parametrize(
+    ("scheme", "method", "moa_delay", "delay"),
+    [("cv", "Cross-Validation", 75, 101), ("split", "Split-Validation", 30, 121)],
+)
+def test_delayed_cv_matches_moa_evaluate_prequential_delayed_cv(
+    tmp_path, moa_cli, scheme, method, moa_delay, delay
+):
+    """Every 50 rows, the folds' cumulative accuracy (mean, sample sd) equals MOA's at the
+    rows whose labels distval has used by then (MOA scores on arrival: row P - delay + 1
+    of its curve, printed at every row), and at the end every row is scored in both."""
+    arff = write_arff(tmp_path / "rows.arff", n=2000)
+    k = 4
+    rows = moa_task(
+        f"EvaluatePrequentialDelayedCV -l ({moa_cli}) -s (ArffFileStream -f {arff}) "
+        f"-e BasicClassificationPerformanceEvaluator -i 2000 -f 1 -w {k} -a {method} "
+        f"-k {moa_delay}"
+    )
+    moa = {
+        int(float(r["learning evaluation instances"])): (
+            float(r["[avg] classifications correct (percent)"]),
+            float(r["[err] classifications correct (percent)"]),
+        )
+        for r in rows
+    }
+    opts = {"stream": str(arff), "learners": (f"moa:{moa_cli}",), "scheme": scheme,
+            "n_folds": k, "fold_choice": "round-robin", "forgetting": "cumulative",
+            "test_every": 50, "batch_size": 170}
+    ours = distval.evaluate(**opts, delay=delay).folds()
+    plain = distval.evaluate(**opts).folds()  # no delay: must differ from MOA's numbers
+    compared = differs = 0
+    for position, group in ours[ours["forgetting"] == "cumulative"].groupby("position"):
+        scored = 2000 if position == 2000 else position - delay + 1
+        if scored <= 0:
+            continue
+        acc = 100 * group["accuracy"].to_numpy()
+        mean, sd = moa[scored]
+        assert acc.mean() == pytest.approx(mean, abs=1e-9), position
+        assert acc.std(ddof=1) == pytest.approx(sd, abs=1e-9), position
+        same = plain[(plain["position"] == scored) & (plain["forgetting"] == "cumulative")]
+        if len(same):
+            differs += not np.isclose(100 * same["accuracy"].mean(), mean)
+        compared += 1
+    assert compared == 39 - (delay - 1) // 50 + 1
+    assert differs > 0
+
+
+@pytest.mark.parametrize(
+    ("moa_cli", "capymoa_learner"),
+    [("bayes.NaiveBayes", "NaiveBayes"), ("trees.HoeffdingTree -g 50", "HoeffdingTree")],
+)
+@pytest.mark.parametrize(("probability", "delay"), [(0.3, 0), (0.5, 40)])
+def test_partial_labels_match_capymoa_prequential_ssl_evaluation(
+    tmp_path, moa_cli, capymoa_learner, probability, delay
+):
+    """CapyMOA's prequential_ssl_evaluation (its Python loop: Mersenne Twister seeded by
+    random_seed, a row labelled when its draw is below label_probability, the labelled rows
+    trained on delay_length rows later) predicts every row as a distval MOA replica fed
+    distval's label schedule with the same seed does; both score every row."""
+    import capymoa.classifier as cc
+    from capymoa.evaluation import prequential_ssl_evaluation
+    from capymoa.stream import ARFFStream
+
+    arff = write_arff(tmp_path / "rows.arff", n=1500)
+    stream = ARFFStream(str(arff))
+    kw = {"grace_period": 50} if capymoa_learner == "HoeffdingTree" else {}
+    learner = getattr(cc, capymoa_learner)(schema=stream.get_schema(), **kw)
+    theirs = prequential_ssl_evaluation(
+        stream, learner, label_probability=probability, delay_length=delay, random_seed=7,
+        store_predictions=True, optimise=False, window_size=500,
+    )
+    cfg = RunConfig(stream=str(arff), label_probability=probability,
+                    delay=delay if delay else None, seed=7, batch_size=170)
+    ours = delayed_host_predictions(f"moa:{moa_cli}", cfg)
+    # CapyMOA abstains (None) where MOA's votes are all zero; its evaluator and MOA's
+    # Utils.maxIndex (distval's replicas) count that as class 0
+    predictions = [0 if p is None else int(p) for p in theirs.predictions()]
+    assert len(predictions) == len(ours) == 1500
+    assert ours == predictions
+    assert theirs.cumulative.accuracy() == pytest.approx(
+        100 * np.mean(np.array(ours) == open_labels(arff))
+    )
+
+
+@pytest.mark.parametrize(
+    ("moa_cli", "capymoa_learner"),
+    [("bayes.NaiveBayes", "NaiveBayes"), ("trees.HoeffdingTree -g 50", "HoeffdingTree")],
+)
+def test_moa_probabilities_are_capymoas_predict_proba(tmp_path, moa_cli, capymoa_learner):
+    """A distval MOA replica's class probabilities (votes over their sum) are CapyMOA's
+    predict_proba in a plain test-then-train loop (uniform where CapyMOA has none), and
+    log-loss, Brier and AUC of them equal scikit-learn's."""
+    import capymoa.classifier as cc
+    from capymoa.stream import ARFFStream
+    from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
+
+    arff = write_arff(tmp_path / "rows.arff", n=1200)
+    stream = ARFFStream(str(arff))
+    kw = {"grace_period": 50} if capymoa_learner == "HoeffdingTree" else {}
+    learner = getattr(cc, capymoa_learner)(schema=stream.get_schema(), **kw)
+    theirs = []
+    while stream.has_more_instances():
+        inst = stream.next_instance()
+        p = learner.predict_proba(inst)
+        theirs.append([0.5, 0.5] if p is None else list(p))
+        learner.train(inst)
+    ours_stream = open_config_stream(RunConfig(stream=str(arff)))
+    schema = Schema.of(ours_stream)
+    host = LearnerHost([parse_learner(f"moa:{moa_cli}")], [(0, 0)],
+                       ours_stream.feature_names, 1, schema, proba=True)
+    host.moa = MoaReplicas([moa_cli], [1], schema)
+    ours, ys = [], []
+    for chunk in ours_stream.chunks(300):
+        ones = np.ones((len(chunk), 1))
+        _, probs = host.process(Batch(chunk.start, chunk.X, chunk.y, ones, ones > 0))
+        ours.append(probs[0])
+        ys.append(chunk.y)
+    p, y = np.concatenate(ours), np.concatenate(ys)
+    np.testing.assert_allclose(p, np.array(theirs), rtol=1e-12, atol=0)
+    from distval.metrics import proba_measures
+
+    m = proba_measures(p, y)
+    assert m["log_loss"] == pytest.approx(log_loss(y, p, labels=[0, 1]), rel=1e-12)
+    assert m["brier"] == pytest.approx(brier_score_loss(y, p[:, 1]), rel=1e-12)
+    assert m["auc"] == pytest.approx(roc_auc_score(y, p[:, 1]), rel=1e-12)
+
+
+def open_labels(arff: Path) -> np.ndarray:
+    stream = open_config_stream(RunConfig(stream=str(arff)))
+    return np.concatenate([c.y for c in stream.chunks(1000)])
+
+
+def delayed_host_predictions(spec: str, cfg: RunConfig) -> list[int]:
+    """One replica testing every row and training (weight 1) on every row whose label
+    distval's schedule makes known: its prediction of each row, in row order."""
+    stream = open_config_stream(cfg)
+    host = LearnerHost([parse_learner(spec)], [(0, 0)], stream.feature_names, cfg.seed,
+                       Schema.of(stream))
+    host.moa = MoaReplicas([moa_cli(spec)], [1], Schema.of(stream))
+    preds: dict[int, int] = {}
+    for batch in iter_batches(stream, cfg):
+        ones = np.ones((len(batch), 1), np.int32)
+        rel = batch.release
+        if rel is not None:
+            weights = rel.known[:, None].astype(np.int32)
+            rel = type(rel)(rel.after, rel.rows, rel.X, rel.y, weights,
+                            np.ones((len(rel), 1), bool), rel.known)
+        w = ones if batch.revealed is None else batch.revealed[:, None].astype(np.int32)
+        out = host.process(type(batch)(batch.start, batch.X, batch.y, w, ones > 0, rel,
+                                       batch.revealed))[0]
+        rows = rel.rows if rel is not None else np.arange(batch.start, batch.start + len(batch))
+        preds.update(zip(rows.tolist(), out.tolist()))
+    return [preds[t] for t in range(len(preds))]
+
+
 @pytest.mark.parametrize("moa_cli", ["trees.HoeffdingTree -g 50", "bayes.NaiveBayes"])
 def test_a_class_first_seen_mid_stream_grows_the_header(tmp_path, moa_cli):
     """The host declares 2 classes; C appears at row 1500 and the header grows. MOA itself,
@@ -212,12 +375,18 @@ RAY_OPTS = {
 
 @pytest.mark.ray
 @pytest.mark.parametrize(
-    "learners",
-    [("moa:meta.AdaptiveRandomForest -s 3",), ("ht", "moa:trees.HoeffdingTree -g 50")],
+    ("learners", "labels"),
+    [
+        (("moa:meta.AdaptiveRandomForest -s 3",), {}),
+        (("ht", "moa:trees.HoeffdingTree -g 50"), {}),
+        (("nb", "moa:trees.HoeffdingTree -g 50"),
+         {"delay": 500, "label_probability": 0.6, "measure": "auc"}),
+    ],
 )
-def test_ray_gives_the_in_process_numbers(ray_local, assert_same_rows, learners):
-    local = distval.evaluate(**RAY_OPTS, learners=learners)
-    remote = distval.evaluate(**RAY_OPTS, learners=learners, backend="ray", n_actors=2)
+def test_ray_gives_the_in_process_numbers(ray_local, assert_same_rows, learners, labels):
+    local = distval.evaluate(**RAY_OPTS, **labels, learners=learners)
+    remote = distval.evaluate(**RAY_OPTS, **labels, learners=learners, backend="ray",
+                              n_actors=2)
     assert_same_rows(local.fold_rows, remote.fold_rows)
     assert_same_rows(local.test_rows, remote.test_rows)
 
@@ -228,7 +397,8 @@ def test_a_killed_learner_actor_with_moa_replicas_recovers_exactly(ray_local, as
 
     from distval.ray_backend.engine import RayRun
 
-    cfg = RunConfig(**RAY_OPTS, learners=("moa:meta.AdaptiveRandomForest -s 3", "nb"))
+    cfg = RunConfig(**RAY_OPTS, learners=("moa:meta.AdaptiveRandomForest -s 3", "nb"),
+                    delay=500, measure="brier")
     stream = open_config_stream(cfg)
     run = Run(cfg, stream)
     killed = []
@@ -398,10 +568,10 @@ def test_the_java_batch_call_runs_with_a_frozen_python_heap(tmp_path):
     reps = MoaReplicas([moa_cli("moa:bayes.NaiveBayes")] * 2, [1, 2], Schema.of(stream))
     java_host, frozen = reps._host, []
 
-    class Spy:
-        def process(self, *args):
+    class Spy:  # BatchHost.processVotes: the one batch call (process, delays, votes)
+        def processVotes(self, *args):
             frozen.append(gc.get_freeze_count())
-            return java_host.process(*args)
+            return java_host.processVotes(*args)
 
     reps._host = Spy()
     for chunk in stream.chunks(500):

@@ -137,6 +137,9 @@ def test_default_run_on_ray_equals_in_process(ray_local, assert_same_rows):
     remote = distval.evaluate(**opts, backend="ray", n_actors=2)
     assert_same_rows(local.fold_rows, remote.fold_rows)
     assert_same_rows(local.test_rows, remote.test_rows)
+    # the paired windows, the confidence sequences and the verdict lines too
+    assert_same_rows(local.paired().to_dict("records"), remote.paired().to_dict("records"))
+    assert_same_rows(local.verdicts().to_dict("records"), remote.verdicts().to_dict("records"))
 
 
 def test_warm_up_evaluates_the_batches_asked_then_hands_over(assert_same_rows):
@@ -158,8 +161,8 @@ def test_warm_up_evaluates_the_batches_asked_then_hands_over(assert_same_rows):
     assert_same_rows(distval.evaluate(cfg).fold_rows, run.close().fold_rows)
 
 
-def run_with_fault(kill, *, max_recoveries=3, output_dir=None, **balance):
-    cfg = RunConfig(**SMALL | {"n_rows": 4800})
+def run_with_fault(kill, *, max_recoveries=3, output_dir=None, opts=None, **balance):
+    cfg = RunConfig(**SMALL | {"n_rows": 4800} | (opts or {}))
     stream = open_config_stream(cfg)
     run = Run(cfg, stream, output_dir=output_dir)
     killed, victims = [], []
@@ -209,6 +212,42 @@ def test_a_killed_actor_is_rebuilt_and_results_are_unchanged(ray_local, assert_s
     clean = distval.evaluate(cfg)
     assert_same_rows(clean.fold_rows, result.fold_rows)
     assert_same_rows(clean.test_rows, result.test_rows)
+
+
+#: Delayed labels (rows still waiting are in every host's state, with their predictions and
+#: probabilities), partial labels, a time-column delay whose labels arrive out of row order,
+#: and the probabilistic measures (their windows are in the aggregator's state).
+DELAYED = [
+    {"delay": 350, "label_probability": 0.7, "measure": "log_loss"},
+    {"delay": 1.5, "delay_column": "0", "learners": ("ht", "nb"), "measure": "auc"},
+]
+
+
+@pytest.mark.parametrize(("opts", "which"), [(DELAYED[0], "learner"), (DELAYED[1], "moving")])
+def test_delayed_labels_survive_a_killed_actor_with_the_in_process_numbers(
+    ray_local, assert_same_rows, opts, which
+):
+    """A learner actor killed twice mid-stream, replicas moving between actors: the rows
+    in flight (their predictions kept by the hosts) come back from the checkpoints and
+    the numbers are those of the in-process run."""
+    balance = {"rebalance_seconds": 0.0, "min_gain": -1.0} if which == "moving" else {}
+    cfg, result, killed, _ = run_with_fault(
+        lambda actors: actors.learners[1], opts=opts, **balance
+    )
+    assert killed
+    clean = distval.evaluate(cfg)
+    final = clean.final_folds()
+    assert (final[final["forgetting"] == "cumulative"]["n"] == 4800).all()  # every row scored
+    assert_same_rows(clean.fold_rows, result.fold_rows)
+    assert_same_rows(clean.test_rows, result.test_rows)
+
+
+@pytest.mark.parametrize("opts", DELAYED)
+def test_delayed_labels_on_ray_equal_in_process(ray_local, assert_same_rows, opts):
+    local = distval.evaluate(**SMALL | opts)
+    remote = ray_run(SMALL | opts, n_actors=2, warm_up_batches=3)
+    assert_same_rows(local.fold_rows, remote.fold_rows)
+    assert_same_rows(local.test_rows, remote.test_rows)
 
 
 def test_when_recovery_is_exhausted_the_run_stops_with_results_on_disk(ray_local, tmp_path):

@@ -132,6 +132,10 @@ def run1(tmp_path_factory):
 
 
 PROMISED3 = {
+    "tab-verdicts",
+    "fig-verdict_1",  # one figure per learner pair
+    "fig-verdict_2",
+    "fig-verdict_3",
     "fig-accuracy",
     "fig-kappa_m",
     "fig-tests",
@@ -178,6 +182,19 @@ def test_pngs_decode_to_large_nonblank_images_equal_to_files(run3):
         grey = img[..., :3].mean(axis=2)
         assert grey.var() > 1e-3, fid  # not blank
         assert (grey < 0.5).mean() > 0.005, fid  # some dark ink: lines, text
+
+
+def test_verdict_table_is_the_last_look_of_verdicts_parquet(run3):
+    d, html = run3
+    page = _parse(html)
+    v = pd.read_parquet(d / "verdicts.parquet")
+    last = v[v["position"] == v["position"].max()]
+    assert page.tables["tab-verdicts"] == [
+        [f"{a} vs {b}", line] for a, b, line in zip(last["learner_a"], last["learner_b"],
+                                                     last["line"])
+    ]
+    paired = pd.read_parquet(d / "paired.parquet")
+    assert len(paired) == 3 * 3 * v["position"].nunique()  # pairs x folds per look
 
 
 def test_measures_table_equals_fold_means_from_parquet(run3):

@@ -48,3 +48,29 @@ def test_a_short_ray_job_reports_that_the_driver_did_everything(ray_local):
     assert res.evaluated_by == {"driver": 5000}
     assert res.summary()["evaluated_by"] == {"driver": 5000}
     assert "Ray's actors evaluated no row" in res.to_text()
+
+
+def test_the_null_twin_reports_every_rule_at_the_end_and_at_any_look():
+    res = distval.evaluate(stream="sea", n_rows=3000, learners=("nb", "hat"), null_twin="hat",
+                           n_folds=3, test_every=500, sequential="evalue")
+    twin = res.summary()["null_twin"]
+    assert twin["pair"] == ["hat", "hat~twin"] and not twin["identical"]
+    tests = [t for t in res.test_rows if (t["learner_a"], t["learner_b"]) == ("hat", "hat~twin")]
+    by_rule = {r["rule"]: r for r in twin["rules"]}
+    assert set(by_rule) == {"confidence sequence"} | {t["test"] for t in tests}
+    for name, rule in by_rule.items():
+        if name == "confidence sequence":
+            continue
+        rows = [t for t in tests if t["test"] == name]
+        assert rule["at_end"] == rows[-1]["reject"]
+        assert rule["at_any_look"] == any(t["reject"] for t in rows)
+        assert rule["anytime_valid"] == rows[-1]["anytime_valid"]
+    assert twin["line"].startswith("null twin hat vs hat~twin: ")
+    assert twin["line"] in " ".join(res.to_text().split()) or "null twin" in res.to_text()
+
+
+def test_a_seedless_learners_twin_is_identical_and_said_to_check_nothing():
+    res = distval.evaluate(stream="sea", n_rows=1000, learners=("nb", "majority"),
+                           null_twin="nb", n_folds=2, test_every=500)
+    twin = res.summary()["null_twin"]
+    assert twin["identical"] and "identical" in twin["line"]

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from distval.errors import DistvalError, check_open_unit
+from distval.multiplicity import holm_adjusted
 from distval.stats import friedman as friedman_nemenyi
 
 __all__ = [
@@ -40,7 +41,6 @@ __all__ = [
     "bayesian_signed_rank",
     "compare",
     "friedman_iman_davenport",
-    "holm",
 ]
 
 
@@ -123,27 +123,6 @@ def friedman_iman_davenport(
         "critical_difference": float(base.critical_difference),
         "different": [[int(i), int(j)] for i, j in base.different],
     }
-
-
-def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm's step-down adjusted p-values (Holm 1979), in the order given.
-
-    The i-th smallest of m p-values is multiplied by ``m - i + 1`` (i from 1), the running
-    maximum keeps the adjusted values monotone, and values are capped at 1; rejecting where
-    the adjusted p-value is at most alpha is Holm's procedure.
-
-    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
-    [0.03, 0.06, 0.06]
-    """
-    p = np.asarray(pvalues, dtype=np.float64)
-    m = p.size
-    if m == 0:
-        return p
-    order = np.argsort(p, kind="mergesort")
-    scaled = np.maximum.accumulate(p[order] * (m - np.arange(m)))
-    out = np.empty(m)
-    out[order] = np.minimum(scaled, 1.0)
-    return out
 
 
 def bayesian_signed_rank(
@@ -280,7 +259,7 @@ def compare(
             else:
                 res = stats.wilcoxon(table[:, i], table[:, j], zero_method="wilcox")
                 raw.append((float(res.statistic), float(res.pvalue)))
-        adjusted = holm([p for _, p in raw])
+        adjusted = holm_adjusted([p for _, p in raw])
         for (i, j), (stat, p), p_holm in zip(pairs, raw, adjusted, strict=True):
             d = table[:, i] - table[:, j]
             wil.append(

@@ -104,10 +104,13 @@ public final class BatchHost {
      * @return replica-major m x rows predictions, -1 where not tested
      */
     public int[] process(double[] x, int d, int[] y, double[] weights, byte[] tested, int threads) {
+        return processVotes(x, d, y, weights, tested, new double[0], new int[0], new double[0],
+                new int[0], threads, null);
+    }
+
+    /** Rows as instances of the current header (features row-major, rows x d). */
+    private Instance[] instances(double[] x, int d, int[] y) {
         final int rows = y.length;
-        final int m = learners.length;
-        final int[] out = new int[m * rows];
-        Arrays.fill(out, -1);
         final Instance[] insts = new Instance[rows];
         for (int i = 0; i < rows; i++) {
             double[] values = new double[d + 1];
@@ -117,9 +120,41 @@ public final class BatchHost {
             inst.setDataset(header);
             insts[i] = inst;
         }
+        return insts;
+    }
+
+    /**
+     * Predict a batch of arrivals and train on delayed labels between them: {@link
+     * #processVotes} with no training on the arrivals themselves and no votes.
+     */
+    public int[] processDelayed(double[] x, int d, int[] y, byte[] tested, double[] xr,
+            int[] yr, double[] wr, int[] after, int threads) {
+        return processVotes(x, d, y, new double[y.length * learners.length], tested, xr, yr, wr,
+                after, threads, null);
+    }
+
+    /**
+     * The batch call: replica {@code j} predicts arrival {@code i} (if it tests it), trains on
+     * it with weight {@code weights[i * m + j]} (none if 0), then trains on the released
+     * (delayed) rows {@code r} with {@code after[r] == i + 1}, in order, with their weight
+     * {@code wr[r * m + j]}.
+     *
+     * @param votes null, or room for replica-major m x rows x c class probabilities (c =
+     *     classes of the header): the votes of every tested row divided by their sum (uniform
+     *     when they sum to 0 or are missing)
+     * @return replica-major m x rows predictions of the arrivals, -1 where not tested
+     */
+    public int[] processVotes(double[] x, int d, int[] y, double[] weights, byte[] tested,
+            double[] xr, int[] yr, double[] wr, int[] after, int threads, double[] votes) {
+        final int rows = y.length;
+        final int m = learners.length;
+        final int[] out = new int[m * rows];
+        Arrays.fill(out, -1);
+        final Instance[] insts = instances(x, d, y);
+        final Instance[] released = instances(xr, d, yr);
         if (threads <= 1 || m < 2) {
             for (int j = 0; j < m; j++) {
-                replica(j, insts, weights, tested, out);
+                replica(j, insts, weights, tested, released, wr, after, out, votes);
             }
             return out;
         }
@@ -127,7 +162,8 @@ public final class BatchHost {
         List<Future<?>> done = new ArrayList<>(m);
         for (int j = 0; j < m; j++) {
             final int r = j;
-            done.add(workers.submit(() -> replica(r, insts, weights, tested, out)));
+            done.add(workers.submit(
+                    () -> replica(r, insts, weights, tested, released, wr, after, out, votes)));
         }
         ReplicaException first = null;
         for (Future<?> f : done) {
@@ -151,23 +187,45 @@ public final class BatchHost {
         return out;
     }
 
-    /** Replica {@code j} through every row of the batch: predict if tested, then train. */
-    private void replica(int j, Instance[] insts, double[] weights, byte[] tested, int[] out) {
+    private void replica(int j, Instance[] insts, double[] weights, byte[] tested,
+            Instance[] released, double[] wr, int[] after, int[] out, double[] votes) {
         final int rows = insts.length;
         final int m = learners.length;
-        final Classifier c = learners[j];
+        final int c = header.numClasses();
+        final Classifier cl = learners[j];
+        int r = 0;
         try {
             for (int i = 0; i < rows; i++) {
                 Instance inst = insts[i];
                 if (tested[i * m + j] != 0) {
-                    double[] votes = c.getVotesForInstance(inst);
-                    out[j * rows + i] = votes == null || votes.length == 0 ? 0 : Utils.maxIndex(votes);
+                    double[] v = cl.getVotesForInstance(inst);
+                    out[j * rows + i] = v == null || v.length == 0 ? 0 : Utils.maxIndex(v);
+                    if (votes != null) {
+                        int at = (j * rows + i) * c;
+                        double sum = 0;
+                        int k = v == null ? 0 : Math.min(v.length, c);
+                        for (int q = 0; q < k; q++) {
+                            sum += v[q];
+                        }
+                        for (int q = 0; q < c; q++) {
+                            votes[at + q] = sum > 0 ? (q < k ? v[q] / sum : 0.0) : 1.0 / c;
+                        }
+                    }
                 }
                 double w = weights[i * m + j];
                 if (w > 0) {
                     Instance t = inst.copy();
                     t.setWeight(w);
-                    c.trainOnInstance(t);
+                    cl.trainOnInstance(t);
+                }
+                while (r < released.length && after[r] == i + 1) {
+                    double wj = wr[r * m + j];
+                    if (wj > 0) {
+                        Instance t = released[r].copy();
+                        t.setWeight(wj);
+                        cl.trainOnInstance(t);
+                    }
+                    r++;
                 }
             }
         } catch (RuntimeException | StackOverflowError e) {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -19,7 +19,18 @@ from distval.learners.moa import jvm
 from distval.learners.nominal import category_names
 from distval.learners.schema import Schema
 
-__all__ = ["MoaReplicaError", "MoaReplicas", "default_threads"]
+__all__ = ["MoaReplicaError", "MoaReplicas", "Released", "default_threads"]
+
+
+class Released(NamedTuple):
+    """Delayed labels for :meth:`MoaReplicas.process`: the released rows' features ``X``,
+    classes ``y``, (released, replicas) ``weights``, and ``after``: how many of the batch's
+    arrivals are predicted before each is trained on."""
+
+    X: np.ndarray
+    y: np.ndarray
+    weights: np.ndarray
+    after: np.ndarray
 
 class MoaReplicaError(Exception):
     """Replica ``index`` failed; ``str`` is MOA's message."""
@@ -143,35 +154,72 @@ class MoaReplicas:
         return len(self._learners)
 
     def process(
-        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray, tested: np.ndarray
-    ) -> np.ndarray:
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        weights: np.ndarray,
+        tested: np.ndarray,
+        release: Released | None = None,
+        votes: bool = False,
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Predict-then-train ``rows`` rows; ``weights``/``tested`` are (rows, replicas).
 
-        Returns (replicas, rows) int32 predictions, -1 where not tested. Python's heap is
-        frozen meanwhile (:func:`~distval.learners.moa.jvm.frozen_python_heap`): the full
-        Python collections that Java's collections set off scan only the batch's objects.
+        With ``release`` (delayed labels: the released rows' features, classes, (released,
+        replicas) weights and the arrivals each follows, :class:`Released`), the replicas
+        train on those rows instead, between the arrivals' predictions.
+
+        Returns (replicas, rows) int32 predictions, -1 where not tested; with ``votes`` also
+        (replicas, rows, classes) class probabilities (MOA's votes over their sum; uniform
+        where a replica gives none). Python's heap is frozen meanwhile
+        (:func:`~distval.learners.moa.jvm.frozen_python_heap`): the full Python collections
+        that Java's collections set off scan only the batch's objects.
         """
         with jvm.frozen_python_heap():
-            return self._process(X, y, weights, tested)
+            return self._process(X, y, weights, tested, release, votes)
 
     def _process(
-        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray, tested: np.ndarray
-    ) -> np.ndarray:
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        weights: np.ndarray,
+        tested: np.ndarray,
+        rel: Released | None,
+        votes: bool,
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         self._grow(X, y)
         _, jpype = _java()
         rows, d = X.shape
-        x = jpype.JArray(jpype.JDouble)(np.ascontiguousarray(X, dtype=np.float64).reshape(-1))
-        yy = jpype.JArray(jpype.JInt)(np.ascontiguousarray(y, dtype=np.int32))
-        w = jpype.JArray(jpype.JDouble)(np.ascontiguousarray(weights, dtype=np.float64).reshape(-1))
+        m = len(self._learners)
+
+        def doubles(a: np.ndarray) -> Any:
+            return jpype.JArray(jpype.JDouble)(np.ascontiguousarray(a, np.float64).reshape(-1))
+
+        def ints(a: np.ndarray) -> Any:
+            return jpype.JArray(jpype.JInt)(np.ascontiguousarray(a, dtype=np.int32))
+
         t = jpype.JArray(jpype.JByte)(np.ascontiguousarray(tested, dtype=np.int8).reshape(-1))
+        if rel is None:
+            rel = Released(np.empty((0, d)), np.empty(0, np.int32), np.empty((0, m)),
+                           np.empty(0, np.int32))
+            w = weights
+        else:
+            w = np.zeros_like(weights)  # delayed: the arrivals are trained on when released
+        c = self.schema.n_classes
+        room = jpype.JArray(jpype.JDouble)(m * rows * c) if votes else None
         try:
             threads = self.threads or default_threads()
-            out = self._host.process(x, d, yy, w, t, jpype.JInt(threads))
+            out = self._host.processVotes(
+                doubles(X), d, ints(y), doubles(w), t, doubles(rel.X), ints(rel.y),
+                doubles(rel.weights), ints(rel.after), jpype.JInt(threads), room,
+            )
         except jpype.JException as exc:
             if hasattr(exc, "getReplica"):
                 raise MoaReplicaError(int(exc.getReplica()), str(exc.getMessage())) from None
             raise MoaReplicaError(0, str(exc)) from None
-        return np.array(out, dtype=np.int32).reshape(len(self._learners), rows)
+        preds = np.array(out, dtype=np.int32).reshape(m, rows)
+        if room is None:
+            return preds
+        return preds, np.array(room, dtype=np.float64).reshape(m, rows, c)
 
     # -- sharing and pickling -----------------------------------------------------------------
 

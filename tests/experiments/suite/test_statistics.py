@@ -15,8 +15,8 @@ from distval.experiments.suite.statistics import (
     bayesian_signed_rank,
     compare,
     friedman_iman_davenport,
-    holm,
 )
+from distval.multiplicity import holm_adjusted as holm
 
 # Demšar (2006), Table 6: AUC of C4.5, C4.5+m, C4.5+cf, C4.5+m+cf on 14 data sets. The table
 # prints three decimals; its rank columns show that on "voting" C4.5+cf (0.975) was ahead of

@@ -1,0 +1,96 @@
+"""The default end-of-run print: the verdict lines and a compact measures table, 100 columns.
+
+``--verbose`` prints every test row instead of the compact table (:mod:`distval.results.memory`).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from distval.results.tables import text_table
+
+__all__ = ["COMPACT_MEASURES", "compact_measures", "verdict_block", "wrap"]
+
+#: The compact table's measures (run's forgetting), then the cumulative accuracy.
+COMPACT_MEASURES = (("accuracy", "accuracy"), ("kappa", "κ"), ("kappa_m", "κm"),
+                    ("kappa_per", "κper"))
+
+
+def wrap(line: str, width: int = 100, indent: str = "  ") -> list[str]:
+    """``line`` wrapped to ``width`` columns, continuation lines indented twice.
+
+    >>> wrap("a b c d", width=4)
+    ['  a', '    b', '    c', '    d']
+    """
+    return textwrap.wrap(line, width, initial_indent=indent, subsequent_indent=indent * 2,
+                         break_on_hyphens=False) or [indent]
+
+
+def _pct(d: Mapping[str, float | None] | None) -> str:
+    if not d or d.get("mean") is None:
+        return "–"
+    mean = 100 * float(d["mean"] or 0.0)
+    sd = d.get("std")
+    return f"{mean:.1f}" + (f" ±{100 * sd:.1f}" if sd is not None else "")
+
+
+def _value(d: Mapping[str, float | None] | None) -> str:
+    if not d or d.get("mean") is None:
+        return "–"
+    sd = d.get("std")
+    return f"{float(d['mean'] or 0.0):.3f}" + (f" ±{sd:.3f}" if sd is not None else "")
+
+
+def compact_measures(
+    learners: Mapping[str, Mapping[str, Mapping[str, Mapping[str, float | None]]]],
+    forgetting: str,
+    names: Mapping[str, str],
+    measure: str = "accuracy",
+) -> str:
+    """The final measures in percent (mean ±sd over folds) as an aligned text table.
+
+    A run's ``measure`` outside the four shown (``auc``, ``log_loss``, ``f1``, …) gets a last
+    column of its own, as a plain number (log-loss is no percentage).
+
+    >>> m = {"accuracy": {"mean": 0.841, "std": 0.005}, "kappa": {"mean": 0.67, "std": None}}
+    >>> print(compact_measures({"ht": {"adwin": m, "cumulative": m}}, "adwin", {"ht": "ht"}))
+    learner   accuracy     κ  κm  κper  accuracy, cumulative
+    -------  ---------  ----  --  ----  --------------------
+    ht       84.1 ±0.5  67.0   –     –             84.1 ±0.5
+    >>> m["auc"] = {"mean": 0.9, "std": 0.01}
+    >>> print(compact_measures({"ht": {"adwin": m}}, "adwin", {}, "auc").splitlines()[2])
+    ht       84.1 ±0.5  67.0   –     –             84.1 ±0.5  0.900 ±0.010
+    """
+    extra = [] if measure in {m for m, _ in COMPACT_MEASURES} else [measure]
+    rows = []
+    for label, per in learners.items():
+        main = per.get(forgetting) or {}
+        cum = per.get("cumulative") or main
+        rows.append([names.get(label, label), *(_pct(main.get(m)) for m, _ in COMPACT_MEASURES),
+                     _pct(cum.get("accuracy")), *(_value(main.get(m)) for m in extra)])
+    cols = ["learner", *(title for _, title in COMPACT_MEASURES), "accuracy, cumulative", *extra]
+    return text_table(cols, rows, "l" + "r" * (len(cols) - 1))
+
+
+def verdict_block(
+    rows: Sequence[Mapping[str, Any]], alpha: float, n_pairs: int, width: int = 100,
+    extra: Sequence[str] = (),
+) -> list[str]:
+    """The caption and the wrapped verdict lines of the final look (plus ``extra`` lines)."""
+    level = f"{100 * (1 - alpha):g}%"
+    caption = (
+        f"Verdicts ({level} confidence sequences of the per-row error difference, valid at "
+        "every look"
+    )
+    if n_pairs > 1:
+        caption += f"; each at alpha/{n_pairs} (Bonferroni over the pairs), fold-test p-values "
+        caption += "Holm-adjusted"
+    caption += "):"
+    out = textwrap.wrap(caption, width)
+    for r in rows:
+        out += wrap(str(r["line"]), width)
+    for line in extra:
+        out += wrap(line, width)
+    return out

@@ -1,0 +1,274 @@
+"""Saved runs as first-class results: load one back, compare two, export every table as CSV.
+
+:func:`load_evaluation` (``distval.load_results``) reads a results directory back as the
+:class:`~distval.results.memory.EvaluationResult` that ``distval.evaluate`` returned, with
+its tables, summary, ``plot()``, ``to_markdown()`` and ``tests()``. :func:`comparison` puts
+the final numbers of two saved runs side by side (``distval compare``) after checking that
+they evaluated the same stream under the same settings (:data:`COMPARED_SETTINGS`).
+:func:`export_csv` writes every table of a directory as CSV (``distval export``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from distval.aggregator import Snapshot
+from distval.columns import Columns
+from distval.config import RunConfig
+from distval.errors import DistvalError
+from distval.results.memory import EvaluationResult
+from distval.results.reader import SavedRun, load_results
+from distval.results.schema import (
+    EVENT_SCHEMA,
+    FOLD_SCHEMA,
+    Q_SCHEMA,
+    SUMMARY_MEASURES,
+    TEST_SCHEMA,
+)
+
+__all__ = ["COMPARED_SETTINGS", "TABLES", "comparison", "export_csv", "load_evaluation"]
+
+#: The tables of a results directory: file stem and schema.
+TABLES = {"folds": FOLD_SCHEMA, "tests": TEST_SCHEMA, "q": Q_SCHEMA, "events": EVENT_SCHEMA}
+
+#: The settings two runs must share for their numbers to be compared: the rows evaluated,
+#: how they are split into folds, and what each measure covers. Learners, seeds, tests and
+#: backends may differ.
+COMPARED_SETTINGS = (
+    "stream",
+    "target",
+    "n_rows",
+    "scheme",
+    "n_folds",
+    "prequential",
+    "fold_choice",
+    "forgetting",
+    "window",
+    "fading",
+    "adwin_delta",
+    "measure",
+    "test_every",
+)
+
+
+def _table(saved: SavedRun, name: str) -> pa.Table:
+    """One table of a saved run in today's schema: read from its file as written, or (files
+    of earlier versions) from the reader's upgraded DataFrame."""
+    schema = TABLES[name]
+    path = saved.directory / f"{name}.parquet"
+    if path.exists():
+        table = pq.read_table(path)
+        if set(schema.names) <= set(table.column_names):
+            return table.select(schema.names).cast(schema)
+    df = getattr(saved, name)
+    if not len(df):
+        return schema.empty_table()
+    return pa.Table.from_pandas(df[schema.names], schema=schema, preserve_index=False)
+
+
+def _columns(table: pa.Table) -> Columns:
+    """A table as columns, as the aggregator makes them: None where a value is null."""
+    out: Columns = {}
+    for field in table.schema:
+        col = table.column(field.name)
+        if pa.types.is_list(field.type) or col.null_count:
+            out[field.name] = np.fromiter(col.to_pylist(), dtype=object, count=len(col))
+        else:
+            out[field.name] = col.to_numpy()
+    return out
+
+
+def _by_position(columns: Columns, positions: np.ndarray, *, at_or_after: bool) -> list[Columns]:
+    """The rows of a table per snapshot position: rows at that position, or (events, which
+    carry the row of their detection) those since the previous snapshot."""
+    pos = columns["position"].astype(np.int64)
+    if at_or_after:  # a detection at row r is reported by the first snapshot after it
+        which = np.minimum(np.searchsorted(positions, pos, side="right"), len(positions) - 1)
+    else:
+        which = np.searchsorted(positions, pos, side="left")
+    order = np.argsort(which, kind="stable")  # rows keep their order within a snapshot
+    cuts = np.searchsorted(which[order], np.arange(1, len(positions)))
+    grouped = {k: v[order] for k, v in columns.items()}
+    return [
+        dict(zip(grouped, parts)) for parts in zip(*(np.split(v, cuts) for v in grouped.values()))
+    ]
+
+
+def load_evaluation(results_dir: str | os.PathLike[str]) -> EvaluationResult:
+    """A saved run as the :class:`EvaluationResult` ``distval.evaluate`` gave: one snapshot
+    per test point, its summary's rows, time, backend and classes.
+
+    A directory whose configuration cannot be rebuilt (a stream or learner that was a Python
+    object) is refused in one line; :func:`~distval.results.reader.load_results` still reads
+    its tables.
+
+    >>> import distval, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> res = distval.evaluate(stream="sea", n_rows=400, learners=("nb", "majority"),
+    ...                        n_folds=2, test_every=200, output_dir=d, overwrite=True)
+    >>> back = load_evaluation(d)
+    >>> back.folds().equals(res.folds()), back.final.position, back.config == res.config
+    (True, 400, True)
+    """
+    saved = load_results(results_dir)
+    try:
+        config = RunConfig.from_dict(saved.config)
+    except (TypeError, ValueError) as exc:
+        raise DistvalError(
+            f"{saved.directory / 'config.json'} does not describe a run: {exc}"
+        ) from None
+    tables = {name: _columns(_table(saved, name)) for name in TABLES}
+    positions = np.unique(tables["folds"]["position"].astype(np.int64))
+    parts = {
+        name: _by_position(cols, positions, at_or_after=name == "events")
+        for name, cols in tables.items()
+    }
+    summary = saved.summary or {}
+    result = EvaluationResult(
+        config,
+        classes=list(summary.get("classes") or []),
+        n_rows=int(summary.get("rows") or positions[-1]),
+        elapsed=float(summary.get("elapsed_seconds") or 0.0),
+        interrupted=bool(summary.get("interrupted", not summary)),
+        output_dir=saved.directory,
+        evaluated_by=dict(summary.get("evaluated_by") or {}),
+        backend=summary.get("backend"),
+    )
+    for i, position in enumerate(positions.tolist()):
+        last = i == len(positions) - 1
+        result.add(
+            Snapshot(
+                position,
+                parts["folds"][i],
+                parts["tests"][i],
+                summary.get("friedman") if last else None,
+                parts["events"][i],
+                parts["q"][i],
+            )
+        )
+    return result
+
+
+def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    return [
+        f"{key} {a.get(key)!r} vs {b.get(key)!r}"
+        for key in COMPARED_SETTINGS
+        if a.get(key) != b.get(key)
+    ]
+
+
+def _cell(d: dict[str, Any] | None) -> str:
+    if not d or d.get("mean") is None:
+        return "–"
+    return f"{d['mean']:.4f}" + (f" ± {d['std']:.4f}" if d.get("std") is not None else "")
+
+
+def comparison(
+    run_a: str | os.PathLike[str], run_b: str | os.PathLike[str]
+) -> list[tuple[str, list[str], list[list[str]], str]]:
+    """Two saved runs side by side: (caption, columns, rows, alignment) tables of their final
+    measures and of their final test decisions. Runs that evaluated another stream or under
+    other settings (:data:`COMPARED_SETTINGS`) are refused in one line naming what differs.
+
+    >>> import distval, tempfile
+    >>> a, b = tempfile.mkdtemp(), tempfile.mkdtemp()
+    >>> opts = dict(stream="sea", n_rows=400, n_folds=2, test_every=200, overwrite=True)
+    >>> _ = distval.evaluate(learners=("nb", "majority"), output_dir=a, **opts)
+    >>> _ = distval.evaluate(learners=("ht", "majority"), output_dir=b, seed=2, **opts)
+    >>> [row[:2] for row in comparison(a, b)[0][2]]
+    [['A', 'nb'], ['A', 'majority'], ['B', 'ht'], ['B', 'majority']]
+    """
+    a, b = load_results(run_a), load_results(run_b)
+    differ = _differences(a.config, b.config)
+    if differ:
+        raise DistvalError(
+            f"{a.directory} and {b.directory} are not comparable: they differ in "
+            + "; ".join(differ)
+        )
+    forgetting = a.forgetting
+    measure_rows = []
+    decisions: dict[tuple[str, str, str], list[str]] = {}
+    for tag, run in (("A", a), ("B", b)):
+        learners = (run.summary or {}).get("learners") or {}
+        for label in run.labels:
+            per = learners.get(label) or {}
+            main = per.get(forgetting) or {}
+            cum = per.get("cumulative") or main
+            measure_rows.append(
+                [
+                    tag,
+                    label,
+                    *(_cell(main.get(m)) for m in SUMMARY_MEASURES),
+                    _cell(cum.get("accuracy")),
+                ]
+            )
+        final = run.tests[run.tests["position"] == run.tests["position"].max()]
+        for t in final.itertuples(index=False):
+            key = (str(t.test), str(t.learner_a), str(t.learner_b))
+            cells = decisions.setdefault(key, ["–"] * 4)
+            at = 0 if tag == "A" else 2
+            cells[at : at + 2] = [f"{t.pvalue:.4g}", "yes" if t.reject else "no"]
+    measures = (
+        f"Final measures under `{forgetting}` forgetting, mean ± sd over folds "
+        f"(A: {a.directory}, B: {b.directory}); last column: cumulative accuracy.",
+        ["run", "learner", *SUMMARY_MEASURES, "accuracy (cumulative)"],
+        measure_rows,
+        "ll" + "r" * (len(SUMMARY_MEASURES) + 1),
+    )
+    tests = (
+        "Final test decisions of each run (– where the run has no such test).",
+        [
+            "test",
+            "learner A",
+            "learner B",
+            "p-value (A)",
+            "reject (A)",
+            "p-value (B)",
+            "reject (B)",
+        ],
+        [[*key, *cells] for key, cells in decisions.items()],
+        "lllrlrl",
+    )
+    return [measures, tests]
+
+
+def export_csv(
+    results_dir: str | os.PathLike[str], output: str | os.PathLike[str] | None = None
+) -> list[Path]:
+    """Every table of a results directory as a CSV file (``folds.csv``, ``tests.csv``,
+    ``q.csv``, ``events.csv``) in ``output`` (default: a ``csv`` folder inside it), in
+    today's columns; a list column (``recall_by_class``) as JSON text. Returns the files.
+
+    >>> import distval, tempfile, pandas as pd
+    >>> d = tempfile.mkdtemp()
+    >>> _ = distval.evaluate(stream="sea", n_rows=400, learners=("nb", "majority"),
+    ...                      n_folds=2, test_every=200, output_dir=d, overwrite=True)
+    >>> [p.name for p in export_csv(d)]
+    ['folds.csv', 'tests.csv', 'q.csv', 'events.csv']
+    >>> len(pd.read_csv(Path(d) / "csv" / "folds.csv"))
+    16
+    """
+    saved = load_results(results_dir)
+    out = Path(output) if output is not None else saved.directory / "csv"
+    if out.exists() and not out.is_dir():
+        raise DistvalError(f"output path {out} exists and is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in TABLES:
+        table = _table(saved, name)
+        for i, field in enumerate(table.schema):
+            if pa.types.is_list(field.type):
+                text = [None if v is None else json.dumps(v) for v in table.column(i).to_pylist()]
+                table = table.set_column(i, field.name, pa.array(text, type=pa.string()))
+        path = out / f"{name}.csv"
+        pacsv.write_csv(table, path)
+        written.append(path)
+    return written

@@ -1,0 +1,498 @@
+"""One verdict line per learner pair: who is better, by how much, how sure, and why.
+
+The verdict rests on the pair's confidence sequence for the running mean of the per-row
+difference in 0/1 loss (:mod:`distval.anytime`): it is the one statement valid at every look,
+so it names the winner (or "equivalent within the margin", or no verdict yet). The line
+then cites the across-fold evidence on the *paired* windows (:mod:`distval.paired`): how
+many folds favour the winner over the rows each fold tested with both learners, and the
+Wilcoxon test on those paired differences with the rows it covered. When the recent paired
+windows point the other way with a significant test, the line says so and where the learning
+curves crossed, rather than leaving two contradictory numbers side by side.
+
+>>> ev = Evidence("ht", "nb", rows=45312, mean=0.042, lower=0.031, upper=0.053, level=0.95,
+...               decision="A", fold_diffs=np.full(10, 0.05), window_rows=1250.0,
+...               wilcoxon=(0.002, "ht", True))
+>>> for part in verdict_line(ev).split("; "): print(part)
+ht better than nb: error 4.2 points lower over 45,312 rows (95% CS 3.1 to 5.3)
+10/10 folds favour ht
+Wilcoxon p 0.002 on the last 1,250 paired rows
+valid under peeking
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from distval.anytime import DifferenceCS
+from distval.columns import PAIRED_SCHEMA, VERDICT_SCHEMA
+from distval.multiplicity import holm_adjusted
+from distval.paired import PairedTracker
+
+__all__ = [
+    "PAIRED_FIELDS",
+    "VERDICT_FIELDS",
+    "Evidence",
+    "PairVerdicts",
+    "crossing_row",
+    "short_names",
+    "status_verdict",
+    "twin_line",
+    "verdict_line",
+]
+
+#: Columns of a paired-window row: one per (pair, fold) at each look.
+PAIRED_FIELDS = tuple(PAIRED_SCHEMA.names)
+#: Columns of a verdict row: one per pair at each look.
+VERDICT_FIELDS = tuple(VERDICT_SCHEMA.names)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the verdict line of pair (``a``, ``b``) is made of, at one look.
+
+    ``mean``/``lower``/``upper``: the running mean of ``loss_b - loss_a`` (A's accuracy
+    advantage) and its confidence sequence at ``level`` (``1 - alpha``, after any correction
+    across pairs); ``decision`` one of :data:`distval.anytime.DECISIONS` against ``margin``.
+    ``fold_diffs``: each fold's accuracy difference A - B over its paired window
+    (``window_rows`` its median width, ``forgetting`` the mechanism). ``wilcoxon`` / ``sign``:
+    (p-value, favoured learner or None, reject) of the paired fold tests, ``adjusted`` the
+    correction their p-values carry ("Holm" with three learners or more). ``crossing``: the
+    row near which the paired windows last changed sides, if they did. ``evalues``: the
+    e-processes of ``--sequential evalue`` as (test, e-value, favoured learner, reject).
+    """
+
+    a: str
+    b: str
+    rows: int
+    mean: float
+    lower: float
+    upper: float
+    level: float
+    decision: str
+    margin: float = 0.0
+    fold_diffs: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    window_rows: float = float("nan")
+    forgetting: str = "adwin"
+    wilcoxon: tuple[float, str | None, bool] | None = None
+    sign: tuple[float, str | None, bool] | None = None
+    adjusted: str | None = None
+    crossing: int | None = None
+    evalues: tuple[tuple[str, float, str | None, bool], ...] = ()
+
+    @property
+    def winner(self) -> str | None:
+        return {"A": self.a, "B": self.b}.get(self.decision)
+
+
+def _points(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def _p(p: float) -> str:
+    return f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
+
+
+def _rows(n: float) -> str:
+    return f"{round(n):,}"
+
+
+def _over(ev: Evidence) -> str:
+    """``over N rows `` (the rows of the running mean), or nothing before the first."""
+    return f"over {_rows(ev.rows)} rows " if ev.rows else ""
+
+
+def _window_words(ev: Evidence) -> str:
+    if ev.forgetting == "cumulative":
+        return "over all paired rows"
+    if not np.isfinite(ev.window_rows):
+        return "on the paired rows"
+    return f"on the last {_rows(ev.window_rows)} paired rows"
+
+
+def _test_words(ev: Evidence, name: str, test: tuple[float, str | None, bool]) -> str:
+    p, fav, _ = test
+    adj = f" ({ev.adjusted})" if ev.adjusted else ""
+    return f"{name} p {_p(p)}{adj} {_window_words(ev)}" + (
+        f" (favours {fav})" if fav and fav != ev.winner and ev.winner else ""
+    )
+
+
+def verdict_line(ev: Evidence) -> str:
+    """The verdict of one pair as one line (see the module docstring for an example).
+
+    >>> ev = Evidence("ht", "nb", rows=9000, mean=0.004, lower=-0.006, upper=0.014,
+    ...               level=0.95, decision="undecided", fold_diffs=np.r_[np.full(6, 0.01),
+    ...               np.full(4, -0.01)], window_rows=800.0, wilcoxon=(0.4, "ht", False))
+    >>> for part in verdict_line(ev).split("; "): print(part)
+    ht vs nb: no verdict yet: error 0.4 points lower for ht over 9,000 rows (95% CS -0.6 to 1.4, ...
+    6/10 folds favour ht
+    Wilcoxon p 0.4 on the last 800 paired rows
+    """
+    level = f"{100 * ev.level:.4g}% CS"
+    folds = ev.fold_diffs[np.isfinite(ev.fold_diffs)]
+    parts: list[str] = []
+    if ev.decision in ("A", "B"):
+        sign = 1.0 if ev.decision == "A" else -1.0
+        win, lose = (ev.a, ev.b) if ev.decision == "A" else (ev.b, ev.a)
+        lo, hi = sorted((sign * ev.lower, sign * ev.upper))
+        margin = f" by more than {_points(ev.margin)}" if ev.margin > 0 else ""
+        parts.append(
+            f"{win} better than {lose}{margin}: error {_points(sign * ev.mean)} points lower "
+            f"{_over(ev)}({level} {_points(lo)} to {_points(hi)})"
+        )
+        if len(folds):
+            parts.append(f"{int((sign * folds > 0).sum())}/{len(folds)} folds favour {win}")
+    elif ev.decision == "equivalent":
+        parts.append(
+            f"{ev.a} and {ev.b} equivalent within {_points(ev.margin)} points: error "
+            f"difference {_points(abs(ev.mean))} {_over(ev)}({level} {_points(ev.lower)} to "
+            f"{_points(ev.upper)} for {ev.a})"
+        )
+    else:
+        lead = ev.a if ev.mean >= 0 else ev.b
+        words = "includes 0" if ev.lower <= 0 <= ev.upper else f"within {_points(ev.margin)}"
+        if ev.margin > 0:
+            words = f"not beyond {_points(ev.margin)} and not within it"
+        diff = f"error {_points(abs(ev.mean))} points lower for {lead}"
+        if _points(abs(ev.mean)) == "0.0":
+            diff = "the same error to 0.1 points"
+        parts.append(
+            f"{ev.a} vs {ev.b}: no verdict yet: {diff} {_over(ev)}({level} {_points(ev.lower)} "
+            f"to {_points(ev.upper)}, {words})"
+        )
+        if len(folds):
+            sign = 1.0 if lead == ev.a else -1.0
+            parts.append(f"{int((sign * folds > 0).sum())}/{len(folds)} folds favour {lead}")
+    test = ev.wilcoxon or ev.sign
+    name = "Wilcoxon" if ev.wilcoxon else "sign test"
+    if test is not None:
+        p, fav, reject = test
+        if reject and fav and ev.winner and fav != ev.winner:
+            where = f"near row {_rows(ev.crossing)}" if ev.crossing else "recently"
+            parts.append(
+                f"but the recent paired windows favour {fav} ({name} p {_p(p)} "
+                f"{_window_words(ev)}): the learning curves crossed {where}; the verdict "
+                "is about all rows so far"
+            )
+        elif reject and fav and not ev.winner:
+            parts.append(
+                f"{name} p {_p(p)} favours {fav} {_window_words(ev)} (a fixed-sample test: "
+                "not yet confirmed by the sequence)"
+            )
+        else:
+            parts.append(_test_words(ev, name, test))
+    recent = test[1] if test is not None else None
+    for name, value, fav, reject in ev.evalues:
+        if not (reject and fav) or fav == ev.winner:
+            continue
+        against = f"against the verdict's {ev.winner}" if ev.winner else "with no verdict yet"
+        why = ""
+        if ev.winner or (recent and recent != fav):
+            why = (
+                ": it keeps each fold's sign from the look where the fold first settled, so "
+                "it speaks for the rows before then"
+            )
+        parts.append(
+            f"{name.replace('_', ' ')} reached 1/alpha for {fav} (e-value {value:.3g}, "
+            f"{against}){why}"
+        )
+    if ev.decision != "undecided":
+        parts.append("valid under peeking")
+    return "; ".join(parts)
+
+
+def short_names(labels: Sequence[str], width: int = 24) -> dict[str, str]:
+    """Display names of at most ``width`` characters: a MOA spec loses ``moa:`` and its
+    package path, anything longer is cut with an ellipsis; names stay distinct.
+
+    >>> short_names(["ht", "moa:trees.HoeffdingAdaptiveTree -g 50", "moa:bayes.NaiveBayes"])
+    {'ht': 'ht', 'moa:trees.HoeffdingAdaptiveTree -g 50': 'HoeffdingAdaptiveTree -…', \
+'moa:bayes.NaiveBayes': 'NaiveBayes'}
+    """
+    out: dict[str, str] = {}
+    for label in labels:
+        name = label
+        if name.startswith("moa:"):
+            head, _, rest = name[4:].partition(" ")
+            name = head.rsplit(".", 1)[-1] + (f" {rest}" if rest else "")
+        if len(name) > width:
+            name = name[: width - 1].rstrip() + "…"
+        base, i = name, 2
+        while name in out.values():
+            name = f"{base[: width - 3]}#{i}"
+            i += 1
+        out[label] = name
+    return out
+
+
+def status_verdict(rows: Sequence[dict[str, Any]], names: dict[str, str] | None = None) -> str:
+    """The verdict part of the live status line: the pair with the clearest verdict (else
+    the largest difference), in a few words.
+
+    >>> rows = [{"learner_a": "ht", "learner_b": "nb", "decision": "A", "mean": 0.067,
+    ...          "lower": 0.059, "upper": 0.075}]
+    >>> status_verdict(rows)
+    'ht>nb +6.7 pts (CS 5.9..7.5)'
+    >>> status_verdict([dict(rows[0], decision="undecided", lower=-0.01)])
+    'ht vs nb +6.7 pts (CS -1.0..7.5) no verdict yet'
+    """
+    names = names or {}
+    usable = [r for r in rows if r.get("mean") == r.get("mean")]
+    if not usable:
+        return ""
+    r = max(usable, key=lambda r: (r["decision"] != "undecided", abs(r["mean"])))
+    a, b = names.get(r["learner_a"], r["learner_a"]), names.get(r["learner_b"], r["learner_b"])
+    sign = -1.0 if r["decision"] == "B" or (r["decision"] != "A" and r["mean"] < 0) else 1.0
+    win, lose = (b, a) if sign < 0 else (a, b)
+    lo, hi = sorted((sign * 100 * r["lower"], sign * 100 * r["upper"]))
+    cs = f"(CS {lo:.1f}..{hi:.1f})"
+    x = f"+{sign * 100 * r['mean']:.1f} pts"
+    if r["decision"] in ("A", "B"):
+        return f"{win}>{lose} {x} {cs}"
+    if r["decision"] == "equivalent":
+        return f"{a}={b} within margin {cs}"
+    return f"{win} vs {lose} {x} {cs} no verdict yet"
+
+
+def crossing_row(history: Sequence[tuple[int, float, float]]) -> int | None:
+    """Where the paired windows last changed sides: from (position, mean paired-window
+    difference, median window width) at each look, the look at which the sign last flipped,
+    less the window's width there (the window then covers the rows since the change), to
+    the nearest 100 rows; None if the sign never flipped.
+
+    >>> crossing_row([(1000, -0.02, 900), (2000, -0.01, 1500), (3000, 0.01, 740),
+    ...               (4000, 0.02, 1700)])
+    2300
+    """
+    last = None
+    prev = 0.0
+    for pos, value, width in history:
+        if not np.isfinite(value) or value == 0:
+            continue
+        if prev and np.sign(value) != np.sign(prev):
+            w = width if np.isfinite(width) else 0.0
+            last = max(0, round((pos - w) / 100) * 100)
+        prev = value
+    return last
+
+
+def twin_line(a: str, b: str, decisions: Sequence[tuple[str, bool]], alpha: float = 0.05,
+              identical: bool = False) -> str:
+    """The null twin's summary: what every rule decided for two seeds of one learner.
+
+    Under the null every valid rule names a winner in at most ``alpha`` of such runs, so one
+    rejection is a warning, not proof; several rules rejecting at once, or one rejecting on
+    repeated runs, says those rules are not calibrated on this stream and schedule.
+
+    >>> line = twin_line("ht", "ht~twin", [("CS", False), ("wilcoxon", False), ("mcnemar", True)])
+    >>> for part in line.split("; "): print(part)
+    null twin ht vs ht~twin: 1 of 3 rules named a winner (mcnemar)
+    each valid rule does so in at most 5% of such runs
+    """
+    if identical:
+        return (
+            f"null twin {a} vs {b}: the learner takes no seed, so the twin is identical "
+            "(every difference is 0): the twin checks nothing; use a randomised learner"
+        )
+    hits = [name for name, decided in decisions if decided]
+    if not hits:
+        return (
+            f"null twin {a} vs {b}: no rule named a winner ({len(decisions)} rules), "
+            "as it should be"
+        )
+    return (
+        f"null twin {a} vs {b}: {len(hits)} of {len(decisions)} rules named a winner "
+        f"({', '.join(hits)}); each valid rule does so in at most {100 * alpha:g}% of such runs"
+    )
+
+
+class PairVerdicts:
+    """The live state behind the verdicts of every learner pair of a run.
+
+    ``labels`` are the learners (pairs in ``itertools.combinations`` order), ``forgetting``
+    the paired trackers' mechanism (``ewma`` compares over ``fading``). :meth:`update` takes
+    each batch's true classes, the (learners, folds, rows) predictions (-1: not tested) and
+    the Persistent classifier's hits. :meth:`fold_values` gives the paired fold values a
+    pair's Sign and Wilcoxon tests compare; :meth:`look` the rows of a look. With more than
+    one pair, each confidence sequence is at ``alpha / pairs`` (Bonferroni: all hold at
+    once with probability 1 - alpha) and the fold tests' p-values are Holm-adjusted.
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 20000)
+    >>> pred = np.stack([np.where(rng.random((4, 20000)) < p, 1 - y, y) for p in (.2, .3)])
+    >>> v = PairVerdicts(("ht", "nb"), n_folds=4)
+    >>> v.update(y, pred, np.ones(20000, bool))
+    >>> paired, (row,) = v.look(20000)
+    >>> paired["fold"].tolist(), paired["learner_a"].tolist()
+    ([0, 1, 2, 3], ['ht', 'ht', 'ht', 'ht'])
+    >>> row["decision"], row["favours"], row["folds_favouring"]
+    ('A', 'ht', 4)
+    """
+
+    def __init__(
+        self,
+        labels: Sequence[str],
+        n_folds: int,
+        *,
+        alpha: float = 0.05,
+        margin: float = 0.0,
+        forgetting: str = "adwin",
+        measure: str = "accuracy",
+        n_classes: int = 2,
+        window: int = 1000,
+        fading: float = 0.999,
+        adwin_delta: float = 0.002,
+        v_opt: float = 1000.0,
+        names: dict[str, str] | None = None,
+    ) -> None:
+        self.labels = list(labels)
+        self.names = names or {label: label for label in self.labels}
+        self.n_folds = n_folds
+        self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
+        self.alpha, self.margin, self.measure = alpha, margin, measure
+        self.forgetting = "fading" if forgetting == "ewma" else forgetting
+        self.tracker = PairedTracker(
+            self.forgetting, len(self.pairs), n_folds, n_classes,
+            window=window, fading=fading, adwin_delta=adwin_delta,
+        )
+        n = max(1, len(self.pairs))
+        self.level_alpha = alpha / n
+        self.sequences = [DifferenceCS(self.level_alpha, v_opt=v_opt) for _ in self.pairs]
+        self.history: list[list[tuple[int, float, float]]] = [[] for _ in self.pairs]
+        self._evalues: dict[tuple[str, str], list[tuple[str, float, str | None, bool]]] = {}
+        self._a = np.array([a for a, _ in self.pairs], dtype=np.int64)
+        self._b = np.array([b for _, b in self.pairs], dtype=np.int64)
+
+    def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
+        """Take one batch: ``pred`` is (learners, folds, rows)."""
+        if not self.pairs:
+            return
+        pa, pb = pred[self._a], pred[self._b]
+        self.tracker.update(y, pa, pb, per_ok)
+        both = (pa >= 0) & (pb >= 0)
+        wins = ((pb != y) & both).sum(axis=1) - ((pa != y) & both).sum(axis=1)
+        count = both.sum(axis=1)
+        x = np.full(count.shape, np.nan)  # (pairs, rows); NaN where no fold tested both
+        np.divide(wins, count, out=x, where=count > 0)
+        for p, cs in enumerate(self.sequences):
+            cs.update(x[p])
+
+    def fold_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """(pairs, folds) values of the run's measure for side A and side B, each over the
+        rows that fold tested with both learners under the paired forgetting."""
+        if self.measure == "accuracy":  # the common case: no other measure computed
+            return self.tracker.accuracy()
+        a, b = self.tracker.get()
+        return a[self.measure], b[self.measure]
+
+    def look(
+        self, position: int, tests: Sequence[dict[str, Any]] = ()
+    ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+        """(paired columns, verdict rows) at this look: the paired windows of every (pair,
+        fold) as :data:`~distval.columns.PAIRED_SCHEMA` columns, and one verdict row per
+        pair; ``tests`` are the look's test rows (the paired Wilcoxon, else sign, rows are
+        cited; Holm-adjusted across pairs)."""
+        diff = self.tracker.difference()
+        widths = self.tracker.widths
+        va, vb = self.fold_values()
+        k, n_pairs = self.n_folds, len(self.pairs)
+        labels = np.array(self.labels, dtype=object)
+        paired = {
+            "position": np.full(n_pairs * k, position, dtype=np.int64),
+            "learner_a": np.repeat(labels[self._a], k),
+            "learner_b": np.repeat(labels[self._b], k),
+            "fold": np.tile(np.arange(k, dtype=np.int32), n_pairs),
+            "forgetting": np.full(n_pairs * k, self.forgetting, dtype=object),
+            "width": np.asarray(widths, dtype=np.float64).ravel(),
+            "difference": np.asarray(diff, dtype=np.float64).ravel(),
+            "value_a": np.asarray(va, dtype=np.float64).ravel(),
+            "value_b": np.asarray(vb, dtype=np.float64).ravel(),
+        }
+        cited = self._cited(tests)
+        self._evalues = {}
+        for t in tests:
+            if str(t["test"]).endswith("_evalue"):
+                self._evalues.setdefault((t["learner_a"], t["learner_b"]), []).append(
+                    (t["test"], float(t["statistic"]), t.get("favours"), bool(t["reject"]))
+                )
+        rows: list[dict[str, Any]] = []
+        for p, (ia, ib) in enumerate(self.pairs):
+            a, b = self.labels[ia], self.labels[ib]
+            folds = diff[p]
+            ok = folds[np.isfinite(folds)]
+            mean_window = float(ok.mean()) if len(ok) else np.nan
+            median = float(np.median(widths[p])) if len(widths[p]) else float("nan")
+            self.history[p].append((position, mean_window, median))
+            rows.append(self._verdict(position, p, a, b, folds, median, cited.get((a, b))))
+        return {name: paired[name] for name in PAIRED_FIELDS}, rows
+
+    def _cited(
+        self, tests: Sequence[dict[str, Any]]
+    ) -> dict[tuple[str, str], tuple[str, float, str | None, bool, str | None]]:
+        """Per pair: (test, p-value, favours, reject, correction) of its Wilcoxon (else sign)
+        row; with several pairs the p-values are Holm-adjusted across the pairs."""
+        out: dict[tuple[str, str], tuple[str, float, str | None, bool, str | None]] = {}
+        for name in ("wilcoxon", "sign"):
+            chosen = [t for t in tests if t["test"] == name]
+            if not chosen:
+                continue
+            p = np.array([t["pvalue"] for t in chosen], dtype=np.float64)
+            correction = None
+            if len(self.pairs) > 1:
+                p, correction = holm_adjusted(p), "Holm"
+            for t, pv in zip(chosen, p.tolist()):
+                key = (t["learner_a"], t["learner_b"])
+                reject = bool(pv <= self.alpha) if correction else bool(t["reject"])
+                out.setdefault(key, (name, pv, t.get("favours"), reject, correction))
+        return out
+
+    def _verdict(
+        self, position: int, p: int, a: str, b: str, folds: np.ndarray, window_rows: float,
+        cited: tuple[str, float, str | None, bool, str | None] | None,
+    ) -> dict[str, Any]:
+        cs = self.sequences[p]
+        d = cs.to_dict(self.margin)
+        lower, upper, mean = d["lower"], d["upper"], d["mean"]
+        decision = d["decision"]
+        winner = {"A": a, "B": b}.get(decision)
+        lead = a if (mean if np.isfinite(mean) else 0.0) >= 0 else b
+        sign = 1.0 if (winner or lead) == a else -1.0
+        ok = folds[np.isfinite(folds)]
+        test = None if cited is None else (cited[1], cited[2], cited[3])
+        evalues = tuple(
+            (name, value, self.names.get(fav, fav) if fav else None, reject)
+            for name, value, fav, reject in self._evalues.get((a, b), ())
+        )
+        ev = Evidence(
+            self.names.get(a, a), self.names.get(b, b), rows=cs.t,
+            mean=mean if np.isfinite(mean) else 0.0, lower=lower, upper=upper,
+            level=1 - self.level_alpha, decision=decision, margin=self.margin,
+            fold_diffs=folds, window_rows=window_rows, forgetting=self.forgetting,
+            wilcoxon=_named(test, self.names) if cited and cited[0] == "wilcoxon" else None,
+            sign=_named(test, self.names) if cited and cited[0] == "sign" else None,
+            adjusted=cited[4] if cited else None, crossing=crossing_row(self.history[p]),
+            evalues=evalues,
+        )
+        return dict(zip(VERDICT_FIELDS, (
+            position, a, b, cs.t, mean, lower, upper, 1 - self.level_alpha, self.margin,
+            decision, winner, len(ok), int((sign * ok > 0).sum()), window_rows,
+            cited[0] if cited else None, cited[1] if cited else float("nan"),
+            cited[2] if cited else None,
+            ("Bonferroni CS, Holm p" if len(self.pairs) > 1 else None),
+            verdict_line(ev),
+        )))
+
+
+def _named(
+    test: tuple[float, str | None, bool] | None, names: dict[str, str]
+) -> tuple[float, str | None, bool] | None:
+    """A cited test with its favoured learner under its display name."""
+    if test is None:
+        return None
+    p, fav, reject = test
+    return p, (names.get(fav, fav) if fav else None), reject

@@ -1,0 +1,103 @@
+"""Saved runs: loaded back they equal the run in memory; two compare only when they measured
+the same thing; the CSV export holds exactly the Parquet tables."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import distval
+from distval.cli import main
+from distval.results.saved import TABLES, comparison, export_csv
+
+OPTS = {
+    "stream": "sea(noise=0.1)",
+    "n_rows": 1500,
+    "learners": ("nb", "ht", "majority"),  # three: Friedman runs too
+    "n_folds": 3,
+    "test_every": 500,
+    "drift": True,  # events.parquet: a low Page-Hinkley threshold, so there are detections
+    "ph_lambda": 2.0,
+    "tests": ("sign", "wilcoxon", "mcnemar", "friedman"),
+}
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    d = tmp_path_factory.mktemp("run")
+    return distval.evaluate(output_dir=d, overwrite=True, **OPTS), d
+
+
+def test_a_saved_run_loads_back_equal_to_the_run_in_memory(saved):
+    res, d = saved
+    back = distval.load_results(d)
+    assert type(back) is type(res) and back.config == res.config
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(back, name)(), getattr(res, name)())
+    assert len(back.events()) > 0  # the comparison covered drift detections
+    pd.testing.assert_frame_equal(back.final_folds(), res.final_folds())
+    pd.testing.assert_frame_equal(back.final_tests(), res.final_tests())
+    timing = {"elapsed_seconds", "rows_per_second"}
+    now, then = back.summary(), json.loads(json.dumps(res.summary()))
+    assert {k: v for k, v in now.items() if k not in timing} == {
+        k: v for k, v in then.items() if k not in timing
+    }
+    assert back.summary()["friedman"] is not None
+    tables = lambda text: text.split("\n\n")[1:-1]  # noqa: E731 - without the speed footer
+    assert tables(back.to_markdown()) == tables(res.to_markdown())
+    assert repr(back) == repr(res)
+    (line,) = [ln for ln in back.plot().axes[0].get_lines() if ln.get_label() == "nb"]
+    (same,) = [ln for ln in res.plot().axes[0].get_lines() if ln.get_label() == "nb"]
+    assert np.array_equal(line.get_ydata(), same.get_ydata())
+
+
+def test_compare_puts_the_final_numbers_of_both_runs_side_by_side(saved, tmp_path, capsys):
+    res, d = saved
+    other = tmp_path / "other"
+    distval.evaluate(output_dir=other, **{**OPTS, "learners": ("nb", "majority")}, seed=7)
+    measures, tests = comparison(d, other)
+    rows = {(r[0], r[1]): r for r in measures[2]}
+    assert set(rows) == {("A", "nb"), ("A", "ht"), ("A", "majority"), ("B", "nb"),
+                         ("B", "majority")}
+    # the cells are the runs' own final fold means, recomputed here from folds.parquet
+    for tag, path in (("A", d), ("B", other)):
+        folds = pq.read_table(path / "folds.parquet").to_pandas()
+        last = folds[(folds["position"] == 1500) & (folds["forgetting"] == res.config.forgetting)]
+        for label, group in last.groupby("learner"):
+            assert rows[tag, label][2].startswith(f"{group['accuracy'].mean():.4f}")
+    decided = {tuple(r[:3]): r for r in tests[2]}
+    assert decided["friedman", "*", "*"][5:] == ["–", "–"]  # two learners in B: no Friedman
+    assert main(["compare", str(d), str(other)]) == 0
+    assert "accuracy (cumulative)" in capsys.readouterr().out
+
+
+def test_compare_refuses_runs_of_other_streams_or_settings_in_one_line(saved, tmp_path, capsys):
+    _, d = saved
+    other = tmp_path / "other"
+    distval.evaluate(output_dir=other, **{**OPTS, "n_folds": 2, "stream": "sea"})
+    assert main(["compare", str(d), str(other)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("distval: error: ")
+    assert "stream 'sea(noise=0.1)' vs 'sea'" in err[0] and "n_folds 3 vs 2" in err[0]
+    assert "n_rows" not in err[0]  # only what differs is named
+
+
+def test_the_csv_export_holds_exactly_the_parquet_tables(saved, tmp_path):
+    _, d = saved
+    assert main(["export", str(d), "--output", str(tmp_path / "csv")]) == 0
+    for name in TABLES:
+        parquet = pq.read_table(d / f"{name}.parquet").to_pandas()
+        csv = pd.read_csv(tmp_path / "csv" / f"{name}.csv")
+        assert list(csv.columns) == list(parquet.columns) and len(csv) == len(parquet) > 0
+        if name == "folds":
+            got = csv.pop("recall_by_class").map(json.loads)
+            want = parquet.pop("recall_by_class").map(list)
+            for a, b in zip(got, want):
+                np.testing.assert_array_equal(np.array(a, dtype=float), np.array(b, dtype=float))
+        parquet = parquet.fillna(np.nan).infer_objects()
+        pd.testing.assert_frame_equal(csv, parquet, check_dtype=False)
+    assert [p.name for p in export_csv(d)] == [f"{n}.csv" for n in TABLES]
