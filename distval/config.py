@@ -13,16 +13,29 @@ from distval.errors import DistvalError, check_open_unit, check_positive_int
 from distval.learners import LearnerSpec, learner_spec
 from distval.metrics import FORGETTING, MEASURES, PROBA_MEASURES
 from distval.sequential import SEQUENTIAL, SPENDING
+from distval.streams.delimited import na_vocabulary
 from distval.streams.iterable import stream_name
+from distval.streams.open import INFINITE
 from distval.validation import FOLD_CHOICES, SCHEMES, Validation
 
-__all__ = ["TESTS", "RunConfig", "current_keys"]
+__all__ = ["CONFIG_FORMAT", "TESTS", "RunConfig", "current_keys", "read_config"]
 
 #: Across-fold tests run for every learner pair ("friedman" needs three learners or more).
 TESTS = ("sign", "wilcoxon", "mcnemar", "friedman")
 
+#: Format number of the ``config.json`` written today (its ``"format"`` key); 1 is the
+#: unnumbered file of earlier versions. :func:`read_config` upgrades every older format.
+CONFIG_FORMAT = 2
+
 #: Keys of older saved configurations (``config.json``) -> today's field names.
 RENAMED = {"delta": "adwin_delta"}
+
+#: Keys a run adds to its ``config.json`` besides the fields of :class:`RunConfig`: the
+#: format number, the backend and the stream's display name, the provenance (versions, git
+#: commit), and what a permuted copy of ``--permute`` adds.
+RUN_KEYS = frozenset(
+    {"format", "backend", "stream_name", "provenance", "permutation", "copy", "permutation_seed"}
+)
 
 
 def current_keys(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -36,6 +49,50 @@ def current_keys(data: Mapping[str, Any]) -> dict[str, Any]:
     for old, new in RENAMED.items():
         if old in data:
             out.setdefault(new, data[old])
+    return out
+
+
+def read_config(
+    data: object, source: str = "config.json", *, strict: bool = True
+) -> dict[str, Any]:
+    """A saved configuration (a ``config.json``'s content) in today's format: the one place
+    that upgrades older formats, and refuses what no format holds.
+
+    Format 1 (no ``"format"`` key) named ``adwin_delta`` ``delta``. With ``strict`` (a
+    configuration to run), a key that is neither a field of :class:`RunConfig` nor one a run
+    adds (:data:`RUN_KEYS`) is an error naming the closest known key, so that a typo never
+    runs with a default; reading a results directory (``strict=False``) keeps such keys
+    (``EvaluationResult.save(extra=...)`` adds the caller's own).
+
+    >>> read_config({"delta": 0.01, "n_folds": 5})
+    {'n_folds': 5, 'adwin_delta': 0.01, 'format': 2}
+    >>> read_config({"n_fold": 5})
+    Traceback (most recent call last):
+    ...
+    distval.errors.DistvalError: config.json: unknown key 'n_fold' (did you mean 'n_folds'?)
+    """
+    import difflib
+
+    if not isinstance(data, Mapping):
+        raise DistvalError(f"{source} does not hold a run configuration (a JSON object)")
+    version = data.get("format", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise DistvalError(f"{source}: `format` must be a positive integer, got {version!r}")
+    if version > CONFIG_FORMAT:
+        raise DistvalError(
+            f"{source} has format {version}, newer than this distval reads ({CONFIG_FORMAT}): "
+            "upgrade distval"
+        )
+    out = dict(data)
+    if version < 2:  # 1 -> 2: today's key names, a format number
+        out = current_keys(out)
+    out["format"] = CONFIG_FORMAT
+    known = sorted({f.name for f in dataclasses.fields(RunConfig)} | RUN_KEYS)
+    for key in out if strict else ():
+        if key not in known:
+            close = difflib.get_close_matches(str(key), known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise DistvalError(f"{source}: unknown key {key!r}{hint}")
     return out
 
 
@@ -103,6 +160,23 @@ class RunConfig:
         "stop after N rows (generators: stream length, default 100000)",
         metavar="N",
         type=int,
+        group="stream",
+    )
+    na_values: tuple[str, ...] | None = _option(
+        None,
+        "comma-separated field values a CSV file marks missing values with, besides the "
+        "empty field, e.g. 'N/A,NA,null,?,-' (default: N/A,NA,null,?,NaN,nan; '-' is not "
+        "among them)",
+        metavar="LIST",
+        type="texts",
+        group="stream",
+    )
+    infinite: str = _option(
+        "refuse",
+        "an infinite feature value: refuse (an error naming the column and row) or missing "
+        "(read as a missing value)",
+        flag="--inf",
+        choices=INFINITE,
         group="stream",
     )
     learners: Any = _option(  # noqa: RUF009 - a dataclass field (metadata), built once
@@ -274,6 +348,12 @@ class RunConfig:
             [dataclasses.replace(s, label=lab) for s, lab in zip(specs, labels)],
         )
         self.validation  # noqa: B018 - validates scheme, folds and fold choice
+        if self.na_values is not None:
+            object.__setattr__(self, "na_values", na_vocabulary(self.na_values)[1:])
+        if self.infinite not in INFINITE:
+            raise DistvalError(
+                f"unknown `infinite` rule {self.infinite!r}; choose one of {', '.join(INFINITE)}"
+            )
         object.__setattr__(
             self, "_delay", delay_spec(self.delay, self.delay_column, self.label_probability)
         )
@@ -414,7 +494,8 @@ class RunConfig:
         >>> RunConfig.from_dict(cfg.to_dict()) == cfg
         True
         """
-        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out: dict[str, Any] = {"format": CONFIG_FORMAT}
+        out |= {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         out["stream"] = self.stream_text
         out["learners"] = [s.text for s in self.specs]
         out["labels"] = list(self.labels)
@@ -427,11 +508,11 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunConfig:
-        """The configuration a :meth:`to_dict` (or a run's ``config.json``) describes; keys
-        that are not fields (what the run added, e.g. ``backend``) are left out."""
+        """The configuration a :meth:`to_dict` (or a run's ``config.json``) describes, read by
+        :func:`read_config`; the keys a run adds (e.g. ``backend``) are left out."""
         names = {f.name for f in dataclasses.fields(cls)}
-        kw = {k: v for k, v in current_keys(data).items() if k in names}
-        for key in ("learners", "labels", "tests"):
+        kw = {k: v for k, v in read_config(data).items() if k in names}
+        for key in ("learners", "labels", "tests", "na_values"):
             if isinstance(kw.get(key), list):
                 kw[key] = tuple(kw[key])
         text = kw.get("stream")

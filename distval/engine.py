@@ -62,7 +62,14 @@ class Step(NamedTuple):
 
 def open_config_stream(config: RunConfig) -> Stream:
     """The stream a configuration names, opened with its row limit and seed."""
-    return open_stream(config.stream, target=config.target, n_rows=config.n_rows, seed=config.seed)
+    return open_stream(
+        config.stream,
+        target=config.target,
+        n_rows=config.n_rows,
+        seed=config.seed,
+        na_values=config.na_values,
+        infinite=config.infinite,
+    )
 
 
 def spending_horizon(config: RunConfig, stream: Stream) -> int | None:

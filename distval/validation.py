@@ -24,9 +24,12 @@ import numpy as np
 
 from distval.errors import DistvalError
 
-__all__ = ["FOLD_CHOICES", "SCHEMES", "Assignment", "FoldAssigner", "Validation"]
+__all__ = ["FOLD_CHOICES", "MAX_FOLDS", "SCHEMES", "Assignment", "FoldAssigner", "Validation"]
 
 SCHEMES = ("cv", "split", "bootstrap")
+#: The most folds a run may have: each is a replica of every learner with its own measures,
+#: so memory grows with them (bifet2015 uses 10; the tests' power stops improving long before).
+MAX_FOLDS = 1000
 FOLD_CHOICES = ("random", "round-robin")
 
 
@@ -56,6 +59,11 @@ class Validation:
             raise DistvalError(f"the number of folds must be an integer, got {self.n_folds!r}")
         if self.n_folds < 2:
             raise DistvalError(f"at least 2 folds are needed, got {self.n_folds}")
+        if self.n_folds > MAX_FOLDS:
+            raise DistvalError(
+                f"at most {MAX_FOLDS} folds, got {self.n_folds}: every fold keeps its own "
+                "replica of each learner and its own measures (memory grows with the folds)"
+            )
         if self.fold_choice not in FOLD_CHOICES:
             raise DistvalError(
                 f"unknown fold choice {self.fold_choice!r}; choose one of {', '.join(FOLD_CHOICES)}"

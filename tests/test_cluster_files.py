@@ -246,13 +246,20 @@ def test_job_output_lands_on_a_volume_of_the_head():
     assert "results" in (load_compose().get("volumes") or {})
 
 
-def test_auth_mode_is_the_same_everywhere():
-    modes = {
-        name: (svc.get("environment") or {}).get("RAY_AUTH_MODE")
-        for name, svc in services().items()
-    }
-    assert len(set(modes.values())) == 1, modes
-    assert next(iter(modes.values())) in ("disabled", "token")
+def test_every_service_uses_token_authentication_with_one_required_token():
+    """Every node, the job driver and the submitting client run Ray's token authentication
+    with the same token, which compose requires from the environment (``${VAR:?...}``):
+    a cluster with authentication off runs code for anyone who reaches a port."""
+    for name, svc in services().items():
+        env = svc.get("environment") or {}
+        assert env.get("RAY_AUTH_MODE") == "token", name
+        assert str(env.get("RAY_AUTH_TOKEN", "")).startswith("${RAY_AUTH_TOKEN:?"), name
+
+
+def test_head_healthcheck_presents_the_token():
+    # /api/version is behind the token; a healthcheck without it never turns healthy.
+    test = " ".join(services()["head"]["healthcheck"]["test"])
+    assert "/api/version" in test and "RAY_AUTH_TOKEN" in test and "Bearer" in test
 
 
 def _compose_command() -> list[str] | None:
@@ -274,6 +281,7 @@ def test_compose_client_accepts_the_file():
         capture_output=True,
         text=True,
         cwd=ROOT,
+        env={**os.environ, "RAY_AUTH_TOKEN": "0" * 64},
         timeout=60,
     )
     assert result.returncode == 0, result.stderr

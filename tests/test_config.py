@@ -1,8 +1,11 @@
-"""RunConfig's verdict options: the margin and the null twin."""
+"""RunConfig: the verdict options (margin, null twin); config.json's format number and the one
+reader function that upgrades every older format."""
+
+import json
 
 import pytest
 
-from distval.config import RunConfig
+from distval.config import CONFIG_FORMAT, RunConfig, read_config
 from distval.errors import DistvalError
 
 
@@ -33,3 +36,26 @@ def test_null_twin_by_label_of_a_dict_of_learners():
 def test_bad_verdict_options_are_one_clear_error(kwargs, message):
     with pytest.raises(DistvalError, match=message):
         RunConfig(learners=("ht", "nb"), **kwargs)
+
+
+def test_a_saved_configuration_carries_todays_format_number():
+    assert RunConfig().to_dict()["format"] == CONFIG_FORMAT == 2
+
+
+def test_format_1_is_upgraded_to_todays_names():
+    old = {"stream": "sea", "n_folds": 4, "delta": 0.01}  # unnumbered: format 1
+    cfg = RunConfig.from_dict(json.loads(json.dumps(old)))
+    assert cfg.adwin_delta == 0.01 and cfg.n_folds == 4
+    assert read_config(old)["format"] == CONFIG_FORMAT
+
+
+def test_a_newer_format_is_refused():
+    with pytest.raises(DistvalError, match="format 3, newer than this distval reads"):
+        read_config({"format": 3})
+
+
+def test_unknown_keys_are_refused_with_the_closest_known_name():
+    with pytest.raises(DistvalError, match=r"key 'adwin_detla' \(did you mean 'adwin_delta'"):
+        RunConfig.from_dict({"adwin_detla": 0.01})
+    # a results directory keeps keys a caller added with save(extra=...)
+    assert read_config({"note": "mine"}, strict=False)["note"] == "mine"

@@ -16,14 +16,17 @@ import contextlib
 import gc
 import importlib
 import os
+import signal
 import sys
 import threading
-from types import ModuleType
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType, ModuleType
 from typing import NoReturn
 
 from distval.errors import DistvalError
 
-__all__ = ["build_parser", "command", "main", "program"]
+__all__ = ["build_parser", "command", "main", "os_error", "program", "terminate_as_interrupt"]
 
 #: Commands: module under ``distval.cli`` and help text.
 COMMANDS = {
@@ -80,10 +83,54 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return int(_module(args.command).main(args))
+        with terminate_as_interrupt():
+            return int(_module(args.command).main(args))
     except DistvalError as exc:
         print(f"distval: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the machine's: a full or read-only disk, a path under a file
+        print(f"distval: error: {os_error(exc)}", file=sys.stderr)
+        return 2
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (``kill``, ``timeout``, ``docker stop``, Slurm, Kubernetes) handled as Ctrl-C:
+    a ``KeyboardInterrupt`` in the main thread, so that a run closes its results, says where
+    they are and exits with status 130. A local Ray the command starts keeps this handler
+    (:func:`distval.ray_backend.session.ray_session`) instead of installing its own, which
+    tore the process down mid-write.
+
+    >>> import signal
+    >>> with terminate_as_interrupt():
+    ...     signal.getsignal(signal.SIGTERM) is _interrupt
+    True
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def os_error(exc: OSError) -> str:
+    """An operating-system error in one line: the path and the reason.
+
+    >>> os_error(NotADirectoryError(20, "Not a directory", "/tmp/file/out"))
+    '/tmp/file/out: Not a directory'
+    >>> os_error(OSError(28, "No space left on device"))
+    'No space left on device'
+    """
+    if exc.strerror and exc.filename:
+        return f"{exc.filename}: {exc.strerror}"
+    return exc.strerror or str(exc) or type(exc).__name__
 
 
 def command() -> int:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from distval.cli.argtypes import progress_wanted
-from distval.config import RunConfig
+from distval.config import RunConfig, read_config
 from distval.errors import DistvalError, DistvalWarning
 from distval.evaluation import evaluate
 
@@ -44,7 +44,11 @@ def _tests(text: str) -> tuple[str, ...]:
     return tuple(t.strip() for t in text.split(",") if t.strip())
 
 
-_TYPES = {int: int, float: float, "tests": _tests}
+def _texts(text: str) -> tuple[str, ...]:
+    return tuple(t.strip() for t in text.split(","))
+
+
+_TYPES = {int: int, float: float, "tests": _tests, "texts": _texts}
 
 
 def _flag(f: dataclasses.Field[Any]) -> str:
@@ -171,8 +175,9 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
             raise DistvalError(f"cannot read {path}: {exc.strerror or exc}") from None
         except ValueError as exc:
             raise DistvalError(f"{path} is not valid JSON: {exc}") from None
-        if not isinstance(base, dict):
-            raise DistvalError(f"{path} does not hold a run configuration")
+        except RecursionError:
+            raise DistvalError(f"{path} nests too deeply to be a run configuration") from None
+        base = read_config(base, str(path))
     given = {
         f.name: getattr(args, f.name)
         for f in dataclasses.fields(RunConfig)
@@ -180,7 +185,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     }
     if "learners" in given:
         base.pop("labels", None)  # new learners: labels from them
-    return RunConfig.from_dict(base | given)
+    names = {f.name for f in dataclasses.fields(RunConfig)}
+    return RunConfig.from_dict({k: v for k, v in (base | given).items() if k in names})
 
 
 def _one_line(

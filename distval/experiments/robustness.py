@@ -344,7 +344,8 @@ def _finished(
         return None
     try:
         saved = json.loads((directory / "config.json").read_text())
-    except (OSError, ValueError):
+        saved.pop("provenance", None)  # the versions that ran it, not a setting
+    except (OSError, ValueError, AttributeError):
         saved = None
     if saved != json.loads(json.dumps(config.to_dict() | extra)):
         raise DistvalError(

@@ -9,6 +9,8 @@ from distval.learners.host import Batch, LearnerHost, to_dicts
 from distval.learners.registry import (
     BUILTIN,
     LearnerSpec,
+    check_learner_class,
+    learner_factory,
     learner_spec,
     make_replicas,
     parse_learner,
@@ -20,6 +22,8 @@ __all__ = [
     "Batch",
     "LearnerHost",
     "LearnerSpec",
+    "check_learner_class",
+    "learner_factory",
     "learner_spec",
     "make_replicas",
     "parse_learner",

@@ -149,6 +149,7 @@ class LearnerHost:
         self._pending = np.empty((len(self.slots), 0), np.int32)
         self._pending_proba = np.empty((len(self.slots), 0, self._n_classes))
         self.moa = None
+        self._top = -1  # the largest class index of the rows seen so far
         self._moa_at: list[int] = []  # slot positions of the MOA replicas, in their order
         if moa_slots:
             from distval.learners.moa import moa_cli
@@ -296,6 +297,9 @@ class LearnerHost:
         rel = batch.release
         rel_codes = rel_named = None
         ys = batch.y.tolist()
+        if len(ys):
+            self._top = max(getattr(self, "_top", -1), int(batch.y.max()))
+        top = getattr(self, "_top", -1)
         for j, (learner, fold) in enumerate(self.slots):
             if self.models[j] is None:
                 continue
@@ -317,10 +321,10 @@ class LearnerHost:
             dicts: list[Any] | None = [] if proba is not None else None
             try:
                 if rel is None:
-                    out[j] = self._replica(j, fold, batch, xs, ys, dicts)
+                    preds = self._replica(j, fold, batch, xs, ys, dicts)
                 else:
                     assert rxs is not None
-                    out[j] = self._replica_delayed(j, fold, batch, xs, rel, rxs, dicts)
+                    preds = self._replica_delayed(j, fold, batch, xs, rel, rxs, dicts)
                 if proba is not None and dicts is not None:
                     tested = np.flatnonzero(batch.tested[:, fold])
                     proba[j, tested] = _probabilities(dicts, self._n_classes)
@@ -329,8 +333,34 @@ class LearnerHost:
                     f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
                     f"at row {batch.start}: {type(exc).__name__}: {exc}"
                 ) from exc
+            out[j] = self._checked(preds, batch, learner, fold, top)
             busy[j] += time.perf_counter() - t0
         return out, proba
+
+    def _checked(
+        self, preds: list[Any], batch: Batch, learner: int, fold: int, top: int
+    ) -> np.ndarray:
+        """A replica's predictions of a batch, refused unless every tested row's is a class
+        index seen so far (0..``top``; river replicas learn class indices, so they predict
+        them). -1 marks the rows the fold did not test: a learner's -1 must not pass for it.
+        """
+        tested = batch.tested[:, fold]
+        try:
+            values = np.asarray(preds, dtype=np.int64)
+            exact = (np.asarray(preds, dtype=object) == values).astype(bool)
+            bad = tested & ~((values >= 0) & (values <= top) & exact)
+        except (TypeError, ValueError, OverflowError):  # not all numbers: find which
+            values = np.zeros(0, dtype=np.int64)
+            ok = [isinstance(v, (int, np.integer)) and 0 <= v <= top for v in preds]
+            bad = tested & ~np.array(ok, dtype=bool)
+        if not bad.any():
+            return values
+        i = int(np.argmax(bad))
+        raise DistvalError(
+            f"learner {self.labels[learner]!r} (fold {fold}) predicted {preds[i]!r} for row "
+            f"{batch.start + i}, which is none of the {top + 1} classes seen so far "
+            f"(class indices 0..{top}): a learner must predict one of the labels it learned"
+        )
 
     def _process_moa(self, batch: Batch, out: np.ndarray, proba: np.ndarray | None) -> None:
         """All MOA replicas of the batch in one JVM call; rows of ``out`` filled in place."""

@@ -108,9 +108,9 @@ class _RayStarter:
             with contextlib.suppress(Exception):  # already gone: nothing to clean up
                 self.run.actors.kill()
         if self.started:
-            import ray
+            from distval.ray_backend.session import _stop
 
-            ray.shutdown()
+            _stop()
         self._stop.set()
         self._thread.join()
 

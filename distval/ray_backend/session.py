@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
+import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import ray
+from ray._private import ray_constants
 from ray.exceptions import RayError
 
 from distval.errors import DistvalError
@@ -48,24 +52,114 @@ for _name in ("ray._private.worker", "ray.util.client.logsclient"):
         logging.getLogger(_name).addFilter(_DropThreadNotice())
 
 
+#: Set while a local Ray this module started runs: the variables :func:`_start` changed and
+#: their values before (None: unset), restored by :func:`_stop`.
+_SAVED_ENV: dict[str, str | None] = {}
+
+
+def _private_env() -> dict[str, str]:
+    """The environment of a private local Ray: loopback only, a token known to this process.
+
+    ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` is Ray's own switch for a single-machine cluster
+    (its default on macOS and Windows): every Ray process of the node, the workers included,
+    then binds 127.0.0.1. Token authentication (Ray's own, ``RAY_AUTH_MODE=token``) with a
+    fresh random token held in the environment of this process and the ones Ray starts, so
+    that no other user of the machine can join through the loopback ports either and no
+    token file is written. A ``RAY_AUTH_MODE`` the caller set (``disabled`` in CI, say) is
+    kept, with the caller's own token if any.
+
+    >>> env = _private_env()
+    >>> env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"]
+    '0'
+    """
+    env = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    if "RAY_AUTH_MODE" not in os.environ:
+        env["RAY_AUTH_MODE"] = "token"
+        env["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+    return env
+
+
+def dashboard_wanted() -> bool:
+    """Whether a local Ray gets Ray's dashboard: only when ``DISTVAL_RAY_DASHBOARD=1`` (it
+    then listens on 127.0.0.1 too; reach it at http://127.0.0.1:8265)."""
+    return os.environ.get("DISTVAL_RAY_DASHBOARD", "") not in ("", "0")
+
+
 def _start(address: str | None) -> bool:
-    """Start (or join) Ray unless the caller already did; returns whether we must shut down."""
+    """Start (or join) Ray unless the caller already did; returns whether we must shut down
+    (with :func:`_stop`).
+
+    Without ``address`` the Ray started is private (:func:`_private_env`): its processes
+    listen on 127.0.0.1 only, with no dashboard unless :func:`dashboard_wanted`.
+    """
     if ray.is_initialized():
         return False
     kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": True}
-    if address is None:
-        # A private local cluster on this machine's cores; token auth only matters for shared
-        # clusters, and turning it off keeps Ray from writing a token into the home directory.
-        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-        kwargs["include_dashboard"] = False
     # Workers inherit this: Ray's crash-signal handler would otherwise take the SIGSEGVs that
     # a JVM raises and handles itself.
     keep_jvm_signals()
+    if address is None:
+        kwargs["include_dashboard"] = dashboard_wanted()
+        kwargs["dashboard_host"] = "127.0.0.1"
+        kwargs["_node_ip_address"] = "127.0.0.1"
+        env = _private_env()
+        _SAVED_ENV.update({k: os.environ.get(k) for k in env})
+        os.environ.update(env)
+        _reload_auth()
+    # Ray reads RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER when it is imported; this process imported
+    # it already, so the driver's copy of the switch is set for the start (then restored).
+    local_only = address is None and ray_constants.ENABLE_RAY_CLUSTER
+    if local_only:
+        ray_constants.ENABLE_RAY_CLUSTER = False
+    on_term = _python_sigterm_handler()
     try:
         ray.init(address=address, **kwargs)
     except (ConnectionError, RuntimeError, ValueError) as exc:
+        _restore_env()
         raise DistvalError(f"cannot start or join Ray at {address or 'local'}: {exc}") from None
+    finally:
+        if local_only:
+            ray_constants.ENABLE_RAY_CLUSTER = True
+        if on_term is not None:  # Ray replaced it with its own (exit mid-write, C++ abort)
+            signal.signal(signal.SIGTERM, on_term)
     return True
+
+
+def _python_sigterm_handler() -> Any:
+    """The SIGTERM handler a caller installed in Python (the command line's, which turns it
+    into Ctrl-C), kept across ``ray.init``; None when there is none to keep or this is not
+    the main thread (Ray then leaves the handler alone too)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    handler = signal.getsignal(signal.SIGTERM)
+    return handler if callable(handler) else None
+
+
+def _restore_env() -> None:
+    for key, value in _SAVED_ENV.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    if _SAVED_ENV:
+        _SAVED_ENV.clear()
+        _reload_auth()
+
+
+def _reload_auth() -> None:
+    """Make this process see the authentication variables as they are now: Ray caches them
+    (its own ``ray.init`` does the same when it turns token mode on by default)."""
+    import ray._raylet as raylet  # compiled: no type information
+
+    raylet_any: Any = raylet
+    raylet_any.Config.initialize("")
+    raylet_any.AuthenticationTokenLoader.instance().reset_cache()
+
+
+def _stop() -> None:
+    """Shut down the Ray :func:`_start` started and restore the environment it changed."""
+    ray.shutdown()
+    _restore_env()
 
 
 def unwrap(exc: RayError) -> BaseException:
@@ -90,4 +184,4 @@ def ray_session(address: str | None = None) -> Iterator[None]:
         raise cause from None
     finally:
         if started:
-            ray.shutdown()
+            _stop()

@@ -240,6 +240,9 @@ def _title(res: SavedRun) -> str:
     c = res.config
     stream = c.get("stream_name") or c.get("stream") or "stream"
     scheme = f"{c.get('n_folds', '?')}-fold {c.get('scheme', '')}".strip()
+    cut = res.interrupted_at
+    if cut is not None:
+        return f"distval report: {stream}, {scheme}, interrupted at row {cut}"
     return f"distval report: {stream}, {scheme}, {res.final_position} rows"
 
 

@@ -162,6 +162,7 @@ class EvaluationResult:
             "elapsed_seconds": round(self.elapsed, 3),
             "rows_per_second": round(self.n_rows / self.elapsed, 1) if self.elapsed else None,
             "interrupted": self.interrupted,
+            "interrupted_at": self.n_rows if self.interrupted else None,
             "evaluated_by": dict(self.evaluated_by),
             "backend": self.backend,
             "classes": self.classes,
@@ -247,7 +248,7 @@ class EvaluationResult:
     def _title(self) -> str:
         cfg = self.config
         head = f"{cfg.n_folds}-fold {cfg.scheme}{' prequential' if cfg.prequential else ''}"
-        cut = " (interrupted)" if self.interrupted else ""
+        cut = f" (interrupted at row {self.n_rows})" if self.interrupted else ""
         return f"distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows{_labels(cfg)}{cut}"
 
     def _footer(self) -> list[str]:

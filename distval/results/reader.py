@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from distval.config import current_keys
+from distval.config import read_config
 from distval.errors import DistvalError
 from distval.results.schema import (
     EVENT_SCHEMA,
@@ -24,6 +24,7 @@ from distval.results.schema import (
     Q_SCHEMA,
     TEST_SCHEMA,
     VERDICT_SCHEMA,
+    read_batches,
 )
 
 __all__ = ["SavedRun", "load_results"]
@@ -88,6 +89,16 @@ class SavedRun:
     @property
     def final_position(self) -> int:
         return int(self.folds["position"].max())
+
+    @property
+    def interrupted_at(self) -> int | None:
+        """The row at which the run stopped if it did not finish, else None: the rows its
+        summary counts, or, without a summary (a killed run), its last check's row."""
+        if self.summary is None:
+            return self.final_position
+        if self.summary.get("interrupted"):
+            return int(self.summary.get("rows") or self.final_position)
+        return None
 
 
 def _with_decision_columns(tests: pd.DataFrame) -> pd.DataFrame:
@@ -166,9 +177,9 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
         raise DistvalError(f"results directory {d} does not exist")
     if not d.is_dir():
         raise DistvalError(f"{d} is not a directory")
-    if not (d / "folds.parquet").exists() and (d / "original" / "folds.parquet").exists():
+    if not _has_table(d, "folds") and _has_table(d / "original", "folds"):
         d = d / "original"  # a robustness run (--permute): report the original order
-    if not (d / "folds.parquet").exists():
+    if not _has_table(d, "folds"):
         raise DistvalError(
             f"{d} holds no folds.parquet: not a distval results directory "
             "(make one with `distval run --output DIR`)"
@@ -176,29 +187,21 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
     config: dict[str, Any] = {}
     if (d / "config.json").exists():
         try:
-            config = current_keys(json.loads((d / "config.json").read_text()))
-        except ValueError as exc:
+            config = read_config(
+                json.loads((d / "config.json").read_text()), str(d / "config.json"), strict=False
+            )
+        except (ValueError, RecursionError) as exc:
             raise DistvalError(f"{d / 'config.json'} is not valid JSON: {exc}") from None
 
     def read(name: str) -> pd.DataFrame:
-        try:
-            return pq.read_table(d / name).to_pandas()
-        except (OSError, pa.ArrowInvalid) as exc:
-            if name == "tests.parquet" and not (d / name).exists():
-                return pd.DataFrame(columns=TEST_SCHEMA.names)
-            raise DistvalError(f"cannot read {d / name}: {exc}") from None
+        return read_table(d, name).to_pandas()
 
-    folds = read("folds.parquet")
-    tests = read("tests.parquet")
-    q = pq.read_table(d / "q.parquet").to_pandas() if (d / "q.parquet").exists() else None
-    events = None
-    if (d / "events.parquet").exists():
-        events = pq.read_table(d / "events.parquet").to_pandas()
-    paired = verdicts = None
-    if (d / "paired.parquet").exists():
-        paired = pq.read_table(d / "paired.parquet").to_pandas()
-    if (d / "verdicts.parquet").exists():
-        verdicts = pq.read_table(d / "verdicts.parquet").to_pandas()
+    folds = read("folds")
+    tests = read("tests") if _has_table(d, "tests") else pd.DataFrame(columns=TEST_SCHEMA.names)
+    q = read("q") if _has_table(d, "q") else None
+    events = read("events") if _has_table(d, "events") else None
+    paired = read("paired") if _has_table(d, "paired") else None
+    verdicts = read("verdicts") if _has_table(d, "verdicts") else None
     if folds.empty:
         raise DistvalError(
             f"{d / 'folds.parquet'} has no rows: the run stopped before its first check"
@@ -218,3 +221,25 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
         d, config, folds.reset_index(drop=True), pd.DataFrame(tests), summary, q=q, events=events,
         paired=paired, verdicts=verdicts,
     )
+
+
+def _has_table(d: Path, name: str) -> bool:
+    return (d / f"{name}.parquet").exists() or (d / f"{name}.arrows").exists()
+
+
+def read_table(directory: str | os.PathLike[str], name: str) -> pa.Table:
+    """Table ``name`` (``folds``, ``tests``, ``q``, ``events``) of a results directory:
+    ``NAME.parquet`` of a closed run, else the ``NAME.arrows`` stream of a running or killed
+    one, up to its last whole batch (:class:`~distval.results.writer.ResultWriter`).
+    """
+    d = Path(directory)
+    path = d / f"{name}.parquet"
+    try:
+        if path.exists() or not (d / f"{name}.arrows").exists():
+            return pq.read_table(path)
+        path = d / f"{name}.arrows"
+        with pa.memory_map(str(path)) as source:
+            reader = pa.ipc.open_stream(source)
+            return pa.Table.from_batches(list(read_batches(reader)), schema=reader.schema)
+    except (OSError, pa.ArrowException) as exc:
+        raise DistvalError(f"cannot read {path}: {exc}") from None

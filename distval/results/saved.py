@@ -18,26 +18,34 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from distval.aggregator import Snapshot
 from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.results.memory import EvaluationResult
-from distval.results.reader import SavedRun, load_results
+from distval.results.reader import SavedRun, load_results, read_table
 from distval.results.schema import (
     EVENT_SCHEMA,
     FOLD_SCHEMA,
+    PAIRED_SCHEMA,
     Q_SCHEMA,
     SUMMARY_MEASURES,
     TEST_SCHEMA,
+    VERDICT_SCHEMA,
 )
 
 __all__ = ["COMPARED_SETTINGS", "TABLES", "comparison", "export_csv", "load_evaluation"]
 
 #: The tables of a results directory: file stem and schema.
-TABLES = {"folds": FOLD_SCHEMA, "tests": TEST_SCHEMA, "q": Q_SCHEMA, "events": EVENT_SCHEMA}
+TABLES = {
+    "folds": FOLD_SCHEMA,
+    "tests": TEST_SCHEMA,
+    "q": Q_SCHEMA,
+    "events": EVENT_SCHEMA,
+    "paired": PAIRED_SCHEMA,
+    "verdicts": VERDICT_SCHEMA,
+}
 
 #: The settings two runs must share for their numbers to be compared: the rows evaluated,
 #: how they are split into folds, and what each measure covers. Learners, seeds, tests and
@@ -63,9 +71,9 @@ def _table(saved: SavedRun, name: str) -> pa.Table:
     """One table of a saved run in today's schema: read from its file as written, or (files
     of earlier versions) from the reader's upgraded DataFrame."""
     schema = TABLES[name]
-    path = saved.directory / f"{name}.parquet"
-    if path.exists():
-        table = pq.read_table(path)
+    d = saved.directory
+    if (d / f"{name}.parquet").exists() or (d / f"{name}.arrows").exists():
+        table = read_table(d, name)
         if set(schema.names) <= set(table.column_names):
             return table.select(schema.names).cast(schema)
     df = getattr(saved, name)
@@ -152,6 +160,8 @@ def load_evaluation(results_dir: str | os.PathLike[str]) -> EvaluationResult:
                 summary.get("friedman") if last else None,
                 parts["events"][i],
                 parts["q"][i],
+                parts["paired"][i],
+                parts["verdicts"][i],
             )
         )
     return result
@@ -252,7 +262,7 @@ def export_csv(
     >>> _ = distval.evaluate(stream="sea", n_rows=400, learners=("nb", "majority"),
     ...                      n_folds=2, test_every=200, output_dir=d, overwrite=True)
     >>> [p.name for p in export_csv(d)]
-    ['folds.csv', 'tests.csv', 'q.csv', 'events.csv']
+    ['folds.csv', 'tests.csv', 'q.csv', 'events.csv', 'paired.csv', 'verdicts.csv']
     >>> len(pd.read_csv(Path(d) / "csv" / "folds.csv"))
     16
     """

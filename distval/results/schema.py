@@ -4,7 +4,7 @@ the file names, JSON-ready numbers."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TypeVar, overload
 
 import numpy as np
@@ -27,21 +27,24 @@ __all__ = [
     "PAIRED_SCHEMA",
     "Q_SCHEMA",
     "SUMMARY_MEASURES",
+    "TABLES",
     "TEST_SCHEMA",
     "VERDICT_SCHEMA",
     "finite_or_none",
+    "read_batches",
     "table",
 ]
+
+#: The tables of a results directory, each ``NAME.parquet`` once the run is closed and
+#: ``NAME.arrows`` (an Arrow IPC stream, readable up to its last whole batch) while it runs
+#: or after it was killed (:mod:`distval.results.writer`).
+TABLES = ("folds", "tests", "q", "events", "paired", "verdicts")
 
 #: The files of a results directory (a report adds its own beside them).
 FILES = (
     "config.json",
-    "folds.parquet",
-    "tests.parquet",
-    "q.parquet",
-    "events.parquet",
-    "paired.parquet",
-    "verdicts.parquet",
+    *(f"{t}.parquet" for t in TABLES),
+    *(f"{t}.arrows" for t in TABLES),
     "summary.json",
     "summary.md",
 )
@@ -77,3 +80,15 @@ def table(chunks: Sequence[Mapping[str, np.ndarray]], schema: pa.Schema) -> pa.T
     (2, 0)
     """
     return pa.Table.from_pydict(concat(chunks, schema), schema=schema)
+
+
+def read_batches(reader: pa.ipc.RecordBatchStreamReader) -> Iterator[pa.RecordBatch]:
+    """The whole record batches of an IPC stream, stopping at a torn tail (a stream cut off
+    by a kill or a full disk) instead of failing."""
+    while True:
+        try:
+            yield reader.read_next_batch()
+        except StopIteration:
+            return
+        except (OSError, pa.ArrowException):
+            return  # a torn tail: what came before is whole

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -10,11 +11,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from distval.aggregator import Snapshot
 from distval.config import RunConfig
 from distval.errors import DistvalError
+from distval.results.provenance import provenance
 from distval.results.schema import (
     EVENT_SCHEMA,
     FILES,
@@ -23,10 +26,11 @@ from distval.results.schema import (
     Q_SCHEMA,
     TEST_SCHEMA,
     VERDICT_SCHEMA,
+    read_batches,
     table,
 )
 
-__all__ = ["ResultWriter", "Summarised", "claim_output"]
+__all__ = ["ResultWriter", "Summarised", "claim_output", "to_parquet"]
 
 #: Files written only once they have a row: drift detections; the paired windows and the
 #: verdicts (runs with two learners or more).
@@ -91,10 +95,19 @@ def claim_output(
 
 
 class ResultWriter:
-    """Appends snapshots to Parquet files in an output directory.
+    """Appends snapshots to the tables of an output directory, durably.
 
     The directory must be new or empty unless ``overwrite`` (then this writer's own files
     are replaced, other files are left alone).
+
+    While the run goes, each table is an Arrow IPC stream (``folds.arrows``, ...): a flush
+    (every ``flush_seconds``) writes one record batch straight to the file, and a stream is
+    readable up to its last whole batch, so whatever stops the process — Ctrl-C, SIGTERM,
+    SIGKILL, a full disk — what was flushed before stays readable
+    (:func:`distval.results.reader.load_results`). :meth:`close` (also after an
+    interruption) turns each stream into ``NAME.parquet`` and writes the summary. A write
+    that fails (a full disk) stops the writing; :meth:`close` then leaves the streams as
+    they are and the error goes on to the caller.
     """
 
     def __init__(
@@ -113,11 +126,12 @@ class ResultWriter:
         self._events: list[dict[str, np.ndarray]] = []
         self._paired: list[dict[str, np.ndarray]] = []
         self._verdicts: list[dict[str, np.ndarray]] = []
-        self._writers: dict[str, pq.ParquetWriter] = {}
+        self._streams: dict[str, tuple[pa.NativeFile, pa.ipc.RecordBatchStreamWriter]] = {}
         self._last_flush = time.monotonic()
+        self.failed: BaseException | None = None
 
     def write_config(self, config: RunConfig, extra: dict[str, Any] | None = None) -> None:
-        data = config.to_dict() | (extra or {})
+        data = config.to_dict() | (extra or {}) | {"provenance": provenance()}
         (self.dir / "config.json").write_text(json.dumps(data, indent=2) + "\n")
 
     def append(self, snapshot: Snapshot) -> None:
@@ -130,31 +144,78 @@ class ResultWriter:
         if time.monotonic() - self._last_flush >= self.flush_seconds:
             self.flush()
 
+    def _tables(self) -> tuple[tuple[str, list[dict[str, np.ndarray]], pa.Schema], ...]:
+        return (
+            ("folds", self._folds, FOLD_SCHEMA),
+            ("tests", self._tests, TEST_SCHEMA),
+            ("q", self._q, Q_SCHEMA),
+            ("events", self._events, EVENT_SCHEMA),
+            ("paired", self._paired, PAIRED_SCHEMA),
+            ("verdicts", self._verdicts, VERDICT_SCHEMA),
+        )
+
     def flush(self) -> None:
-        for name, chunks, schema in (
-            ("folds.parquet", self._folds, FOLD_SCHEMA),
-            ("tests.parquet", self._tests, TEST_SCHEMA),
-            ("q.parquet", self._q, Q_SCHEMA),
-            ("events.parquet", self._events, EVENT_SCHEMA),
-            ("paired.parquet", self._paired, PAIRED_SCHEMA),
-            ("verdicts.parquet", self._verdicts, VERDICT_SCHEMA),
-        ):
-            rows = table(chunks, schema)
-            chunks.clear()
-            if name in _ONLY_WITH_ROWS and name not in self._writers and not rows.num_rows:
-                continue  # e.g. events only with drift detection (and a detection)
-            if name not in self._writers:
-                self._writers[name] = pq.ParquetWriter(self.dir / name, schema)
-            if rows.num_rows:
-                self._writers[name].write_table(rows)
+        if self.failed is not None:
+            return
+        try:
+            for name, chunks, schema in self._tables():
+                rows = table(chunks, schema)
+                chunks.clear()
+                optional = f"{name}.parquet" in _ONLY_WITH_ROWS
+                if optional and name not in self._streams and not rows.num_rows:
+                    continue  # e.g. events only with drift detection (and a detection)
+                if name not in self._streams:
+                    sink = pa.OSFile(str(self.dir / f"{name}.arrows"), "wb")
+                    self._streams[name] = (sink, pa.ipc.new_stream(sink, schema))
+                if rows.num_rows:
+                    self._streams[name][1].write_table(rows)
+        except OSError as exc:  # a full disk: what is on it stays readable
+            self.failed = exc
+            raise
         self._last_flush = time.monotonic()
 
     def close(self, result: Summarised | None = None) -> None:
-        self.flush()
-        for w in self._writers.values():
-            w.close()
-        self._writers.clear()
+        """Flush, turn each table's stream into its Parquet file, write the summary."""
+        if self.failed is None:
+            self.flush()
+        for sink, writer in self._streams.values():
+            with contextlib.suppress(OSError, pa.ArrowException):
+                writer.close()
+            with contextlib.suppress(OSError, pa.ArrowException):
+                sink.close()
+        names = list(self._streams)
+        self._streams.clear()
+        if self.failed is not None:
+            return  # the disk refused a write: leave the readable streams as they are
+        for name in names:
+            to_parquet(self.dir / f"{name}.arrows", self.dir / f"{name}.parquet")
         if result is not None:
             summary = result.summary()
             (self.dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
             (self.dir / "summary.md").write_text(result.to_markdown())
+
+
+def to_parquet(stream: Path, parquet: Path) -> None:
+    """An Arrow IPC stream file as a Parquet file, batch by batch (bounded memory); the
+    stream file is removed once the Parquet file is whole. A torn last batch is left out.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> t = pa.table({"a": [1, 2]})
+    >>> with pa.OSFile(str(d / "t.arrows"), "wb") as f, pa.ipc.new_stream(f, t.schema) as w:
+    ...     w.write_table(t)
+    >>> to_parquet(d / "t.arrows", d / "t.parquet")
+    >>> pq.read_table(d / "t.parquet")["a"].to_pylist(), (d / "t.arrows").exists()
+    ([1, 2], False)
+    """
+    part = parquet.with_name(parquet.name + ".part")
+    try:
+        with pa.memory_map(str(stream)) as source:
+            reader = pa.ipc.open_stream(source)
+            with pq.ParquetWriter(part, reader.schema) as out:
+                for batch in read_batches(reader):
+                    out.write_batch(batch)
+        os.replace(part, parquet)
+    finally:
+        part.unlink(missing_ok=True)
+    stream.unlink()

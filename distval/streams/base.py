@@ -96,6 +96,9 @@ class Stream(ABC):
     n_classes: int | None = None
     n_rows: int | None
     limit: int | None
+    #: What an infinite feature value does: ``"refuse"`` (an error naming the feature and the
+    #: row) or ``"missing"`` (read as a missing value, NaN).
+    infinite: str = "refuse"
 
     def __init__(self, name: str, limit: int | None = None) -> None:
         self.name = name
@@ -142,9 +145,12 @@ class Stream(ABC):
         rows = 0
         with closing(state.batches) as batches:
             for chunk in rechunk(batches, size, self.limit):
+                chunk = self._finite(chunk)
                 k = int(chunk.y.max()) + 1
                 if k > len(self.classes):
                     self.classes.extend(label_values[len(self.classes) : k])
+                    if len(self.classes) > MAX_NUMERIC_CLASSES:
+                        self._check_discrete(chunk.start + len(chunk))
                 for j, cats, published in tracked:
                     top = np.fmax.reduce(chunk.X[:, j])
                     if top == top and int(top) + 1 > len(published):
@@ -155,6 +161,53 @@ class Stream(ABC):
             raise DistvalError(f"stream {self.name!r} is empty: a pass yielded no rows")
         if self.n_rows is None:
             self.n_rows = rows
+
+
+    def _finite(self, chunk: Chunk) -> Chunk:
+        """The chunk, refused if a feature is infinite, or with infinities as missing values
+        (NaN) when :attr:`infinite` is ``"missing"``."""
+        inf = np.isinf(chunk.X)
+        if not inf.any():
+            return chunk
+        if self.infinite == "missing":
+            return Chunk(chunk.start, np.where(inf, np.nan, chunk.X), chunk.y)
+        i, j = (int(v[0]) for v in np.nonzero(inf))
+        raise DistvalError(
+            f"stream {self.name!r}: feature {self.feature_names[j]!r} is {chunk.X[i, j]} in "
+            f"data row {chunk.start + i + 1}; learners cannot use infinite values: fix the data "
+            "or read them as missing values (--inf missing)"
+        )
+
+    def _check_discrete(self, rows: int) -> None:
+        """Refuse a label that looks continuous: more than :data:`MAX_NUMERIC_CLASSES`
+        distinct values, all numbers (a numeric column taken for the class)."""
+        if not all(_is_number(v) for v in self.classes):
+            return
+        target = getattr(self, "target", None)
+        what = f"the label column {target!r}" if target else "the label"
+        columns = [c for c in self.feature_names if c != target]
+        hint = (
+            f"; choose the class column with --target (target=...), e.g. one of "
+            f"{', '.join(repr(c) for c in columns[-3:])}"
+            if target
+            else ""
+        )
+        raise DistvalError(
+            f"stream {self.name!r}: {what} holds {len(self.classes)} distinct numbers in its "
+            f"first {rows} rows: it looks continuous, not a class{hint}"
+        )
+
+
+#: A label with more distinct values than this, all of them numbers, is refused as continuous.
+MAX_NUMERIC_CLASSES = 100
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 class _Pass:
@@ -258,7 +311,8 @@ def format_value(value: object) -> str:
 
 
 class Categories:
-    """Value -> code table of one column; unknown values get the next code.
+    """Value -> code table of one column; unknown values get the next code. Null and a float
+    NaN are missing values (code ``-1``), never a category ``'nan'``.
 
     ``values`` lists the categories in code order; the first ``n_declared`` come from a schema.
     With ``strict`` (only the declared values) or ``allowed`` (a set of values), any other value
@@ -319,7 +373,7 @@ class Categories:
             indices = pc.fill_null(indices, 0)
         raw = indices.to_numpy(zero_copy_only=False)
         idx: npt.NDArray[np.intp] = raw.astype(np.intp, copy=False)
-        keys = [None if v is None else format_value(v) for v in dictionary.to_pylist()]
+        keys = [None if v is None or v != v else format_value(v) for v in dictionary.to_pylist()]
         table = np.empty(len(keys) + 1, dtype=np.int64)
         table[-1] = -1
         unknown = []

@@ -10,6 +10,7 @@ import csv
 import io
 import os
 import re
+from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
@@ -21,10 +22,31 @@ from distval.errors import DistvalError
 from distval.streams.base import Batches, _Pass
 from distval.streams.files import _DEFAULT_BLOCK, _Decoder, _FileStream, _show_list
 
-__all__ = ["CSV_NULLS", "CsvStream", "detect_header"]
+__all__ = ["CSV_NULLS", "NA_VALUES", "CsvStream", "detect_header", "na_vocabulary"]
 
-#: Field values read as missing in CSV files.
+#: Field values read as missing in the CSV-formatted data of ARFF files.
 CSV_NULLS = ("", "?", "NA", "NaN", "nan")
+
+#: Field values read as missing in CSV files by default (``--na-values`` replaces them; the
+#: empty field is always missing). ``-`` is not among them: give it with ``--na-values``.
+NA_VALUES = ("", "?", "NA", "N/A", "null", "NaN", "nan")
+
+
+def na_vocabulary(values: object) -> tuple[str, ...]:
+    """The missing-value vocabulary of a CSV file: :data:`NA_VALUES` for None, else the
+    values given (text, comma-separated, or a sequence of texts) and the empty field.
+
+    >>> na_vocabulary(None) == NA_VALUES
+    True
+    >>> na_vocabulary("-,n/a")
+    ('', '-', 'n/a')
+    """
+    if values is None:
+        return NA_VALUES
+    items = values.split(",") if isinstance(values, str) else values
+    if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
+        raise DistvalError(f"`na_values` must be texts, got {values!r}")
+    return tuple(dict.fromkeys(["", *(v.strip() for v in items)]))
 
 _NUMBER_RE = r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$"
 
@@ -76,14 +98,17 @@ def _sample_lines(
     """The first lines of a file, parsed, without empty lines; and how many empty lines come
     before the first one (pyarrow's ``skip_rows`` counts them)."""
     buf = b""
-    with pa.input_stream(path, compression="detect") as f:
-        while buf.count(b"\n") < max_lines:
-            block = f.read(max_bytes)
-            if not block:
-                break
-            buf += block
-            if (len(buf) >= max_bytes and b"\n" in buf) or len(buf) >= 1 << 24:
-                break
+    try:
+        with pa.input_stream(path, compression="detect") as f:
+            while buf.count(b"\n") < max_lines:
+                block = f.read(max_bytes)
+                if not block:
+                    break
+                buf += block
+                if (len(buf) >= max_bytes and b"\n" in buf) or len(buf) >= 1 << 24:
+                    break
+    except (pa.ArrowException, OSError) as exc:
+        raise DistvalError(f"cannot read {path}: {_io_reason(path, exc)}") from None
     text = buf.decode("utf-8", "replace").lstrip("\ufeff")
     _check_quoting(path, text)
     lines = text.splitlines()
@@ -93,6 +118,20 @@ def _sample_lines(
     lead = next((i for i, ln in enumerate(lines) if ln), len(lines))
     lines = [ln for ln in lines if ln.strip()]
     return list(csv.reader(lines)), lead
+
+
+def _io_reason(path: str, exc: BaseException) -> str:
+    """What went wrong reading ``path``, with a hint for a damaged compressed file.
+
+    >>> _io_reason("d.csv.gz", OSError("Truncated compressed stream"))
+    'Truncated compressed stream (is it a complete gzip file?)'
+    """
+    text = getattr(exc, "strerror", None) or str(exc)
+    if path.lower().endswith(".gz") and any(
+        w in text.lower() for w in ("compress", "zlib", "gzip", "inflate")
+    ):
+        text += " (is it a complete gzip file?)"
+    return text
 
 
 def _check_quoting(path: str, text: str) -> None:
@@ -134,6 +173,7 @@ class _CsvReading(_FileStream):
     _types: dict[str, pa.DataType]
     _skip_rows: int = 0
     _nulls: tuple[str, ...] = CSV_NULLS
+    _na_hint = ""
 
     def _parse_options(
         self, handler: Callable[[pacsv.InvalidRow], str] | None = None
@@ -214,7 +254,7 @@ class _CsvReading(_FileStream):
             return DistvalError(
                 f"{self.path}: column {column!r} holds the non-numeric value {value!r} in {where};"
                 f" the column is numeric because {self._numeric_reason()}. Missing values must be"
-                f" written as one of {_show_list(list(self._nulls))}"
+                f" written as one of {_show_list(list(self._nulls))}{self._na_hint}"
             )
         if _STRADDLE in msg:
             return DistvalError(
@@ -223,7 +263,7 @@ class _CsvReading(_FileStream):
             )
         if "Empty CSV file" in msg:
             return DistvalError(f"stream {self.name!r} is empty: {self.path} holds no rows")
-        return DistvalError(f"cannot read {self.path}: {msg}")
+        return DistvalError(f"cannot read {self.path}: {_io_reason(self.path, e)}")
 
     def _locate_value(self, column: str, value: str, after: int) -> int | None:
         """1-based data row of the first occurrence of ``value`` in ``column`` at or after
@@ -297,7 +337,8 @@ class CsvStream(_CsvReading):
 
     Column types are inferred from the first block: numeric columns are features, text columns
     are nominal (codes by first appearance), the label column is read as text. Missing values:
-    ``""``, ``"?"``, ``"NA"``, ``"NaN"``, ``"nan"``. Without a header, columns are named
+    ``na_values`` and the empty field; by default (:data:`NA_VALUES`) ``""``, ``"?"``,
+    ``"NA"``, ``"N/A"``, ``"null"``, ``"NaN"``, ``"nan"``. Without a header, columns are named
     ``c0, c1, ...``.
 
     Parameters
@@ -315,6 +356,8 @@ class CsvStream(_CsvReading):
         Bytes per block read; type inference looks at the first block.
     name
         Display name; default the file name without extensions.
+    na_values
+        Field values read as missing, besides the empty field (default :data:`NA_VALUES`).
 
     Examples
     --------
@@ -337,18 +380,21 @@ class CsvStream(_CsvReading):
         limit: int | None = None,
         block_size: int = _DEFAULT_BLOCK,
         name: str | None = None,
+        na_values: str | tuple[str, ...] | list[str] | None = None,
     ) -> None:
         super().__init__(path, name, limit)
         if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
             raise DistvalError(f"block_size must be a positive integer, got {block_size!r}")
         self.block_size = block_size
+        self._nulls = na_vocabulary(na_values)
+        self._na_hint = " (or name it with --na-values)"
         lines, lead = _sample_lines(self.path)
         if not lines:
             raise DistvalError(f"stream {self.name!r} is empty: {self.path} holds no rows")
-        self.header = detect_header(lines) if header is None else bool(header)
+        self.header = detect_header(lines, self._nulls) if header is None else bool(header)
         if self.header:
             columns = [f.strip() or f"c{i}" for i, f in enumerate(lines[0])]
-            dupes = sorted({c for c in columns if columns.count(c) > 1})
+            dupes = sorted(c for c, n in Counter(columns).items() if n > 1)
             if dupes:
                 raise DistvalError(
                     f"{self.path}: the header names these columns more than once: "
@@ -375,14 +421,20 @@ class CsvStream(_CsvReading):
             looks = pc.match_substring_regex(col, _NUMBER_RE)
             n_num = pc.sum(looks).as_py() or 0
             n_all = len(col) - col.null_count
-            if n_num and n_num < n_all and n_num >= 0.9 * n_all:
+            if not n_num or n_num == n_all:
+                continue
+            # Mostly numbers, or numbers and a marker or two ('-', 'n/a'): a numeric column
+            # whose other values are missing-value markers or mistakes, not categories.
+            markers = pc.count_distinct(pc.filter(col, pc.invert(looks))).as_py()
+            if n_num >= 0.9 * n_all or (n_num >= 0.5 * n_all and markers <= 2):
                 odd = np.flatnonzero(
                     ~looks.to_numpy(zero_copy_only=False).astype(bool)
                     & col.is_valid().to_numpy(zero_copy_only=False)
                 )[0]
                 raise DistvalError(
                     f"{self.path}: non-numeric value {col[int(odd)].as_py()!r} in numeric "
-                    f"column {name!r} (data row {int(odd) + 1})"
+                    f"column {name!r} (data row {int(odd) + 1}); if it marks a missing value, "
+                    "name it with --na-values"
                 )
 
     def _infer_types(self) -> dict[str, pa.DataType]:

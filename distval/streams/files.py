@@ -122,9 +122,9 @@ class _Decoder:
     def decode(self, batch: pa.RecordBatch, start: int) -> tuple[np.ndarray, np.ndarray]:
         s = self.stream
         if self._where is None:
-            names = batch.schema.names
-            self._where = [names.index(f) for f in s.feature_names]
-            self._target_at = names.index(s.target)
+            column_at = {name: j for j, name in enumerate(batch.schema.names)}
+            self._where = [column_at[f] for f in s.feature_names]
+            self._target_at = column_at[s.target]
         n = batch.num_rows
         # Filling rows of the transpose and copying once is much faster than strided columns.
         T = np.empty((len(s.feature_names), n), dtype=np.float64)

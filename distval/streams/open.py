@@ -18,7 +18,7 @@ from distval.streams.iterable import IterableStream
 from distval.streams.parquet import ParquetStream
 from distval.streams.synth import DEFAULT_N, GeneratorStream
 
-__all__ = ["BUNDLED", "FILE_EXTENSIONS", "bundled_path", "open_stream"]
+__all__ = ["BUNDLED", "FILE_EXTENSIONS", "INFINITE", "bundled_path", "open_stream"]
 
 #: Names of the bundled data sets (aliases included) -> file name in ``distval/data``.
 BUNDLED = {"elec2": "elec2.parquet", "electricity": "elec2.parquet"}
@@ -68,6 +68,8 @@ def open_stream(
     target: str | None = None,
     n_rows: int | None = None,
     seed: int | None = None,
+    na_values: str | tuple[str, ...] | list[str] | None = None,
+    infinite: str = "refuse",
 ) -> Stream:
     """Open a stream.
 
@@ -87,6 +89,13 @@ def open_stream(
         (default 100,000).
     seed
         Generator seed (default 1); ignored for files.
+    na_values
+        Field values a CSV file marks missing values with, besides the empty field (default
+        ``N/A``, ``NA``, ``null``, ``?``, ``NaN``, ``nan``; see
+        :func:`~distval.streams.delimited.na_vocabulary`).
+    infinite
+        ``"refuse"`` (default): an infinite feature value is an error naming the feature and
+        the row; ``"missing"``: it is read as a missing value.
 
     Examples
     --------
@@ -96,6 +105,25 @@ def open_stream(
     >>> open_stream("HYP(10, 0.001)", n_rows=500, seed=3).n_rows
     500
     """
+    if infinite not in INFINITE:
+        raise DistvalError(f"unknown `inf` rule {infinite!r}; choose one of {', '.join(INFINITE)}")
+    stream = _open(spec, target, n_rows, seed, na_values)
+    if not isinstance(spec, Stream) or infinite != "refuse":
+        stream.infinite = infinite
+    return stream
+
+
+#: What an infinite feature value does (``--inf``): an error, or a missing value.
+INFINITE = ("refuse", "missing")
+
+
+def _open(
+    spec: str | os.PathLike[str] | Stream | object | None,
+    target: str | None,
+    n_rows: int | None,
+    seed: int | None,
+    na_values: str | tuple[str, ...] | list[str] | None,
+) -> Stream:
     if spec is None:
         spec = "elec2"
     if isinstance(spec, Stream):
@@ -114,6 +142,8 @@ def open_stream(
     ext = _extension(text)
     if ext is not None:
         check_file(text)
+        if FILE_EXTENSIONS[ext] is CsvStream:
+            return CsvStream(text, target=target, limit=n_rows, na_values=na_values)
         return FILE_EXTENSIONS[ext](text, target=target, limit=n_rows)
     if os.path.exists(text) or _PATHLIKE.fullmatch(text) or "/" in text or "\\" in text:
         if not os.path.exists(text):

@@ -110,7 +110,7 @@ CASES = [
     (["--scheme", "holdout"], "argument --scheme: invalid choice: 'holdout'"),
     (["--config", "{d}/nosuch.json"], "cannot read"),
     (["--config", "{d}/ragged.csv"], "is not valid JSON"),
-    (["--learners", "ht", "river.preprocessing:StandardScaler"], "is not a classifier"),
+    (["--learners", "ht", "river.preprocessing:StandardScaler"], "not a classifier"),
     (
         ["--learners", "ht", "river.linear_model:LinearRegression"],
         "learner 'river.linear_model:LinearRegression' is a regressor; distval evaluates"

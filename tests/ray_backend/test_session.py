@@ -1,12 +1,19 @@
-"""Starting Ray (distval.ray_backend.session)."""
+"""Starting Ray (distval.ray_backend.session): no SIGTERM notice from a background thread,
+and a local Ray that distval starts is private (its processes listen on 127.0.0.1 only)."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import textwrap
+import time
+from pathlib import Path
 
 import pytest
 
@@ -48,3 +55,82 @@ def test_ray_started_outside_the_main_thread_prints_no_sigterm_notice():
     assert done.returncode == 0, done.stderr
     assert "started [True] True" in done.stdout, done.stdout + done.stderr
     assert "SIGTERM handler" not in done.stderr + done.stdout
+
+
+def _tree(root: int) -> set[int]:
+    """``root`` and every process descended from it (from /proc, parent ids)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        pid, ppid = int(text.split()[0]), int(text.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(pid)
+    out, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        out.add(pid)
+        todo += children.get(pid, [])
+    return out
+
+
+def _listening(pids: set[int]) -> list[tuple[str, str]]:
+    """(local address, process) of every listening TCP socket of ``pids`` (``ss -ltnp``)."""
+    lines = subprocess.run(["ss", "-ltnpH"], capture_output=True, text=True).stdout
+    out = []
+    for line in lines.splitlines():
+        owners = {int(p) for p in re.findall(r"pid=(\d+)", line)}
+        if owners & pids:
+            out.append((line.split()[3], line.split()[-1]))
+    return out
+
+
+def _host(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    host = address.rsplit(":", 1)[0].strip("[]")
+    if host == "*":
+        return None  # every interface
+    ip = ipaddress.ip_address(host)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+@pytest.mark.skipif(shutil.which("ss") is None or not Path("/proc").is_dir(), reason="needs ss")
+def test_a_local_ray_run_listens_on_loopback_only(tmp_path):
+    """During ``distval run --backend ray`` (Ray started by distval, its default token
+    authentication), every listening socket of the command and the processes it started
+    is on a loopback address; before the fix the GCS, raylets and workers listened on
+    every interface (``*``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
+    args = [
+        sys.executable, "-m", "distval.cli", "run", "--stream", "SEA(50)",
+        "--n-rows", "5000000", "--learners", "nb", "majority", "--folds", "2",
+        "--backend", "ray", "--actors", "2", "--no-progress", "--output", str(tmp_path / "r"),
+    ]
+    log = tmp_path / "stderr.txt"
+    with log.open("wb") as err:
+        proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        seen: list[tuple[str, str]] = []
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and proc.poll() is None:
+            seen = _listening(_tree(proc.pid))
+            if any("LearnerAct" in who for _, who in seen):
+                break
+            time.sleep(0.5)
+        assert any("LearnerAct" in who for _, who in seen), (seen, log.read_text()[-2000:])
+        time.sleep(1.0)  # the rest of the processes (workers, agents) have started too
+        seen = _listening(_tree(proc.pid))
+        names = {re.search(r'\("([^"]+)"', who).group(1) for _, who in seen}
+        assert {"gcs_server", "raylet"} <= names, names
+        exposed = [(a, w) for a, w in seen if (_host(a) is None or not _host(a).is_loopback)]
+        assert not exposed, exposed
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

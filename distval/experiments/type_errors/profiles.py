@@ -17,6 +17,7 @@ from typing import Any
 
 from distval.errors import DistvalError
 from distval.experiments import bifet2015 as paper
+from distval.learners import learner_factory
 
 __all__ = [
     "COST_SOURCE",
@@ -117,6 +118,7 @@ PROFILES: dict[str, dict[str, Any]] = {
 }
 
 
+@learner_factory
 def bagged_ht(n_models: int = 2, seed: int | None = None, **tree_params: Any) -> Any:
     """A cheap randomised tree ensemble: online bagging of Hoeffding trees.
 

@@ -7,12 +7,18 @@ is a :class:`~distval.errors.DistvalError` with MOA's message. Randomizable lear
 distinct seed per (learner, fold) through their random seed (``-r``). The replicas run in
 the JVM, a batch per call (:mod:`.replicas`); needs the ``moa`` extra and Java.
 
+MOA constructs a class before it checks the class's type, so the spec is checked first
+(:func:`check_classes`): the learner must be a MOA classifier and every other Java class the
+string names must be one of MOA's (package ``moa.``); ``file:`` specs (an object read from a
+file) are refused.
+
 >>> is_moa("moa:bayes.NaiveBayes"), is_moa("nb")
 (True, False)
 """
 
 from __future__ import annotations
 
+import re
 import zipfile
 from collections import Counter
 from functools import lru_cache
@@ -23,6 +29,7 @@ from distval.errors import DistvalError
 __all__ = [
     "PREFIX",
     "available",
+    "check_classes",
     "is_moa",
     "moa_cli",
     "moa_families",
@@ -70,13 +77,54 @@ def validate(cli: str) -> str:
     return str(template(cli).getClass().getName())
 
 
+_JAVA_NAME = re.compile(r"(?<![\w.$])[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+
+
+def check_classes(cli: str) -> None:
+    """Refuse a MOA spec before MOA constructs anything: its class must be a MOA classifier
+    (``moa.classifiers.Classifier``, looked up without initialising it) and every other
+    dotted name in it that is a Java class must belong to MOA (``moa.*``). Starts the JVM.
+    """
+    from distval.learners.moa import jvm
+
+    if cli.lower().startswith(("file:", "inmem:")):
+        raise DistvalError(
+            f"learner 'moa:{cli}': MOA specs must name a classifier class, not a file"
+        )
+    jvm.start_jvm()
+    import jpype
+
+    java_class = jpype.JClass("java.lang.Class")
+    loader = jpype.JClass("java.lang.ClassLoader").getSystemClassLoader()
+
+    def find(name: str) -> Any:
+        try:
+            return java_class.forName(name, False, loader)  # no static initialiser runs
+        except (jpype.JException, TypeError, RuntimeError):
+            return None
+
+    head = cli.split()[0].strip("()")
+    found = find(head) or find(f"moa.classifiers.{head}")
+    classifier = jpype.JClass("moa.classifiers.Classifier").class_
+    if found is not None and not classifier.isAssignableFrom(found):
+        raise DistvalError(
+            f"learner 'moa:{cli}' names {found.getName()}, not a MOA classifier "
+            "(moa.classifiers.Classifier); nothing was constructed"
+        )
+    for name in _JAVA_NAME.findall(cli):
+        other = find(name)
+        if other is not None and not str(other.getName()).startswith("moa."):
+            raise DistvalError(
+                f"learner 'moa:{cli}' names the Java class {name}, which is not part of MOA; "
+                "nothing was constructed"
+            )
+
+
 def template(cli: str) -> Any:  # a JPype proxy of moa.classifiers.Classifier
     """A new, untrained MOA classifier parsed from ``cli`` (a :class:`DistvalError` if bad)."""
     if not cli:
         raise DistvalError("learner 'moa:' names no MOA class, e.g. moa:trees.HoeffdingTree")
-    from distval.learners.moa import jvm
-
-    jvm.start_jvm()
+    check_classes(cli)
     import jpype
 
     classifier = jpype.JClass("moa.classifiers.Classifier")

@@ -1,0 +1,114 @@
+"""Every input that used to end in a traceback ends in one line ``distval: error: ...`` and
+exit status 2: damaged .csv.gz files, an output path under a file or on a read-only disk,
+junk result files under ``report``, a deeply nested or misspelt ``--config``."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from distval.cli import main
+
+
+def one_line_error(capsys, *argv) -> str:
+    code = main(list(argv))
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if not x.startswith("distval: warning:")]
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith("distval: error: "), err
+    return lines[0]
+
+
+CSV = b"a,b,label\n" + b"".join(b"%d,%d,%s\n" % (i, 2 * i, b"xy"[i % 2 : i % 2 + 1])
+                               for i in range(3000))
+
+RUN = ["run", "--backend", "inprocess", "--no-progress", "--n-rows", "500"]
+
+
+def test_a_plain_text_file_named_csv_gz(tmp_path, capsys):
+    (tmp_path / "d.csv.gz").write_bytes(CSV)
+    line = one_line_error(capsys, *RUN, "--stream", str(tmp_path / "d.csv.gz"),
+                          "--output", str(tmp_path / "o"))
+    assert "d.csv.gz" in line and "gzip" in line
+
+
+def test_a_truncated_csv_gz(tmp_path, capsys):
+    packed = gzip.compress(CSV)
+    (tmp_path / "d.csv.gz").write_bytes(packed[: len(packed) // 2])
+    line = one_line_error(capsys, *RUN, "--stream", str(tmp_path / "d.csv.gz"),
+                          "--output", str(tmp_path / "o"))
+    assert "d.csv.gz" in line and "gzip" in line
+
+
+def test_output_under_a_file(tmp_path, capsys):
+    (tmp_path / "f").write_text("a file")
+    line = one_line_error(capsys, *RUN, "--stream", "sea", "--output", str(tmp_path / "f" / "o"))
+    assert str(tmp_path / "f") in line
+
+
+@contextlib.contextmanager
+def _tmpfs(path, options):
+    """A small tmpfs at ``path`` (root only; skips elsewhere)."""
+    path.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)],
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", str(path)], check=True)
+
+
+def test_output_on_a_read_only_disk(tmp_path, capsys):
+    with _tmpfs(tmp_path / "ro", "size=1m,ro") as ro:
+        line = one_line_error(capsys, *RUN, "--stream", "sea", "--output", str(ro / "o"))
+    assert "Read-only file system" in line
+
+
+@pytest.mark.parametrize("name", ["q.parquet", "events.parquet", "tests.parquet"])
+def test_report_of_a_directory_with_a_junk_table(tmp_path, capsys, name):
+    out = tmp_path / "r"
+    assert main([*RUN, "--stream", "sea", "--test-every", "250", "--output", str(out)]) == 0
+    capsys.readouterr()
+    (out / name).write_text("junk")
+    line = one_line_error(capsys, "report", str(out))
+    assert f"cannot read {out / name}" in line
+
+
+def test_a_deeply_nested_config(tmp_path, capsys):
+    (tmp_path / "c.json").write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
+    line = one_line_error(capsys, *RUN, "--config", str(tmp_path / "c.json"),
+                          "--output", str(tmp_path / "o"))
+    assert "nests too deeply" in line
+
+
+def test_a_misspelt_config_key_is_refused_with_the_closest_name(tmp_path, capsys):
+    """Before, {"n_fold": 3} ran with the default 10 folds."""
+    (tmp_path / "c.json").write_text(json.dumps({"stream": "sea", "n_fold": 3}))
+    line = one_line_error(capsys, *RUN, "--config", str(tmp_path / "c.json"),
+                          "--output", str(tmp_path / "o"))
+    assert "unknown key 'n_fold' (did you mean 'n_folds'?)" in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_full_disk_ends_in_one_line_and_keeps_what_was_written(tmp_path, capsys):
+    """A 300 kB disk fills during the run: before, a traceback (and a Parquet file without
+    footer); now one line, and the rows written before read back, marked interrupted."""
+    from distval.results import load_results
+
+    with _tmpfs(tmp_path / "small", "size=300k") as small:
+        line = one_line_error(capsys, *RUN[:-2], "--n-rows", "200000", "--stream", "sea",
+                              "--test-every", "500", "--output", str(small / "o"))
+        assert "No space left on device" in line
+        saved = load_results(small / "o")
+        assert saved.final_position >= 500
+        assert saved.interrupted_at == saved.final_position

@@ -1,0 +1,26 @@
+"""River classifiers whose predictions are not classes of the stream, for the refusal tests."""
+
+from __future__ import annotations
+
+from river import dummy
+
+
+class PredictsMinusOne(dummy.PriorClassifier):
+    """Predicts -1 (the marker of rows a fold did not test) from row ``after`` on."""
+
+    def __init__(self, after: int = 50):
+        super().__init__()
+        self.after = after
+        self.seen = 0
+
+    def predict_one(self, x, **kwargs):
+        self.seen += 1
+        return -1 if self.seen > self.after else super().predict_one(x)
+
+
+class PredictsUnseen(PredictsMinusOne):
+    """Predicts class index 7 (the stream has two classes) from row ``after`` on."""
+
+    def predict_one(self, x, **kwargs):
+        self.seen += 1
+        return 7 if self.seen > self.after else dummy.PriorClassifier.predict_one(self, x)

@@ -1,0 +1,24 @@
+"""A prediction that is not a class of the stream is refused with the learner's name; -1 no
+longer passes for the marker of an untested row."""
+
+from __future__ import annotations
+
+import pytest
+
+from distval.errors import DistvalError
+from distval.evaluation import evaluate
+
+
+@pytest.mark.parametrize(
+    ("learner", "shown"),
+    [("odd_learners:PredictsMinusOne(after=50)", "-1"), ("odd_learners:PredictsUnseen", "7")],
+)
+def test_a_prediction_outside_the_classes_is_refused_with_the_learners_name(learner, shown):
+    """SEA has two classes (indices 0 and 1). Before, -1 was counted as "not tested" (the
+    rows silently left out of the learner's measures) and 7 as a class of its own."""
+    with pytest.raises(DistvalError) as info:
+        evaluate(stream="sea", n_rows=600, learners=("nb", learner), n_folds=2,
+                 test_every=200, scheme="cv", prequential=True)
+    message = str(info.value)
+    assert f"learner {learner!r}" in message
+    assert f"predicted {shown} for row " in message and "0..1" in message
