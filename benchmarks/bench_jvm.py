@@ -27,6 +27,7 @@ from common import save, table
 VARIANTS = [
     ("defaults (ParallelGC, every core)", None, None),
     ("G1 collector", "-Xmx4g -XX:+UseG1GC", None),
+    ("512 MB young generation (before issue 31)", "-Xmx4g -Xmn512m", None),
     ("one Java thread", None, "1"),
 ]
 JOBS = [("HT + NB", 1_000_000), ("ARF(10)", 100_000)]
@@ -85,7 +86,9 @@ def main() -> None:
             "- each variant in a fresh process (`distval.evaluate`, imports and JVM start"
             " included); within a round the variants run back to back in the order listed.",
             "- G1 collector: `DISTVAL_JVM_ARGS=\"-Xmx4g -XX:+UseG1GC\"` (distval still adds"
-            " -Xmn512m and -XX:+DisableExplicitGC); one Java thread: `DISTVAL_MOA_THREADS=1`.",
+            " -Xmn128m and -XX:+DisableExplicitGC); 512 MB young generation: the defaults"
+            " before issue 31; one Java thread:"
+            " `DISTVAL_MOA_THREADS=1`.",
         ]
     )
     save("jvm", text, {"rows": rows, "rounds": args.rounds})

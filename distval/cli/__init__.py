@@ -11,8 +11,11 @@ only parses arguments and calls the library; bad input ends with one line
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import gc
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -23,7 +26,7 @@ from typing import NoReturn
 
 from distval.errors import DistvalError
 
-__all__ = ["build_parser", "command", "main", "os_error", "terminate_as_interrupt"]
+__all__ = ["build_parser", "command", "main", "os_error", "program", "terminate_as_interrupt"]
 
 #: Commands: module under ``distval.cli`` and help text.
 COMMANDS = {
@@ -146,5 +149,25 @@ def command() -> int:
     return status
 
 
+def program() -> NoReturn:
+    """The ``distval`` console script and ``python -m distval.cli``: :func:`command`, then
+    the process ends without tearing the interpreter down. The exit handlers every library
+    registered run first (``atexit``) and the standard streams are flushed; what is skipped
+    is the interpreter's own finalization (clearing every module of scipy, numba, pandas...
+    one by one), which after a MOA run cost as much CPU as a tenth of the run
+    (``benchmarks/bench_cpu.py``). A thread that is not a daemon still running (nothing of
+    distval's) gets the ordinary exit, which waits for it.
+    """
+    status = command()
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
+           if t is not threading.main_thread()):
+        sys.exit(status)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # closed, or a broken pipe
+            stream.flush()
+    os._exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(command())
+    program()

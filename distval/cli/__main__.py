@@ -1,7 +1,5 @@
 """``python -m distval.cli``: the ``distval`` command."""
 
-import sys
+from distval.cli import program
 
-from distval.cli import command
-
-sys.exit(command())
+program()

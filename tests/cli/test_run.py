@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -245,6 +246,58 @@ def test_the_command_exits_quickly_only_after_the_results_are_written(tmp_path):
     folds = pq.read_table(out / "folds.parquet").to_pandas()
     assert folds["position"].max() == 600
     assert len(folds[folds["position"] == 600]) == 2 * 2 * 2  # learners x folds x forgetting
+
+
+def _program(code: str) -> subprocess.CompletedProcess[str]:
+    import sys
+
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+def test_the_program_runs_exit_handlers_flushes_and_keeps_its_status(tmp_path):
+    """:func:`distval.cli.program` ends the process without the interpreter's teardown: the
+    handlers registered with ``atexit`` still run, what was printed is all there, the
+    results are complete on disk (one final fold row per replica, read back with pyarrow)."""
+    out = tmp_path / "res"
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('handler ran', flush=True))\n"
+        "from distval.cli import program\n"
+        f"sys.argv = ['distval', 'run', '--stream', 'sea', '--n-rows', '600', '--learners',"
+        f" 'moa:bayes.NaiveBayes', 'nb', '--folds', '2', '--backend', 'inprocess',"
+        f" '--no-progress', '--output', {str(out)!r}]\n"
+        "program()\n"
+        "print('not reached')\n"
+    )
+    done = _program(code)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[-1] == "handler ran"
+    assert f"results: {out}" in lines
+    assert "not reached" not in done.stdout
+    folds = pq.read_table(out / "folds.parquet").to_pandas()
+    assert folds["position"].max() == 600
+    assert len(folds[folds["position"] == 600]) == 2 * 2 * 2  # learners x folds x forgetting
+
+
+def test_the_program_exits_2_on_bad_input_and_waits_for_other_threads():
+    """Bad input still ends with one line and status 2; a thread that is not a daemon (a
+    user's, when distval is called from a script) gets the ordinary exit, which waits."""
+    code = (
+        "import sys, threading, time\n"
+        "def late():\n"
+        "    time.sleep(0.3)\n"
+        "    print('thread done', flush=True)\n"
+        "threading.Thread(target=late).start()\n"
+        "from distval.cli import program\n"
+        "sys.argv = ['distval', 'run', '--stream', 'no_such_stream_xyz', '--no-progress']\n"
+        "program()\n"
+    )
+    done = _program(code)
+    assert done.returncode == 2
+    assert done.stderr.strip().startswith("distval: error: ")
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert done.stdout.strip() == "thread done"
 
 
 def test_config_json_reruns_a_saved_run_exactly(tmp_path, capsys):

@@ -10,10 +10,12 @@
   a JRE only (no ``javac``) MOA learners are refused with one line saying so.
 * JVM options: ``$DISTVAL_JVM_ARGS`` (default ``-Xmx4g``; crash logs go to the temp directory),
   plus :data:`GC_ARGS` unless those options already set them. JPype links the two garbage
-  collectors (every Java collection runs a full Python collection), so a large young
-  generation, no explicit Java GC and :func:`frozen_python_heap` keep those collections few
-  and cheap; the collector is the throughput one (``-XX:+UseParallelGC``) unless the options
-  choose one. Measurements: ``docs/performance.md``.
+  collectors (every Java collection runs a full Python collection), so no explicit Java GC
+  and :func:`frozen_python_heap` keep those collections cheap; a 128 MB young generation
+  keeps them few without holding memory the job does not need (512 MB cost 260-390 MB of
+  peak RSS for no CPU gain); the collector is the throughput one (``-XX:+UseParallelGC``)
+  unless the options choose one. Measurements: ``docs/performance.md``,
+  ``docs/performance-cpu.md``.
 * Ray's failure signal handler (absl) catches the SIGSEGV the JVM raises on purpose (implicit
   null checks) and aborts the process. Starting the JVM therefore sets
   ``RAY_DISABLE_FAILURE_SIGNAL_HANDLER=1`` in this process's environment
@@ -72,11 +74,12 @@ COLLECTORS = tuple(
     for sign in "+-"
 )
 #: JVM options added to ``$DISTVAL_JVM_ARGS``, each with the option prefixes that mean the
-#: user set it already: a 512 MB young generation, ``System.gc()`` (JPype's call) a no-op,
-#: and the throughput collector instead of G1 (``benchmarks/bench_jvm.py``; measurements in
-#: ``docs/performance.md``).
+#: user set it already: a 128 MB young generation, ``System.gc()`` (JPype's call) a no-op,
+#: and the throughput collector instead of G1 (``benchmarks/bench_jvm.py``,
+#: ``benchmarks/bench_cpu.py --flags``; measurements in ``docs/performance.md`` and
+#: ``docs/performance-cpu.md``).
 GC_ARGS = {
-    "-Xmn512m": ("-Xmn", "-XX:NewSize", "-XX:MaxNewSize"),
+    "-Xmn128m": ("-Xmn", "-XX:NewSize", "-XX:MaxNewSize"),
     "-XX:+DisableExplicitGC": ("-XX:+DisableExplicitGC", "-XX:-DisableExplicitGC"),
     "-XX:+UseParallelGC": COLLECTORS,
 }
@@ -87,7 +90,7 @@ def jvm_args(env: str | None = None) -> list[str]:
     :data:`GC_ARGS` it does not set, then a crash-log location unless it names one.
 
     >>> jvm_args("-Xmx2g")[:4]
-    ['-Xmx2g', '-Xmn512m', '-XX:+DisableExplicitGC', '-XX:+UseParallelGC']
+    ['-Xmx2g', '-Xmn128m', '-XX:+DisableExplicitGC', '-XX:+UseParallelGC']
     >>> args = jvm_args("-Xmx2g -Xmn1g -XX:-DisableExplicitGC -XX:+UseG1GC")
     >>> args[:4], "-XX:+UseParallelGC" in args
     (['-Xmx2g', '-Xmn1g', '-XX:-DisableExplicitGC', '-XX:+UseG1GC'], False)
