@@ -311,7 +311,40 @@ class SignEProcess:
         return self.wealth
 
 
-class SettledSignEProcess:
+class _SettledFolds:
+    """What the settled-fold e-processes share: their checks, the exact test's region
+    ``statistic <= c`` from its two-sided ``sizes`` at ``alpha``, the folds' settled signs,
+    the running e-value and the anytime-valid p-value."""
+
+    def __init__(self, n_folds: int, alpha: float, settle: float) -> None:
+        self.alpha = check_open_unit(alpha, "alpha")
+        if n_folds < 1:
+            raise DistvalError(f"at least one fold is needed, got {n_folds}")
+        if not settle > 0:
+            raise DistvalError(f"`settle` must be positive, got {settle!r}")
+        self.n_folds, self.settle = int(n_folds), float(settle)
+        self.signs = np.zeros(self.n_folds, dtype=np.int8)  # +1 A, -1 B, 0 not settled yet
+        self.evalue = 1.0
+        self.max_evalue = 1.0
+        self.reject = False
+
+    def _region(self, sizes: np.ndarray) -> None:
+        fits = np.flatnonzero(sizes <= self.alpha)
+        self.c = int(fits[-1]) if len(fits) else -1  # -1: the test can never reject
+        self.size = float(sizes[self.c]) if self.c >= 0 else 0.0
+
+    @property
+    def settled(self) -> int:
+        """Folds whose sign is settled."""
+        return int(np.count_nonzero(self.signs))
+
+    @property
+    def pvalue(self) -> float:
+        """The anytime-valid p-value: ``min(1, 1 / largest e-value so far)``."""
+        return min(1.0, 1.0 / self.max_evalue)
+
+
+class SettledSignEProcess(_SettledFolds):
     """An anytime-valid sign test across k folds: each fold's sign counts once, when it settles.
 
     Call :meth:`update` at every look with each fold's cumulative count of rows on which
@@ -348,33 +381,11 @@ class SettledSignEProcess:
     def __init__(self, n_folds: int, alpha: float = 0.05, settle: float = 1.5) -> None:
         from scipy import stats  # on first use: ~0.7 s of imports
 
-        self.alpha = check_open_unit(alpha, "alpha")
-        if n_folds < 1:
-            raise DistvalError(f"at least one fold is needed, got {n_folds}")
-        if not settle > 0:
-            raise DistvalError(f"`settle` must be positive, got {settle!r}")
-        self.n_folds, self.settle = int(n_folds), float(settle)
+        super().__init__(n_folds, alpha, settle)
         k = self.n_folds
         # the exact two-sided sign test's region {W <= c or W >= k - c} at level alpha
         tail = stats.binom.cdf(np.arange(k + 1), k, 0.5)
-        sizes = np.minimum(1.0, 2 * tail)
-        fits = np.flatnonzero(sizes <= self.alpha)
-        self.c = int(fits[-1]) if len(fits) else -1  # -1: the test can never reject
-        self.size = float(sizes[self.c]) if self.c >= 0 else 0.0
-        self.signs = np.zeros(k, dtype=np.int8)  # +1 A, -1 B, 0 not settled yet
-        self.evalue = 1.0
-        self.max_evalue = 1.0
-        self.reject = False
-
-    @property
-    def settled(self) -> int:
-        """Folds whose sign is settled."""
-        return int(np.count_nonzero(self.signs))
-
-    @property
-    def pvalue(self) -> float:
-        """The anytime-valid p-value: ``min(1, 1 / largest e-value so far)``."""
-        return min(1.0, 1.0 / self.max_evalue)
+        self._region(np.minimum(1.0, 2 * tail))
 
     @property
     def margin(self) -> int:
@@ -423,7 +434,7 @@ def _signed_rank_cdf(n: int) -> FloatArray:
     return np.asarray(np.cumsum(counts) / 2.0**n, dtype=np.float64)
 
 
-class SettledWilcoxonEProcess:
+class SettledWilcoxonEProcess(_SettledFolds):
     """An anytime-valid Wilcoxon signed-rank test across k folds, ranked by settling order.
 
     Folds settle as in :class:`SettledSignEProcess` (``|wins_a - wins_b| >= settle *
@@ -449,34 +460,12 @@ class SettledWilcoxonEProcess:
     """
 
     def __init__(self, n_folds: int, alpha: float = 0.05, settle: float = 1.5) -> None:
-        self.alpha = check_open_unit(alpha, "alpha")
-        if n_folds < 1:
-            raise DistvalError(f"at least one fold is needed, got {n_folds}")
-        if not settle > 0:
-            raise DistvalError(f"`settle` must be positive, got {settle!r}")
-        self.n_folds, self.settle = int(n_folds), float(settle)
+        super().__init__(n_folds, alpha, settle)
         k = self.n_folds
         self.total_rank = k * (k + 1) // 2
         cdf = _signed_rank_cdf(k)
-        sizes = np.minimum(1.0, 2 * cdf[: self.total_rank // 2 + 1])
-        fits = np.flatnonzero(sizes <= self.alpha)
-        self.c = int(fits[-1]) if len(fits) else -1  # -1: the test can never reject
-        self.size = float(sizes[self.c]) if self.c >= 0 else 0.0
-        self.signs = np.zeros(k, dtype=np.int8)
+        self._region(np.minimum(1.0, 2 * cdf[: self.total_rank // 2 + 1]))
         self.ranks = np.zeros(k, dtype=np.int64)
-        self.evalue = 1.0
-        self.max_evalue = 1.0
-        self.reject = False
-
-    @property
-    def settled(self) -> int:
-        """Folds whose sign (and rank) is settled."""
-        return int(np.count_nonzero(self.signs))
-
-    @property
-    def pvalue(self) -> float:
-        """The anytime-valid p-value: ``min(1, 1 / largest e-value so far)``."""
-        return min(1.0, 1.0 / self.max_evalue)
 
     @property
     def margin(self) -> int:
