@@ -37,7 +37,7 @@ import numpy as np
 from distval.errors import DistvalError
 from distval.metrics import Tracker, make_tracker
 from distval.metrics.kernels import LEVELS as _LEVELS
-from distval.metrics.kernels import _adwin_insert, _adwin_scan, _push, _trim
+from distval.metrics.kernels import _adwin_insert, _adwin_scan, _push, _trim, adwin_params
 from distval.metrics.measures import PRED_SHIFT as _PRED_SHIFT
 from distval.metrics.measures import Y_SHIFT as _Y_SHIFT
 from distval.metrics.trackers import _Windowed
@@ -68,13 +68,7 @@ def _paired_adwin_batch(  # pragma: no cover - numba
 ) -> None:
     """Slots s (side A) and s + m (side B) of a (pair, fold): one ADWIN ``s`` over the rows
     both tested, on ``(loss_B - loss_A + 1) / 2``; both rings trimmed to its width."""
-    delta, clock, max_buckets, min_len, grace = (
-        params[0],
-        np.int64(params[1]),
-        np.int64(params[2]),
-        params[3],
-        params[4],
-    )
+    delta, clock, max_buckets, min_len, grace = adwin_params(params)
     work = np.empty((5, bt.shape[1] * bt.shape[2]))
     n_slots, n = pred.shape
     m = n_slots // 2
@@ -114,13 +108,7 @@ def _adwin_values_batch(  # pragma: no cover - numba
     params: np.ndarray,
 ) -> None:
     """One ADWIN per slot over ``values`` (slots, rows) in [0, 1]; NaN: no value."""
-    delta, clock, max_buckets, min_len, grace = (
-        params[0],
-        np.int64(params[1]),
-        np.int64(params[2]),
-        params[3],
-        params[4],
-    )
+    delta, clock, max_buckets, min_len, grace = adwin_params(params)
     work = np.empty((5, bt.shape[1] * bt.shape[2]))
     n_slots, n = values.shape
     for s in range(n_slots):

@@ -8,6 +8,8 @@ the oldest codes beyond the window's length leave both.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 
@@ -229,6 +231,13 @@ def _adwin_scan(
 
 
 @numba.njit(cache=True, nogil=True)
+def adwin_params(params: np.ndarray) -> tuple[Any, ...]:
+    """An ADWIN kernel's settings from its float array: delta, clock, max buckets, minimum
+    sub-window length, grace rows."""
+    return params[0], np.int64(params[1]), np.int64(params[2]), params[3], params[4]
+
+
+@numba.njit(cache=True, nogil=True)
 def adwin_batch(  # pragma: no cover - numba
     y: np.ndarray,
     pred: np.ndarray,
@@ -247,13 +256,7 @@ def adwin_batch(  # pragma: no cover - numba
     params: np.ndarray,
     trace: np.ndarray,
 ) -> None:
-    delta, clock, max_buckets, min_len, grace = (
-        params[0],
-        np.int64(params[1]),
-        np.int64(params[2]),
-        params[3],
-        params[4],
-    )
+    delta, clock, max_buckets, min_len, grace = adwin_params(params)
     tracing = trace.shape[1] > 0
     work = np.empty((5, bt.shape[1] * bt.shape[2]))
     n_slots, n = pred.shape
