@@ -316,11 +316,12 @@ class Run:
     ):
         self.config = config
         self.stream = stream
-        self.result = EvaluationResult(config, output_dir=Path(output_dir) if output_dir else None)
-        self.result.backend = backend
         self.writer = ResultWriter(output_dir, overwrite=overwrite) if output_dir else None
-        if self.writer:
+        self.result = EvaluationResult(config, output_dir=Path(output_dir) if output_dir else None)
+        if self.writer:  # the time series goes to the directory, and is read back from it
+            self.result.series = self.writer
             self.writer.write_config(config, {"backend": backend, "stream_name": stream.name})
+        self.result.backend = backend
         self._bar = None
         self._lines = progress == "lines"
         self._line_seconds = line_seconds
@@ -378,8 +379,6 @@ class Run:
             return
         self.result.add(snap)
         self.result.snapshot_seconds.append(time.perf_counter() - self._start)
-        if self.writer:
-            self.writer.append(snap)
         if self._bar is not None or self._lines:
             width = None
             if self._bar is not None:  # what the (short) bar leaves of the terminal

@@ -10,25 +10,17 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Protocol
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from distval.aggregator import Snapshot
+from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.results.provenance import provenance
-from distval.results.schema import (
-    EVENT_SCHEMA,
-    FILES,
-    FOLD_SCHEMA,
-    PAIRED_SCHEMA,
-    Q_SCHEMA,
-    TEST_SCHEMA,
-    VERDICT_SCHEMA,
-    read_batches,
-    table,
-)
+from distval.results.reader import read_table
+from distval.results.schema import FILES, TABLE_SCHEMAS, TABLES, read_batches, table
+from distval.results.series import tables_of
 
 __all__ = ["ResultWriter", "Summarised", "claim_output", "to_parquet"]
 
@@ -120,14 +112,10 @@ class ResultWriter:
         self.dir = claim_output(directory, FILES, overwrite=overwrite)
         self.flush_seconds = flush_seconds
         # Each table's snapshots not yet written, as columns.
-        self._folds: list[dict[str, np.ndarray]] = []
-        self._tests: list[dict[str, np.ndarray]] = []
-        self._q: list[dict[str, np.ndarray]] = []
-        self._events: list[dict[str, np.ndarray]] = []
-        self._paired: list[dict[str, np.ndarray]] = []
-        self._verdicts: list[dict[str, np.ndarray]] = []
+        self._pending: dict[str, list[Columns]] = {name: [] for name in TABLES}
         self._streams: dict[str, tuple[pa.NativeFile, pa.ipc.RecordBatchStreamWriter]] = {}
         self._last_flush = time.monotonic()
+        self._closed = False
         self.failed: BaseException | None = None
 
     def write_config(self, config: RunConfig, extra: dict[str, Any] | None = None) -> None:
@@ -135,30 +123,27 @@ class ResultWriter:
         (self.dir / "config.json").write_text(json.dumps(data, indent=2) + "\n")
 
     def append(self, snapshot: Snapshot) -> None:
-        self._folds.append(snapshot.folds)
-        self._tests.append(snapshot.tests)
-        self._q.append(snapshot.q)
-        self._events.append(snapshot.events)
-        self._paired.append(snapshot.paired)
-        self._verdicts.append(snapshot.verdicts)
+        for name, columns in tables_of(snapshot).items():
+            self._pending[name].append(columns)
         if time.monotonic() - self._last_flush >= self.flush_seconds:
             self.flush()
 
-    def _tables(self) -> tuple[tuple[str, list[dict[str, np.ndarray]], pa.Schema], ...]:
-        return (
-            ("folds", self._folds, FOLD_SCHEMA),
-            ("tests", self._tests, TEST_SCHEMA),
-            ("q", self._q, Q_SCHEMA),
-            ("events", self._events, EVENT_SCHEMA),
-            ("paired", self._paired, PAIRED_SCHEMA),
-            ("verdicts", self._verdicts, VERDICT_SCHEMA),
-        )
+    def table(self, name: str) -> pa.Table:
+        """Table ``name`` as written so far, read back from the directory (each flushed
+        batch; a :class:`~distval.results.series.Series` whose memory does not grow)."""
+        schema = TABLE_SCHEMAS[name]
+        if not self._closed:
+            self.flush()
+        if not any((self.dir / f"{name}.{ext}").exists() for ext in ("parquet", "arrows")):
+            return schema.empty_table()  # e.g. events of a run without a detection
+        return read_table(self.dir, name).select(schema.names).cast(schema)
 
     def flush(self) -> None:
         if self.failed is not None:
             return
         try:
-            for name, chunks, schema in self._tables():
+            for name, chunks in self._pending.items():
+                schema = TABLE_SCHEMAS[name]
                 rows = table(chunks, schema)
                 chunks.clear()
                 optional = f"{name}.parquet" in _ONLY_WITH_ROWS
@@ -178,6 +163,7 @@ class ResultWriter:
         """Flush, turn each table's stream into its Parquet file, write the summary."""
         if self.failed is None:
             self.flush()
+        self._closed = True
         for sink, writer in self._streams.values():
             with contextlib.suppress(OSError, pa.ArrowException):
                 writer.close()
