@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from distval.aggregator import Snapshot
 from distval.columns import Columns
-from distval.results.schema import TABLES, TABLE_SCHEMAS, table
+from distval.results.schema import TABLE_SCHEMAS, TABLES, table
 
 __all__ = ["BATCH_CHECKS", "Series", "TimeSeries", "tables_of"]
 

@@ -196,7 +196,7 @@ def to_parquet(stream: Path, parquet: Path) -> None:
     """
     part = parquet.with_name(parquet.name + ".part")
     try:
-        with pa.memory_map(str(stream)) as source:
+        with pa.OSFile(str(stream)) as source:  # read, not mapped: a batch at a time in RSS
             reader = pa.ipc.open_stream(source)
             with pq.ParquetWriter(part, reader.schema) as out:
                 for batch in read_batches(reader):
