@@ -275,7 +275,7 @@ _EXACT_SIGN_MAX = 14
 def _binom_pvalue(wins: int, n: int) -> float:
     if n <= _EXACT_SIGN_MAX:
         tail = sum(math.comb(n, i) for i in range(min(wins, n - wins) + 1))
-        return min(1.0, 2 * tail / 2**n)
+        return min(1.0, 2 * tail / (1 << n))
     return float(_scipy_stats().binomtest(wins, n, 0.5, alternative="two-sided").pvalue)
 
 
@@ -453,7 +453,7 @@ def _exact_untied(n: int, r_plus: int) -> tuple[float, float]:
     """
     counts = _signed_rank_counts(n)
     at_most, at_least = sum(counts[: r_plus + 1]), sum(counts[r_plus:])
-    pvalue = min(1.0, 2 * min(at_most, at_least) / 2**n)
+    pvalue = min(1.0, 2 * min(at_most, at_least) / (1 << n))
     return float(min(r_plus, n * (n + 1) // 2 - r_plus)), pvalue
 
 
