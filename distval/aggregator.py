@@ -495,10 +495,11 @@ class Aggregator:
                     )
                 )
         events, self._events = self._events, []
-        paired, verdicts = empty_columns(PAIRED_SCHEMA), empty_columns(VERDICT_SCHEMA)
         if self.verdicts is not None:
             paired, verdict_rows = self.verdicts.look(self.position, tests)
             verdicts = to_columns(verdict_rows, VERDICT_SCHEMA)
+        else:
+            paired, verdicts = empty_columns(PAIRED_SCHEMA), empty_columns(VERDICT_SCHEMA)
         self.last = Snapshot(
             self.position,
             {name: np.concatenate([f[name] for f in folds]) for name in FOLD_SCHEMA.names},
