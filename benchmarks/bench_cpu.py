@@ -115,10 +115,14 @@ def distval_plain(job: str, arff: Path, env: dict[str, str] | None = None) -> di
 BEFORE_JVM = "-Xmx4g -Xmn512m -XX:+UseParallelGC -XX:TieredStopAtLevel=4"
 
 
-def distval_run(job: str, arff: Path, before: bool = False) -> dict[str, Any]:
+def distval_run(
+    job: str, arff: Path, before: bool = False, tree: Path | None = None
+) -> dict[str, Any]:
     """The ``distval run`` program in-process, results written (a temporary directory), as a
     user runs it. ``before``: with the JVM options and the exit of before issue 31 (the
-    interpreter's ordinary teardown after :func:`distval.cli.command`)."""
+    interpreter's ordinary teardown after :func:`distval.cli.command`). ``tree``: the
+    package of another checkout (e.g. a git worktree of an earlier commit) instead of this
+    one's."""
     with tempfile.TemporaryDirectory(prefix="bench-cpu-run-") as out:
         argv = ["distval", "run", "--stream", str(arff), "--learners", *specs_of(job),
                 "--folds", "10", "--backend", "inprocess", "--no-progress",
@@ -128,7 +132,21 @@ def distval_run(job: str, arff: Path, before: bool = False) -> dict[str, Any]:
                     "sys.exit(command())\n")
             return measured([sys.executable, "-c", code],
                             python_env({"DISTVAL_JVM_ARGS": BEFORE_JVM}))
-        return measured([sys.executable, "-m", "distval.cli", *argv[1:]], python_env())
+        env = python_env()
+        if tree is not None:
+            env["PYTHONPATH"] = f"{tree}:{HERE.parent}"
+        return measured([sys.executable, "-m", "distval.cli", *argv[1:]], env)
+
+
+def revision(tree: Path) -> str:
+    """The short commit of a checkout (and ``+changes`` when its files differ from it)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(tree), *args], capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    return git("rev-parse", "--short", "HEAD") + (" +changes" if git("status", "--porcelain",
+                                                                      "--untracked-files=no")
+                                                  else "")
 
 
 def bare(job: str, arff: Path) -> dict[str, Any]:
@@ -361,17 +379,32 @@ def bare_loop(job: str, arff: Path) -> dict[str, float]:
 # -- the report ---------------------------------------------------------------------------
 
 
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The round with the median CPU-seconds (the first of the two middle ones), and every
+    round's CPU-seconds."""
+    chosen = sorted(runs, key=lambda r: r["cpu"])[(len(runs) - 1) // 2]
+    return dict(chosen, rounds=[r["cpu"] for r in runs])
+
+
 def run_job(
-    job: str, n: int, arff: Path
+    job: str, n: int, arff: Path, before_tree: Path | None = None, rounds: int = 1
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     moa = [moa_cli(LEARNERS[one], arff, n) for one in names(job)]
     moa_cpu, moa_wall = sum(r["cpu"] for r in moa), sum(r["wall"] for r in moa)
     moa_rss = max(r["rss"] for r in moa)
-    runs = {
-        "distval run, before (old JVM options and exit)": distval_run(job, arff, before=True),
-        "distval run, now": distval_run(job, arff),
-        "distval.evaluate in `python -c`, now": distval_plain(job, arff),
-    }
+    if before_tree is None:
+        runs = {
+            "distval run, before (old JVM options and exit)": distval_run(job, arff, before=True),
+            "distval run, now": distval_run(job, arff),
+        }
+    else:  # the two checkouts alternated, round after round: they meet the same load
+        then, now = f"distval run, before ({revision(before_tree)})", "distval run, now"
+        alternated: dict[str, list[dict[str, Any]]] = {then: [], now: []}
+        for _ in range(rounds):
+            alternated[then].append(distval_run(job, arff, tree=before_tree))
+            alternated[now].append(distval_run(job, arff))
+        runs = {what: median_run(rs) for what, rs in alternated.items()}
+    runs["distval.evaluate in `python -c`, now"] = distval_plain(job, arff)
     host = bare(job, arff)
     prof = profiled(job, arff)
     p = prof["profile"]
@@ -404,6 +437,7 @@ def run_job(
                 "wall / moa": r["wall"] / moa_wall,
                 "RSS - moa MB": (r["rss"] - moa_rss) / 2**20,
                 "cpu / bare loop": r["cpu"] / host["loop_cpu"],
+                "cpu s, each round": " / ".join(f"{c:.2f}" for c in r.get("rounds", [])),
             }
         )
     total = prof["cpu"]
@@ -483,6 +517,12 @@ def main() -> None:
     ap.add_argument("--name", default="cpu")
     ap.add_argument("--flags", help="compare JVM option sets (comma-separated FLAG_SETS names)")
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument(
+        "--before-tree",
+        type=Path,
+        help="a checkout of an earlier commit (e.g. a git worktree): its `distval run` is the"
+        " 'before' row, alternated with this one's --rounds times (medians shown)",
+    )
     ap.add_argument("--profile", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--bare", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -518,13 +558,14 @@ def main() -> None:
         save(a.name, text, {"rows": out, "args": vars(a)})
         return
     rows, parts = [], []
+    start_load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
         for job in a.jobs.split(","):
             n = sizes[job]
             arff = Path(tmp) / f"sea{n}.arff"
             if not arff.exists():
                 write_sea(arff, n)
-            got, breakdown = run_job(job, n, arff)
+            got, breakdown = run_job(job, n, arff, a.before_tree, a.rounds)
             rows += got
             parts += breakdown
             print(got, file=sys.stderr, flush=True)
@@ -533,18 +574,28 @@ def main() -> None:
         [
             "### distval's CPU-seconds against MOA's CLI, the goal's jobs (issue 31): 10-fold"
             f" prequential bootstrap on MOA's SEA rows, {os.cpu_count()} cores,"
-            f" load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}",
+            " load average at the start {:.1f} / {:.1f} / {:.1f},".format(*start_load)
+            + f" at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}",
             "",
             table(rows, ["job", "rows", "process", "cpu s", "cpu / moa", "wall s", "wall / moa",
-                         "peak RSS MB", "RSS - moa MB", "cpu / bare loop"]),
+                         "peak RSS MB", "RSS - moa MB", "cpu / bare loop",
+                         *(["cpu s, each round"] if a.before_tree else [])]),
             "",
             "- every number from one process each, measured by the OS at its end (os.wait4:"
             " user + sys CPU of all its threads, peak RSS); the ratios are of this run."
             " moa: EvaluatePrequentialCV, JVM start included (HT + NB: two processes summed,"
             " peak RSS the larger); distval: `distval.evaluate` in-process, defaults, the"
             " whole Python process; distval run: `python -m distval.cli run ... --backend inprocess"
-            " --output DIR`, results written; before: the same with the JVM options"
-            f" (`{BEFORE_JVM}`) and the exit of before issue 31;"
+            " --output DIR`, results written; before: "
+            + (
+                f"the same program from the checkout `{a.before_tree}` (its commit named in"
+                f" the row), alternated with now {a.rounds} times, the round of median CPU"
+                " shown;"
+                if a.before_tree
+                else f"the same with the JVM options (`{BEFORE_JVM}`) and the exit of before"
+                " issue 31;"
+            )
+            +
             " bare host loop: the Java host alone over in-memory"
             " batches on one thread, the loop's process CPU (the learners' own cost).",
             "- goals: distval / moa cpu <= 0.5, distval / moa wall <= 0.4, RSS - moa <= 300 MB.",
@@ -563,7 +614,8 @@ def main() -> None:
             " returned.",
         ]
     )
-    data = {"rows": rows, "breakdown": parts, "args": vars(a)}
+    args = {k: str(v) if isinstance(v, Path) else v for k, v in vars(a).items()}
+    data = {"rows": rows, "breakdown": parts, "args": args}
     save(a.name, text, data)
 
 
