@@ -88,8 +88,10 @@ def moa_cli(learner: str, arff: Path, n: int) -> dict[str, Any]:
     return measured(["java", "-Xmx4g", "-cp", str(moa_jar()), "moa.DoTask", task])
 
 
-def python_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=f"{REPO}:{HERE.parent}", **(extra or {}))
+def python_env(extra: dict[str, str] | None = None, tree: Path | None = None) -> dict[str, str]:
+    """The environment of a measured Python process: this checkout's package (or ``tree``'s,
+    another checkout) and the benchmarks' helpers importable."""
+    return dict(os.environ, **(extra or {}), PYTHONPATH=f"{tree or REPO}:{HERE.parent}")
 
 
 PLAIN = """
@@ -132,10 +134,7 @@ def distval_run(
                     "sys.exit(command())\n")
             return measured([sys.executable, "-c", code],
                             python_env({"DISTVAL_JVM_ARGS": BEFORE_JVM}))
-        env = python_env()
-        if tree is not None:
-            env["PYTHONPATH"] = f"{tree}:{HERE.parent}"
-        return measured([sys.executable, "-m", "distval.cli", *argv[1:]], env)
+        return measured([sys.executable, "-m", "distval.cli", *argv[1:]], python_env(tree=tree))
 
 
 def revision(tree: Path) -> str:
@@ -155,10 +154,53 @@ def bare(job: str, arff: Path) -> dict[str, Any]:
     return r
 
 
-def profiled(job: str, arff: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
-    r = measured([sys.executable, str(HERE), "--profile", job, str(arff)], python_env(env))
+def profiled(
+    job: str, arff: Path, env: dict[str, str] | None = None, tree: Path | None = None
+) -> dict[str, Any]:
+    r = measured([sys.executable, str(HERE), "--profile", job, str(arff)], python_env(env, tree))
     r["profile"] = json.loads(r["stdout"].strip().splitlines()[-1])
     return r
+
+
+def profile_parts(r: dict[str, Any]) -> dict[str, float]:
+    """A profiled run's CPU-seconds by part (the rows of the report's second table)."""
+    p = r["profile"]
+    parts = {"start-up (all threads, before the first batch)": p["startup"]}
+    parts.update(p["after_startup"])
+    parts["threads that ended between two samples (unnamed)"] = (
+        p["process_cpu"] - p["sampled_total"]
+    )
+    parts["exit (after distval.evaluate returned: Python and JVM shutdown)"] = (
+        r["cpu"] - p["process_cpu"]
+    )
+    parts["whole profiled process (os.wait4)"] = r["cpu"]
+    return parts
+
+
+def compare_profiles(
+    job: str, n: int, arff: Path, tree: Path, rounds: int
+) -> list[dict[str, Any]]:
+    """The profiled run of ``tree``'s package and of this one's, alternated ``rounds``
+    times: each part's median CPU-seconds, before and now."""
+    got: dict[str, list[dict[str, float]]] = {"before": [], "now": []}
+    for _ in range(rounds):
+        got["before"].append(profile_parts(profiled(job, arff, tree=tree)))
+        got["now"].append(profile_parts(profiled(job, arff)))
+        print(job, {k: v[-1]["whole profiled process (os.wait4)"] for k, v in got.items()},
+              file=sys.stderr, flush=True)
+    names_ = list(dict.fromkeys(k for runs in got.values() for r in runs for k in r))
+    rows = []
+    for part in names_:
+        before = float(np.median([r.get(part, 0.0) for r in got["before"]]))
+        now = float(np.median([r.get(part, 0.0) for r in got["now"]]))
+        rows.append({
+            "job": job, "rows": f"{n:,}", "part": part,
+            f"before ({revision(tree)}) cpu s": before, "now cpu s": now,
+            "now - before": now - before,
+            "each round, before": " / ".join(f"{r.get(part, 0.0):.2f}" for r in got["before"]),
+            "each round, now": " / ".join(f"{r.get(part, 0.0):.2f}" for r in got["now"]),
+        })
+    return rows
 
 
 # -- inside the profiled process ----------------------------------------------------------
@@ -523,6 +565,12 @@ def main() -> None:
         help="a checkout of an earlier commit (e.g. a git worktree): its `distval run` is the"
         " 'before' row, alternated with this one's --rounds times (medians shown)",
     )
+    ap.add_argument(
+        "--compare-profiles",
+        action="store_true",
+        help="only the profiled run, of --before-tree's package and of this one, alternated"
+        " --rounds times: each part's CPU-seconds before and now",
+    )
     ap.add_argument("--profile", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--bare", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -533,6 +581,33 @@ def main() -> None:
         print(json.dumps(bare_loop(a.bare[0], Path(a.bare[1]))))
         return
     sizes = {"HT + NB": a.htnb_rows, "ARF(10)": a.arf_rows}
+    if a.compare_profiles:
+        if a.before_tree is None:
+            ap.error("--compare-profiles needs --before-tree")
+        out, start_load = [], os.getloadavg()
+        with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
+            for job in a.jobs.split(","):
+                arff = Path(tmp) / f"sea{sizes[job]}.arff"
+                write_sea(arff, sizes[job])
+                out += compare_profiles(job, sizes[job], arff, a.before_tree, a.rounds)
+        load = os.getloadavg()
+        text = "\n".join(
+            [
+                "### Where the CPU-seconds go, before and now: the profiled run (every thread)"
+                f" of `{a.before_tree}`'s package and of this one, alternated {a.rounds} times,"
+                f" medians; {os.cpu_count()} cores, load average at the start"
+                " {:.1f} / {:.1f} / {:.1f},".format(*start_load)
+                + f" at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}",
+                "",
+                table(out),
+                "",
+                "- parts as in `cpu.md`'s second table; each part's median over the rounds"
+                " (the medians of the parts need not add up to the median of the whole).",
+            ]
+        )
+        args = {k: str(v) if isinstance(v, Path) else v for k, v in vars(a).items()}
+        save(a.name, text, {"rows": out, "args": args})
+        return
     if a.flags:
         sets = list(FLAG_SETS) if a.flags == "all" else a.flags.split(",")
         out = []
