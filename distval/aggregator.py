@@ -49,6 +49,7 @@ from distval.metrics import (
     LOWER_IS_BETTER,
     MEASURES,
     PROBA_MEASURES,
+    Scored,
     ScoreWindows,
     Tracker,
     make_tracker,
@@ -373,10 +374,10 @@ class Aggregator:
         for tracker in self.trackers:
             tracker.update(y, pred, per_ok)
         if self.scores is not None:
-            proba = self._proba(y, given)
+            scored = Scored.of(y, pred, self._proba(y, given))
             for tracker, window in zip(self.trackers, self.scores):
                 widths = tracker.widths if tracker.name == "adwin" else None
-                window.update(y, pred, proba, widths)
+                window.add(scored, widths)
         self._got = {}
         if self.pairs:
             by_learner = pred.reshape(len(self.labels), self.n_folds, n)
