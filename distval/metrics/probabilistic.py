@@ -40,11 +40,14 @@ their share of all pairs (:func:`auc_error_bound`, per window
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
 __all__ = [
     "AUC_BINS",
+    "LOG_LOSS_FLOOR",
     "LOWER_IS_BETTER",
     "PROBA_MEASURES",
     "ScoreWindows",
@@ -59,6 +62,9 @@ __all__ = [
 PROBA_MEASURES = ("log_loss", "brier", "auc")
 LOWER_IS_BETTER = frozenset({"log_loss", "brier"})
 _EPS = float(np.finfo(np.float64).eps)
+#: The verdict's per-row log-loss clips ``p[y]`` below here, so a row's loss is at most
+#: ``-log(1e-4)`` (9.21) and a paired difference is bounded (:mod:`distval.anytime`).
+LOG_LOSS_FLOOR = 1e-4
 #: Bins of the AUC histograms: ``p[k]`` is rounded down to a multiple of ``1 / AUC_BINS``.
 AUC_BINS = 4096
 
@@ -187,8 +193,9 @@ def row_losses(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @numba.njit(cache=True, nogil=True)
 def _score_rows(  # pragma: no cover - numba
     y: np.ndarray, pred: np.ndarray, proba: np.ndarray, eps: float, n_bins: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(slot, bins, class, log-loss, Brier sum) of every tested (slot, row), slot-major."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(slot, row, bins, class, log-loss, Brier sum) of every tested (slot, row),
+    slot-major."""
     n_slots, n = pred.shape
     c = proba.shape[2]
     m = 0
@@ -197,6 +204,7 @@ def _score_rows(  # pragma: no cover - numba
             if pred[s, i] >= 0:
                 m += 1
     slot = np.empty(m, np.int64)
+    row = np.empty(m, np.int64)
     bins = np.empty((m, c), np.int64)
     ys = np.empty(m, np.int64)
     ll = np.empty(m)
@@ -207,7 +215,7 @@ def _score_rows(  # pragma: no cover - numba
             if pred[s, i] < 0:
                 continue
             yi = y[i]
-            slot[j], ys[j] = s, yi
+            slot[j], row[j], ys[j] = s, i, yi
             q = 0.0
             for k in range(c):
                 pk = proba[s, i, k]
@@ -218,22 +226,41 @@ def _score_rows(  # pragma: no cover - numba
             ll[j] = -np.log(pt)
             br[j] = q
             j += 1
-    return slot, bins, ys, ll, br
+    return slot, row, bins, ys, ll, br
 
 
 class Scored:
     """A batch's tested (slot, row) pairs, slot-major, as :class:`ScoreWindows` adds them:
-    ``slot``, their bins (pairs, classes) (:func:`auc_bins`), class, log-loss and Brier sum
-    (:func:`row_losses`). Computed once per batch for all of a run's windows.
+    ``slot``, ``row`` (in the batch), their bins (pairs, classes) (:func:`auc_bins`), class,
+    log-loss and Brier sum (:func:`row_losses`). Computed once per batch for all of a run's
+    windows.
 
     >>> sc = Scored.of(np.array([1, 0]), np.array([[1, -1]]), np.array([[[0.25, 0.75]] * 2]))
     >>> sc.slot.tolist(), sc.bins.tolist(), round(float(sc.ll[0]), 4)
     ([0], [[1024, 3072]], 0.2877)
     """
 
-    def __init__(self, slot: np.ndarray, bins: np.ndarray, y: np.ndarray, ll: np.ndarray,
-                 br: np.ndarray) -> None:
-        self.slot, self.bins, self.y, self.ll, self.br = slot, bins, y, ll, br
+    def __init__(self, slot: np.ndarray, row: np.ndarray, bins: np.ndarray, y: np.ndarray,
+                 ll: np.ndarray, br: np.ndarray) -> None:
+        self.slot, self.row, self.bins, self.y, self.ll, self.br = slot, row, bins, y, ll, br
+
+    def per_row(self, measure: str, shape: tuple[int, int]) -> np.ndarray:
+        """(slots, rows) per-row loss of ``measure`` (NaN where the slot did not test the
+        row): ``brier`` as scikit-learn's per row (``(p[1] - [y == 1]) ** 2`` for two
+        classes, in [0, 1]; the sum over classes for more, in [0, 2]); ``log_loss`` with
+        ``p[y]`` clipped below at :data:`LOG_LOSS_FLOOR` (so in [0, -log(floor)]).
+
+        >>> sc = Scored.of(np.array([1]), np.array([[1]]), np.array([[[1.0, 0.0]]]))
+        >>> sc.per_row("log_loss", (1, 1)).round(3).tolist(), sc.per_row("brier", (1, 1)).tolist()
+        ([[9.21]], [[1.0]])
+        """
+        out = np.full(shape, np.nan)
+        if measure == "log_loss":
+            v = np.minimum(self.ll, -math.log(LOG_LOSS_FLOOR))
+        else:
+            v = self.br / 2 if self.bins.shape[1] <= 2 else self.br
+        out[self.slot, self.row] = v
+        return out
 
     @classmethod
     def of(cls, y: np.ndarray, pred: np.ndarray, proba: np.ndarray) -> Scored:
@@ -260,7 +287,8 @@ class ScoreWindows:
     negatives counted apart) from which the AUC is computed (see the module). Cumulative,
     fading and ewma keep no rows (fading multiplies the sums and histograms by
     ``factor ** tested`` each batch); window and adwin keep each kept row's bins, class and
-    two losses (a few bytes), to take them out when they leave the window.
+    two losses (2 bytes a class, 2 for the class, 16 for the losses: 22 bytes a row with two
+    classes), to take them out when they leave the window.
 
     >>> sw = ScoreWindows("window", n_slots=1, size=2)
     >>> pr = np.array([[[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]]])
@@ -322,11 +350,12 @@ class ScoreWindows:
         if not self._keeps:
             return
         keep = widths if self.kind == "adwin" and widths is not None else None
+        small, ys = bins.astype(np.uint16), y.astype(np.int16)  # kept rows: 2 bytes a bin
         gone: list[tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = []
         for s in range(self.n_slots):
             a, b = starts[s], starts[s + 1]
             if b > a:
-                self._rows[s].append((bins[a:b], y[a:b], ll[a:b], br[a:b]))
+                self._rows[s].append((small[a:b], ys[a:b], ll[a:b], br[a:b]))
                 self._n[s] += b - a
             extra = int(self._n[s]) - (self.size if keep is None else int(keep[s]))
             if extra > 0:

@@ -274,7 +274,8 @@ class EvaluationResult:
             return []
         n_pairs = len(s["verdicts"])
         twin = [s["null_twin"]["line"]] if s["null_twin"] else []
-        return verdict_block(s["verdicts"], self.config.alpha, n_pairs, width, twin)
+        return verdict_block(s["verdicts"], self.config.alpha, n_pairs, width, twin,
+                             self.config.measure)
 
     def to_markdown(self) -> str:
         """The verdicts, the final measures and test decisions as Markdown tables."""
@@ -304,16 +305,6 @@ class EvaluationResult:
         verdicts = self._verdict_lines()
         if verdicts:
             lines += [*verdicts, ""]
-        elif self.config.measure in PROBA_MEASURES and len(self.config.labels) > 1:
-            lines += [
-                *textwrap.wrap(
-                    f"No verdict lines: they compare per-row errors on the paired rows, which "
-                    f"--measure {self.config.measure} does not score; the fold tests use "
-                    "each learner's own windows (--verbose).",
-                    100,
-                ),
-                "",
-            ]
         if verbose:
             for caption, cols, rows, align in self._blocks():
                 lines += [caption.replace("`", ""), text_table(cols, rows, align), ""]
