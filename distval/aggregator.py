@@ -257,7 +257,8 @@ class Aggregator:
         self.scores: list[ScoreWindows] | None = None
         if cmp.measure in PROBA_MEASURES:
             self.scores = [
-                ScoreWindows(t.name, self.n_slots, size=tr.window, factor=tr.fading)
+                ScoreWindows(t.name, self.n_slots, size=tr.window, factor=tr.fading,
+                             n_classes=n_classes)
                 for t in self.trackers
             ]
         self.pairs = list(itertools.combinations(range(len(self.labels)), 2))

@@ -293,9 +293,13 @@ def short_names(labels: Sequence[str], width: int = 24) -> dict[str, str]:
     return out
 
 
-def status_verdict(rows: Sequence[dict[str, Any]], names: dict[str, str] | None = None) -> str:
+def status_verdict(
+    rows: Sequence[dict[str, Any]], names: dict[str, str] | None = None,
+    measure: str = "accuracy",
+) -> str:
     """The verdict part of the live status line: the pair with the clearest verdict (else
-    the largest difference), in a few words.
+    the largest difference), in a few words; points of accuracy, or the loss difference of
+    ``brier``/``log_loss``; ``auc`` (no sequence) names the fold test's winner only.
 
     >>> rows = [{"learner_a": "ht", "learner_b": "nb", "decision": "A", "mean": 0.067,
     ...          "lower": 0.059, "upper": 0.075}]
@@ -303,6 +307,8 @@ def status_verdict(rows: Sequence[dict[str, Any]], names: dict[str, str] | None 
     'ht>nb +6.7 pts (CS 5.9..7.5)'
     >>> status_verdict([dict(rows[0], decision="undecided", lower=-0.01)])
     'ht vs nb +6.7 pts (CS -1.0..7.5) no verdict yet'
+    >>> status_verdict(rows, measure="brier")
+    'ht>nb Brier -0.0670 (CS -0.0750..-0.0590)'
     """
     names = names or {}
     usable = [r for r in rows if r.get("mean") == r.get("mean")]
@@ -312,9 +318,19 @@ def status_verdict(rows: Sequence[dict[str, Any]], names: dict[str, str] | None 
     a, b = names.get(r["learner_a"], r["learner_a"]), names.get(r["learner_b"], r["learner_b"])
     sign = -1.0 if r["decision"] == "B" or (r["decision"] != "A" and r["mean"] < 0) else 1.0
     win, lose = (b, a) if sign < 0 else (a, b)
-    lo, hi = sorted((sign * 100 * r["lower"], sign * 100 * r["upper"]))
-    cs = f"(CS {lo:.1f}..{hi:.1f})"
-    x = f"+{sign * 100 * r['mean']:.1f} pts"
+    if measure == "auc":
+        if r["decision"] in ("A", "B"):
+            return f"{win}>{lose} AUC (fold test)"
+        return f"{a} vs {b} AUC: no verdict (fold test)"
+    if measure in ("brier", "log_loss"):  # the winner's loss is lower: a negative difference
+        name = {"brier": "Brier", "log_loss": "log-loss"}[measure]
+        lo, hi = sorted((-sign * r["lower"], -sign * r["upper"]))
+        cs = f"(CS {lo:.4f}..{hi:.4f})"
+        x = f"{name} {-sign * r['mean']:.4f}"
+    else:
+        lo, hi = sorted((sign * 100 * r["lower"], sign * 100 * r["upper"]))
+        cs = f"(CS {lo:.1f}..{hi:.1f})"
+        x = f"+{sign * 100 * r['mean']:.1f} pts"
     if r["decision"] in ("A", "B"):
         return f"{win}>{lose} {x} {cs}"
     if r["decision"] == "equivalent":

@@ -45,6 +45,8 @@ import math
 import numba
 import numpy as np
 
+from distval.errors import DistvalError
+
 __all__ = [
     "AUC_BINS",
     "LOG_LOSS_FLOOR",
@@ -297,13 +299,19 @@ class ScoreWindows:
     (1.0, 2)
     """
 
-    def __init__(self, kind: str, n_slots: int, size: int = 1000, factor: float = 0.999) -> None:
+    def __init__(
+        self, kind: str, n_slots: int, size: int = 1000, factor: float = 0.999,
+        n_classes: int | None = None,
+    ) -> None:
         self.kind, self.n_slots, self.size, self.factor = kind, n_slots, int(size), factor
         self.n_classes = 2
         self._weighted = kind in ("fading", "ewma")
         self._keeps = kind not in ("cumulative", "fading", "ewma")
         self._sums = np.zeros((3, n_slots))  # weight, log-loss, Brier (multi-class form)
-        self._hist = np.zeros((n_slots, self.n_classes, AUC_BINS + 1, 2))
+        #: Two classes known in advance (``n_classes=2``): only class 1's histogram (the one
+        #: the AUC reads); otherwise one per class, as classes may appear later.
+        self._first = 1 if n_classes == 2 else 0
+        self._hist = np.zeros((n_slots, self.n_classes - self._first, AUC_BINS + 1, 2))
         #: window/adwin: per slot, chunks of kept rows (bins (rows, classes), class, log-loss,
         #: Brier), oldest first, and their count.
         self._rows: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = [
@@ -313,6 +321,8 @@ class ScoreWindows:
 
     def _grow(self, c: int) -> None:
         """More classes: class ``k``'s column was 0 on every earlier row (bin 0, negative)."""
+        if self._first:
+            raise DistvalError(f"two classes were announced, and class {c - 1} arrived")
         old = self.n_classes
         hist = np.zeros((self.n_slots, c, AUC_BINS + 1, 2))
         hist[:, :old] = self._hist
@@ -346,6 +356,8 @@ class ScoreWindows:
             w = self.factor ** after.astype(np.float64)
         else:
             w = np.ones(len(slot))
+        # histogram k is class k + first: y - first is the histogram's class
+        bins, y = bins[:, self._first:], y - self._first
         self._add(slot, bins, y, ll, br, w)
         if not self._keeps:
             return
@@ -399,7 +411,8 @@ class ScoreWindows:
         """Per slot, the most its AUC can differ from the AUC of the unbinned scores
         (:func:`auc_error_bound`; two classes: of class 1's histogram, more: the largest
         over the classes)."""
-        h = self._hist[:, 1:2] if self.n_classes <= 2 else self._hist
+        one = 1 - self._first
+        h = self._hist[:, one : one + 1] if self.n_classes <= 2 else self._hist
         neg, pos = h[..., 0], h[..., 1]
         total = pos.sum(axis=-1) * neg.sum(axis=-1)
         out = np.full(total.shape, np.nan)
@@ -416,7 +429,7 @@ class ScoreWindows:
         out["log_loss"][ok] = ll[ok] / w[ok]
         out["brier"][ok] = br[ok] / w[ok] / (2 if self.n_classes <= 2 else 1)
         if self.n_classes <= 2:
-            out["auc"] = _histogram_auc(np.ascontiguousarray(self._hist[:, 1]))
+            out["auc"] = _histogram_auc(np.ascontiguousarray(self._hist[:, 1 - self._first]))
         else:
             c = self.n_classes
             per = _histogram_auc(self._hist.reshape(-1, AUC_BINS + 1, 2)).reshape(-1, c)

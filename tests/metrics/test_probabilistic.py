@@ -192,13 +192,16 @@ def test_lower_is_better_measures_favour_the_lower_learner():
     assert sign["favours"] == "nb"
 
 
+@pytest.mark.parametrize("n_classes", [None, 2])
 @pytest.mark.parametrize("seed", range(3))
-def test_binned_auc_is_sklearns_on_rounded_scores_and_within_the_bound_of_the_raw(seed):
+def test_binned_auc_is_sklearns_on_rounded_scores_and_within_the_bound_of_the_raw(
+    seed, n_classes
+):
     """Continuous scores (no two alike): the windows' AUC after every batch equals
     scikit-learn's on the rounded scores and differs from scikit-learn's on the raw scores by
     at most the bound; the bound is small when the scores spread over the bins."""
     rng = np.random.default_rng(seed)
-    sw = ScoreWindows("cumulative", n_slots=1)
+    sw = ScoreWindows("cumulative", n_slots=1, n_classes=n_classes)
     scores, labels = [], []
     for _ in range(30):
         n = int(rng.integers(1, 400))
@@ -217,14 +220,16 @@ def test_binned_auc_is_sklearns_on_rounded_scores_and_within_the_bound_of_the_ra
     assert slack < 1e-3
 
 
+@pytest.mark.parametrize("n_classes", [None, 2])
 @pytest.mark.parametrize("kind", ["cumulative", "fading", "window", "adwin"])
-def test_memory_does_not_grow_with_the_rows(kind):
+def test_memory_does_not_grow_with_the_rows(kind, n_classes):
     """Cumulative and fading keep no rows; window keeps its size, adwin its widths; the
-    histograms' size is fixed by the classes and the grid, not by the rows."""
+    histograms' size is fixed by the classes and the grid, not by the rows; the values stay
+    scikit-learn's on the window's rows."""
     rng = np.random.default_rng(1)
     n_slots, size = 3, 500
-    sw = ScoreWindows(kind, n_slots=n_slots, size=size)
-    shapes = set()
+    sw = ScoreWindows(kind, n_slots=n_slots, size=size, n_classes=n_classes)
+    shapes, ys, ss = set(), [], []
     for i in range(40):
         n = 250
         y = rng.integers(0, 2, n)
@@ -236,7 +241,19 @@ def test_memory_does_not_grow_with_the_rows(kind):
         want = {"cumulative": 0, "fading": 0, "window": n_slots * min(size, seen),
                 "adwin": sum(min(w, seen) for w in (300, 1200, 5000))}[kind]
         assert sw.kept_rows() == want
-    assert shapes == {(n_slots, 2, GRID + 1, 2)}
+        ys.append(y)
+        ss.append(s)
+    y, s = np.concatenate(ys), np.concatenate(ss, axis=1)
+    for j in range(n_slots):
+        last = {"window": size, "adwin": (300, 1200, 5000)[j]}.get(kind, len(y))
+        w = 0.999 ** np.arange(len(y))[::-1] if kind == "fading" else None
+        yj, sj = y[-last:], s[j, -last:]
+        assert float(sw.get()["auc"][j]) == pytest.approx(
+            roc_auc_score(yj, rounded(sj), sample_weight=w), rel=1e-9)
+        assert float(sw.get()["brier"][j]) == pytest.approx(
+            brier_score_loss(yj, sj, sample_weight=w), rel=1e-9)
+    # one histogram per class; two classes announced: class 1's only
+    assert shapes == {(n_slots, 1 if n_classes == 2 else 2, GRID + 1, 2)}
 
 
 def test_classes_that_appear_later_count_earlier_rows_as_zero_probability():
