@@ -281,7 +281,7 @@ class Aggregator:
                 margin=cmp.margin,
                 forgetting=tr.forgetting,
                 measure=cmp.measure,
-                n_classes=n_classes or 2,
+                n_classes=n_classes,
                 window=tr.window,
                 fading=tr.fading,
                 adwin_delta=tr.adwin_delta,

@@ -422,7 +422,7 @@ class PairVerdicts:
         margin: float = 0.0,
         forgetting: str = "adwin",
         measure: str = "accuracy",
-        n_classes: int = 2,
+        n_classes: int | None = 2,
         window: int = 1000,
         fading: float = 0.999,
         adwin_delta: float = 0.002,
@@ -441,14 +441,15 @@ class PairVerdicts:
         self.tracker: PairedTracker | None = None
         if self.paired:
             self.tracker = PairedTracker(
-                self.forgetting, len(self.pairs), n_folds, n_classes,
+                self.forgetting, len(self.pairs), n_folds, n_classes or 2,
                 window=window, fading=fading, adwin_delta=adwin_delta,
             )
         n = max(1, len(self.pairs))
         self.level_alpha = alpha / n
-        #: The range of a row's loss: 0/1 loss, Brier (two classes: [0, 1], more: [0, 2]),
-        #: log-loss clipped at the floor; the paired difference lies in [-bound, bound].
-        bound = {"brier": 1.0 if n_classes <= 2 else 2.0,
+        #: The range of a row's loss: 0/1 loss, Brier (two classes: [0, 1]; more, or classes
+        #: not known in advance (None): [0, 2]), log-loss clipped at the floor; the paired
+        #: difference lies in [-bound, bound].
+        bound = {"brier": 1.0 if n_classes == 2 else 2.0,
                  "log_loss": -float(np.log(LOG_LOSS_FLOOR))}.get(measure, 1.0)
         self.bound = bound
         self.sequences = [
