@@ -311,12 +311,14 @@ class EvaluationResult:
         else:
             s = self.summary()
             fg = self.config.forgetting
+            same = "" if self.config.measure in PROBA_MEASURES else (
+                " (the verdicts compare them on the same rows)"
+            )
             lines += [
                 *textwrap.wrap(
                     f"Measures at the end (%, mean ±sd over folds) under {fg} forgetting: each "
                     "learner over its own windows, so two learners' values may cover different "
-                    "rows (the verdicts compare them on the same rows); last column: over all "
-                    "rows.",
+                    f"rows{same}; last column: over all rows.",
                     100,
                 ),
                 compact_measures(
