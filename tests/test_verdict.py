@@ -219,3 +219,36 @@ def test_rescaled_loss_sequence_covers_the_mean_at_every_look(bound):
     missed = ((delta < lower) | (delta > upper)).any(axis=1).sum()
     assert missed <= stats.binom.ppf(0.999, runs, alpha)
     assert np.median(upper[:, -1] - lower[:, -1]) < bound  # and it narrows
+
+
+def test_three_class_brier_sequence_uses_sklearns_multiclass_rows_on_a_range_of_two():
+    """Three classes, not announced to the aggregator: a row's Brier loss is scikit-learn's
+    multi-class one (the sum over classes, in [0, 2]) and the sequence's range is [-2, 2]."""
+    from sklearn.metrics import brier_score_loss
+
+    from distval.aggregator import Aggregator, ComparisonSettings
+
+    rng = np.random.default_rng(5)
+    n, k = 300, 4
+    y = rng.integers(0, 3, n)
+    proba = rng.dirichlet([1, 1, 1], size=(2 * k, n))
+    proba[:k, np.arange(n), y] += 2.0  # a leans to the true class
+    proba /= proba.sum(axis=2, keepdims=True)
+    tested = rng.random((2 * k, n)) < 0.6
+    pred = np.where(tested, proba.argmax(axis=2), -1)
+    agg = Aggregator(["a", "b"], k, comparison=ComparisonSettings(measure="brier"),
+                     test_every=n)
+    for lo in range(0, n, 100):
+        part = (pred[:, lo:lo + 100], proba[:, lo:lo + 100])
+        agg.update(lo, y[lo:lo + 100], [(np.arange(2 * k), part)])
+    xs = []
+    for i in range(n):
+        d = [brier_score_loss([y[i]], proba[k + f, i][None], labels=[0, 1, 2])
+             - brier_score_loss([y[i]], proba[f, i][None], labels=[0, 1, 2])
+             for f in range(k) if tested[f, i] and tested[k + f, i]]
+        if d:
+            xs.append(np.mean(d))
+    cs = agg.verdicts.sequences[0]
+    assert (cs.lo, cs.hi) == (-2.0, 2.0)
+    assert cs.t == len(xs) and cs.mean == pytest.approx(np.mean(xs), rel=1e-12)
+    assert max(abs(x) for x in xs) > 1.0  # beyond the two-class range
