@@ -171,14 +171,13 @@ def test_sign_test_matches_binomtest(ties):
 
 
 def test_sign_test_pvalue_is_binomtest_bit_for_bit_up_to_its_exact_limit():
-    # Up to 14 non-tied folds the p-value is computed without scipy.stats: it must be
-    # scipy's float itself (not merely close), for every number of wins.
-    for n in range(1, ds._EXACT_SIGN_MAX + 1):
+    # The p-values are cached per (wins, n): the cached float must be scipy's itself (not
+    # merely close), for every number of wins.
+    for n in range(1, 15):
         for wins in range(n + 1):
             a = np.r_[np.ones(wins), np.zeros(n - wins)]
             res = sign_test(a, 1.0 - a)
             assert res.pvalue == st.binomtest(wins, n, 0.5).pvalue, (wins, n)
-    # beyond it scipy is called, and still agrees
     assert sign_test(np.r_[np.ones(4), np.zeros(11)], np.r_[np.zeros(4), np.ones(11)]).pvalue \
         == st.binomtest(4, 15, 0.5).pvalue
 
@@ -222,9 +221,9 @@ def test_wilcoxon_matches_scipy(ties, seed, count, min_n, max_n):
 
 
 def test_wilcoxon_exact_pvalue_is_scipys_bit_for_bit():
-    # Without ties (scipy's exact case, up to 50 differences) the p-value is computed from
-    # integer counts without scipy.stats: scipy's float itself. Every rank sum for n <= 14,
-    # random differences (signs and magnitudes) up to 50.
+    # Without ties (scipy's exact case, up to 50 differences) one scipy call per (n, R+)
+    # serves every sign pattern with that rank sum: the cached float must be scipy's own
+    # for the pattern at hand. Every rank sum for n <= 14, random differences up to 50.
     def check(d: np.ndarray) -> None:
         ref = st.wilcoxon(d, method="auto")
         res = wilcoxon(d, np.zeros_like(d))
