@@ -37,7 +37,13 @@ import numpy as np
 from distval.errors import DistvalError
 from distval.metrics import Tracker, make_tracker
 from distval.metrics.kernels import LEVELS as _LEVELS
-from distval.metrics.kernels import _adwin_insert, _adwin_scan, adwin_params, bucket_counts
+from distval.metrics.kernels import (
+    _adwin_insert,
+    _adwin_scan,
+    adwin_params,
+    bucket_counts,
+    on_clock,
+)
 from distval.metrics.trackers import _bucket_counts, _regrow, _room
 
 __all__ = ["PAIRED_FORGETTING", "ADWINMeans", "PairedADWIN", "PairedTracker"]
@@ -88,7 +94,7 @@ def _paired_adwin_batch(  # pragma: no cover - numba
             )
             ticks[s, 0] += 1
             if (
-                ticks[s, 0] % clock == 0
+                on_clock(ticks[s, 0], clock)
                 and stat[s, 2] > grace
                 and _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work, bc)
             ):
@@ -125,7 +131,7 @@ def _adwin_values_batch(  # pragma: no cover - numba
             _adwin_insert(s, v, stat, levels, cnt, bt, bv, max_buckets, bc, row)
             ticks[s, 0] += 1
             if (
-                ticks[s, 0] % clock == 0
+                on_clock(ticks[s, 0], clock)
                 and stat[s, 2] > grace
                 and _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work, bc)
             ):
