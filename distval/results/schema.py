@@ -47,6 +47,7 @@ FILES = (
     *(f"{t}.arrows" for t in TABLES),
     "summary.json",
     "summary.md",
+    "checkpoint.pkl",
 )
 SUMMARY_MEASURES = ("accuracy", "kappa", "kappa_m", "kappa_per", "kappa_plus", "recall_harm")
 
