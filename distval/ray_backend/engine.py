@@ -31,9 +31,9 @@ fault. An actor lost while booting is replaced the same way (the driver still ho
 whole state then). After ``max_recoveries`` rebuilds the run stops with a clear message,
 keeping on disk what was computed.
 
-Checkpoints on disk (``checkpoint_seconds``): when one is due, the next checkpoint of the
-actors is fetched to the driver once every snapshot before it has been delivered, and
-yielded as a :class:`~distval.engine.Checkpoint` (``distval run --resume``).
+Checkpoints on disk (``checkpoint_seconds``): when one is due, the driver asks the actors
+for a checkpoint at once and, right after the snapshots of the parcels before it, fetches
+it and yields it as a :class:`~distval.engine.Checkpoint` (``distval run --resume``).
 """
 
 from __future__ import annotations
@@ -293,10 +293,9 @@ class RayRun:
             deque()
         )
         self._delivered = -1
-        self._handed_at = 0  # the row the actors start at
         self._ends: dict[int, int] = {}  # the row after each parcel
-        # a complete checkpoint to yield once the parcels before it are delivered
-        self._due: tuple[list[ObjectRef[Any]], int] | None = None
+        # a checkpoint to yield right after the parcels before it are delivered
+        self._save: tuple[list[ObjectRef[Any]], list[ObjectRef[bool]], int] | None = None
         self.sizer = ParcelSizer(config.batch_size, largest_parcel)
         #: Batches of every parcel sent (replays not counted).
         self.parcels: list[int] = []
@@ -357,7 +356,7 @@ class RayRun:
         self._busy = {s: b for p in parts for s, b in zip(p.slots, p.busy)}
         self._looked_at = time.perf_counter()
         handed = [ray.put(p) for p in parts] + [ray.put(local.aggregator)]
-        self.every, self._handed_at = local.every, rest.start
+        self.every = local.every
         del local, parts
         self._checkpoint = (handed, 0)  # before the actors get it: they may be lost at once
         self.actors.load(handed)
@@ -373,7 +372,6 @@ class RayRun:
             self._log.append((index, ref, rows))
             self._in_flight.append((index, rows, self.actors.submit(ref)))
             self._advance_checkpoint(index)
-            yield from self._to_disk()
             yield from self._drain(self.max_in_flight - 1)
             if self._balance_due():
                 yield from self._rebalance(index)
@@ -440,31 +438,30 @@ class RayRun:
                     ray.get(oks)
                     self._checkpoint = (refs, first)
                     self._log = [e for e in self._log if e[0] >= first]
-                    if self._due is None and self.every.due():
-                        self._due = self._checkpoint
                 except RayActorError:
                     pass  # the next drain notices the dead actor and recovers
                 self._pending = None
         every = self.checkpoint_every
-        if self._pending is None and (
-            index % every == every - 1 or (self._due is None and self.every.due())
-        ):
+        save = self._save is None and self.every.due()
+        if self._pending is None and (index % every == every - 1 or save):
             self._pending = (*self.actors.checkpoint(), index + 1)
+            if save:
+                self._save = self._pending
 
-    def _to_disk(self) -> Iterator[Step]:
-        """The checkpoint due (:attr:`every`) as a step, once every parcel before it is
-        delivered (its snapshots are then all with the caller)."""
-        if self._due is None or self._delivered < self._due[1] - 1:
+    def _saved(self, delivered: int) -> Iterator[Step]:
+        """The checkpoint to save as a step, if it is the one right after parcel
+        ``delivered`` (whose snapshots the caller has just received)."""
+        if self._save is None or self._save[2] != delivered + 1:
             return
-        refs, first = self._due
-        self._due = None
+        refs, oks, first = self._save
+        self._save = None
         try:
+            ray.get(oks)
             *hosts, aggregator = ray.get(refs)
         except RayActorError:
             return  # lost with its actor: the next one will do
         self.every.taken()
-        rows = self._ends[first - 1] if first else self._handed_at
-        yield Step(0, None, "actors", Checkpoint(rows, hosts, aggregator))
+        yield Step(0, None, "actors", Checkpoint(self._ends[first - 1], hosts, aggregator))
 
     def _drain(self, limit: int) -> Iterator[Step]:
         while len(self._in_flight) > limit:
@@ -480,7 +477,7 @@ class RayRun:
                 self.sizer.delivered(sum(rows))
                 for n, snap in zip(rows, snaps):
                     yield Step(n, snap, "actors")
-                yield from self._to_disk()
+                yield from self._saved(index)
 
     def _recover(self) -> None:
         """Rebuild every actor from the last complete checkpoint and replay the batches since."""

@@ -239,7 +239,9 @@ class ResultWriter:
         part = self.dir / f"{CHECKPOINT}.part"
         try:
             with open(part, "wb") as f:
-                pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)
+                # protocol 4: arrays come back writable even when they were read-only here
+                # (states fetched from Ray's object store); protocol 5 keeps the flag
+                pickle.dump(data, f, protocol=4)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(part, self.dir / CHECKPOINT)
