@@ -16,6 +16,7 @@ appends it to disk and shows progress.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 import queue
@@ -215,7 +216,9 @@ class LocalEvaluation:
         self.every = Every(checkpoint_seconds)
 
     def restore(self, checkpoint: Checkpoint) -> None:
-        """Continue from ``checkpoint`` (its hosts joined into one, slots in order)."""
+        """Continue from ``checkpoint`` (its hosts joined into one, slots in order); a
+        private copy (arrays fetched from Ray's object store are read-only)."""
+        checkpoint = copy.deepcopy(checkpoint)
         hosts = checkpoint.hosts
         host = hosts[0] if len(hosts) == 1 else LearnerHost.join(hosts)
         self.host = host if host.slots == sorted(host.slots) else host.part(sorted(host.slots))
