@@ -114,16 +114,17 @@ def _steps(
     resume: Checkpoint | None = None,
     checkpoint_seconds: float | None = None,
 ) -> Iterator[Step]:
-    every = {"resume": resume, "checkpoint_seconds": checkpoint_seconds}
+    every = checkpoint_seconds
     if backend == "ray":
         from distval.ray_backend.engine import iter_ray
 
-        return iter_ray(config, stream, address=address, n_actors=n_actors, **every)
+        return iter_ray(config, stream, address=address, n_actors=n_actors, resume=resume,
+                        checkpoint_seconds=every)
     if backend == "auto":
         from distval.ray_backend.auto import iter_auto
 
-        return iter_auto(config, stream, **every)
-    return iter_inprocess(config, stream, **every)
+        return iter_auto(config, stream, resume=resume, checkpoint_seconds=every)
+    return iter_inprocess(config, stream, resume=resume, checkpoint_seconds=every)
 
 
 def _drive(run: Run, steps: Iterator[Step]) -> EvaluationResult:

@@ -27,8 +27,8 @@ from typing import Any
 
 from distval.cli.argtypes import progress_wanted
 from distval.config import RunConfig, read_config
-from distval.errors import DistvalError, DistvalWarning
 from distval.engine import CHECKPOINT_SECONDS
+from distval.errors import DistvalError, DistvalWarning
 from distval.evaluation import evaluate, finished, resume
 
 __all__ = ["DESCRIPTION", "add_arguments", "add_config_arguments", "config_from_args", "main"]

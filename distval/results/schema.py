@@ -48,6 +48,7 @@ FILES = (
     "summary.json",
     "summary.md",
     "checkpoint.pkl",
+    "checkpoint.pkl.part",
 )
 SUMMARY_MEASURES = ("accuracy", "kappa", "kappa_m", "kappa_per", "kappa_plus", "recall_harm")
 

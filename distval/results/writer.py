@@ -181,7 +181,7 @@ class ResultWriter:
             parquet.unlink(missing_ok=True)
             self._streams[name] = (sink, writer)
             self.written[name] = n
-        for name in ("summary.json", "summary.md"):
+        for name in ("summary.json", "summary.md", f"{CHECKPOINT}.part"):
             (self.dir / name).unlink(missing_ok=True)
 
     def write_config(self, config: RunConfig, extra: dict[str, Any] | None = None) -> None:
@@ -246,9 +246,10 @@ class ResultWriter:
                 os.fsync(f.fileno())
             os.replace(part, self.dir / CHECKPOINT)
         except OSError as exc:
-            part.unlink(missing_ok=True)
             self.failed = exc
             raise
+        finally:  # also when interrupted mid-write: the last whole checkpoint stays
+            part.unlink(missing_ok=True)
 
     def close(self, result: Summarised | None = None, *, finished: bool = False) -> None:
         """Flush, turn each table's stream into its Parquet file, write the summary; a

@@ -1,0 +1,112 @@
+"""What checkpoints (``distval run --checkpoint-seconds``, for ``--resume``) cost.
+
+Each job runs in-process in a fresh process three times: without checkpoints, at the
+default period (:data:`distval.engine.CHECKPOINT_SECONDS`) and every 5 s. The process's
+CPU-seconds (user + system of every thread, the JVM's included) and wall time are compared
+with the run without checkpoints; the checkpoints are counted and timed (flush, pickling the
+learner host and the aggregator, fsync, rename) and the results checked identical.
+
+Jobs: the default job (``distval run`` defaults: SEA, 100,000 rows, ht and nb, 10 folds)
+and MOA's Hoeffding tree and naive Bayes on 200,000 rows.
+
+    python benchmarks/bench_checkpoint.py
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import in_fresh_process, save, table
+
+JOBS = {
+    "default (SEA 100k, ht nb, 10 folds)": {},
+    "MOA HT+NB 200k": {
+        "n_rows": 200_000,
+        "learners": ("moa:trees.HoeffdingTree", "moa:bayes.NaiveBayes"),
+    },
+}
+PERIODS = {"none": None, "default": "default", "5 s": 5.0}
+
+
+def one(job: str, period: str) -> dict:
+    """One run in this process: CPU-seconds, wall, checkpoints (count, seconds, bytes)."""
+    import pyarrow.parquet as pq
+
+    import distval
+    from distval.engine import CHECKPOINT_SECONDS
+    from distval.results.writer import CHECKPOINT, ResultWriter
+
+    spent: list[float] = []
+    size = [0]
+    write = ResultWriter.checkpoint
+
+    def timed_checkpoint(self: ResultWriter, state: object) -> None:
+        t0 = time.perf_counter()
+        write(self, state)
+        spent.append(time.perf_counter() - t0)
+        size[0] = (self.dir / CHECKPOINT).stat().st_size
+
+    ResultWriter.checkpoint = timed_checkpoint  # type: ignore[method-assign]
+    every = PERIODS[period]
+    seconds = CHECKPOINT_SECONDS if every == "default" else every
+    out = Path(tempfile.mkdtemp(prefix="bench-checkpoint-"))
+    t0 = time.perf_counter()
+    distval.evaluate(**JOBS[job], output_dir=out, overwrite=True, checkpoint_seconds=seconds)
+    wall = time.perf_counter() - t0
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    folds = pq.read_table(out / "folds.parquet").to_pandas()
+    return {
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "wall": wall,
+        "checkpoints": len(spent),
+        "checkpoint_s": sum(spent),
+        "checkpoint_mb": size[0] / 1e6,
+        "final_accuracy": folds[folds["position"] == folds["position"].max()]["accuracy"]
+        .round(12)
+        .tolist(),
+        "seconds_setting": seconds,
+    }
+
+
+def main() -> None:
+    rows, raw = [], {}
+    for job in JOBS:
+        runs = {p: in_fresh_process(__file__, job, p) for p in PERIODS}
+        raw[job] = runs
+        base = runs["none"]
+        for r in runs.values():
+            rows.append({
+                "job": job,
+                "checkpoints every": "never" if r["seconds_setting"] is None
+                else f"{r['seconds_setting']:g} s",
+                "checkpoints": r["checkpoints"],
+                "MB each": r["checkpoint_mb"],
+                "s each": r["checkpoint_s"] / r["checkpoints"] if r["checkpoints"] else 0.0,
+                "CPU s": r["cpu"],
+                "CPU ratio": r["cpu"] / base["cpu"],
+                "wall s": r["wall"],
+                "wall ratio": r["wall"] / base["wall"],
+                "same results": r["final_accuracy"] == base["final_accuracy"],
+            })
+    text = "\n\n".join([
+        "# Checkpoints for --resume: their cost",
+        table(rows),
+        "In-process runs, each in a fresh process, one after another; ratios against the run "
+        "without checkpoints of the same job. CPU s: user + system seconds of the whole "
+        "process (every thread, the JVM's too). s each: the mean time of one checkpoint "
+        "(flush, pickle, fsync, rename) in the driver.",
+    ])
+    save("checkpoint", text, {"rows": rows, "raw": raw})
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--one"]:
+        print(json.dumps(one(sys.argv[2], sys.argv[3])))
+    else:
+        main()
