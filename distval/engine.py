@@ -46,6 +46,7 @@ from distval.verdict import short_names, status_verdict
 __all__ = [
     "CHECKPOINT_SECONDS",
     "Checkpoint",
+    "Every",
     "LocalEvaluation",
     "Run",
     "Step",

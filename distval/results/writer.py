@@ -20,7 +20,6 @@ from distval.aggregator import Snapshot
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.results.provenance import provenance
-from distval.results.reader import read_table
 from distval.results.schema import (
     EVENT_SCHEMA,
     FILES,
@@ -166,7 +165,7 @@ class ResultWriter:
             parquet, stream = self.dir / f"{name}.parquet", self.dir / f"{name}.arrows"
             if not n and not parquet.exists() and not stream.exists():
                 continue
-            kept = read_table(self.dir, name).slice(0, n) if n else schema.empty_table()
+            kept = _first_rows(parquet, stream, n) if n else schema.empty_table()
             if kept.num_rows < n:
                 raise DistvalError(
                     f"{stream} holds {kept.num_rows} rows, fewer than the {n} of the "
@@ -273,6 +272,25 @@ class ResultWriter:
             summary = result.summary()
             (self.dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
             (self.dir / "summary.md").write_text(result.to_markdown())
+
+
+def _first_rows(parquet: Path, stream: Path, n: int) -> pa.Table:
+    """The first ``n`` rows of a table: its Parquet file if there is one, else its stream."""
+    try:
+        if parquet.exists():
+            return pq.read_table(parquet).slice(0, n)
+        with pa.memory_map(str(stream)) as source:
+            reader = pa.ipc.open_stream(source)
+            batches, rows = [], 0
+            for batch in read_batches(reader):
+                if rows >= n:
+                    break
+                batches.append(batch)
+                rows += batch.num_rows
+            return pa.Table.from_batches(batches, schema=reader.schema).slice(0, n)
+    except (OSError, pa.ArrowException) as exc:
+        path = parquet if parquet.exists() else stream
+        raise DistvalError(f"cannot read {path}: {exc}") from None
 
 
 def read_checkpoint(directory: str | os.PathLike[str]) -> tuple[Any, dict[str, int]]:
