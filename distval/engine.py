@@ -45,6 +45,7 @@ from distval.verdict import short_names, status_verdict
 
 __all__ = [
     "CHECKPOINT_SECONDS",
+    "CHECKPOINT_SHARE",
     "Checkpoint",
     "Every",
     "LocalEvaluation",
@@ -59,6 +60,9 @@ __all__ = [
 
 #: Seconds between two checkpoints of a run that writes its results (``--checkpoint-seconds``).
 CHECKPOINT_SECONDS = 30.0
+#: The most of a run's time its checkpoints take: after one that took t seconds, the next
+#: comes no sooner than t / CHECKPOINT_SHARE seconds later (with a positive period).
+CHECKPOINT_SHARE = 0.02
 
 
 class Checkpoint(NamedTuple):
@@ -84,21 +88,30 @@ class Step(NamedTuple):
 
 
 class Every:
-    """When a checkpoint is due: ``seconds`` after the last one (None: never).
+    """When a checkpoint is due: ``seconds`` after the last one (None: never; 0: always),
+    and, with a positive period, no sooner than the last one's cost over
+    :data:`CHECKPOINT_SHARE` (so checkpoints take at most about 2 % of the run).
 
-    >>> Every(None).due(), Every(0.0).due()
-    (False, True)
+    >>> every = Every(30.0)
+    >>> every.due(), Every(None).due(), Every(0.0).due()
+    (False, False, True)
+    >>> every.taken(cost=1.5); every.wait
+    75.0
     """
 
     def __init__(self, seconds: float | None) -> None:
         self.seconds = seconds
+        self.wait = seconds
         self._last = time.monotonic()
 
     def due(self) -> bool:
-        return self.seconds is not None and time.monotonic() - self._last >= self.seconds
+        return self.wait is not None and time.monotonic() - self._last >= self.wait
 
-    def taken(self) -> None:
+    def taken(self, cost: float = 0.0) -> None:
+        """A checkpoint was saved now, in ``cost`` seconds."""
         self._last = time.monotonic()
+        if self.seconds:
+            self.wait = max(self.seconds, cost / CHECKPOINT_SHARE)
 
 
 def open_config_stream(config: RunConfig) -> Stream:
@@ -225,11 +238,18 @@ class LocalEvaluation:
         self.host = host if host.slots == sorted(host.slots) else host.part(sorted(host.slots))
         self.aggregator = checkpoint.aggregator
 
-    def checkpoint(self, where: str = "driver") -> Step:
+    def checkpoint(self) -> Step:
         """A step with this state as a checkpoint (after every batch given so far)."""
-        self.every.taken()
-        cp = Checkpoint(self.aggregator.position, [self.host], self.aggregator)
-        return Step(0, None, where, cp)
+        return Step(0, None, "driver", Checkpoint(self.aggregator.position, [self.host],
+                                                  self.aggregator))
+
+    def checkpoints(self) -> Iterator[Step]:
+        """The :meth:`checkpoint` step if one is due; the time the caller takes with it
+        (saving it) sets the wait for the next (:class:`Every`)."""
+        if self.every.due():
+            started = time.perf_counter()
+            yield self.checkpoint()
+            self.every.taken(time.perf_counter() - started)
 
     def step(self, batch: Batch) -> Snapshot | None:
         """Predict, learn and aggregate one batch; the snapshot if a test point was reached."""
@@ -257,8 +277,7 @@ class LocalEvaluation:
         if not self.overlaps:
             for batch in batches:
                 yield Step(len(batch), self.step(batch))
-                if self.every.due():
-                    yield self.checkpoint()
+                yield from self.checkpoints()
             return
         agg_in: queue.Queue[tuple[Batch, np.ndarray] | None] = queue.Queue(maxsize=AHEAD)
         agg_out: queue.Queue[Step | BaseException] = queue.Queue()
@@ -299,7 +318,7 @@ class LocalEvaluation:
                     while got < sent:
                         got += 1
                         yield _checked(agg_out.get())
-                    yield self.checkpoint()
+                    yield from self.checkpoints()
             agg_in.put(None)
             while got < sent:
                 got += 1

@@ -158,8 +158,7 @@ def iter_auto(
                     yield from starter.run.take_over(local, batch, batches)
                 return
             yield Step(len(batch), local.step(batch), "driver")
-            if local.every.due():
-                yield local.checkpoint()
+            yield from local.checkpoints()
             done += len(batch)
             if start is None:
                 start = time.perf_counter()

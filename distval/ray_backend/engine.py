@@ -136,8 +136,7 @@ def warm_up(
             yield batch
             return
         yield Step(len(batch), local.step(batch), "driver")
-        if local.every.due():
-            yield local.checkpoint()
+        yield from local.checkpoints()
 
 
 class ParcelSizer:
@@ -455,13 +454,14 @@ class RayRun:
             return
         refs, oks, first = self._save
         self._save = None
+        started = time.perf_counter()
         try:
             ray.get(oks)
             *hosts, aggregator = ray.get(refs)
         except RayActorError:
             return  # lost with its actor: the next one will do
-        self.every.taken()
         yield Step(0, None, "actors", Checkpoint(self._ends[first - 1], hosts, aggregator))
+        self.every.taken(time.perf_counter() - started)
 
     def _drain(self, limit: int) -> Iterator[Step]:
         while len(self._in_flight) > limit:
