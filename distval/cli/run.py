@@ -144,7 +144,8 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         type=float,
         default=CHECKPOINT_SECONDS,
         metavar="S",
-        help="save the run's state in the output directory every S seconds, for --resume "
+        help="save the run's state in the output directory every S seconds, for --resume, "
+        "and no sooner than 50 times the last save took (at most about 2%% of the run) "
         f"(default: {CHECKPOINT_SECONDS:g}; 0: after every batch; a negative S: never)",
     )
     g.add_argument(
