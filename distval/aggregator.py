@@ -49,6 +49,7 @@ from distval.metrics import (
     LOWER_IS_BETTER,
     MEASURES,
     PROBA_MEASURES,
+    Scored,
     ScoreWindows,
     Tracker,
     make_tracker,
@@ -256,7 +257,8 @@ class Aggregator:
         self.scores: list[ScoreWindows] | None = None
         if cmp.measure in PROBA_MEASURES:
             self.scores = [
-                ScoreWindows(t.name, self.n_slots, size=tr.window, factor=tr.fading)
+                ScoreWindows(t.name, self.n_slots, size=tr.window, factor=tr.fading,
+                             n_classes=n_classes)
                 for t in self.trackers
             ]
         self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
@@ -271,8 +273,7 @@ class Aggregator:
         evalue = cmp.sequential in ("evalue", "both")
         self.fold_wins = np.zeros((2, len(self.pairs), self.n_folds)) if evalue else None
         self.verdicts = None
-        # The paired windows score hard labels: a probabilistic measure has no verdict yet.
-        if self.pairs and self.PAIRED and cmp.measure not in PROBA_MEASURES:
+        if self.pairs and self.PAIRED:
             self.verdicts = PairVerdicts(
                 self.labels,
                 self.n_folds,
@@ -280,7 +281,7 @@ class Aggregator:
                 margin=cmp.margin,
                 forgetting=tr.forgetting,
                 measure=cmp.measure,
-                n_classes=n_classes or 2,
+                n_classes=n_classes,
                 window=tr.window,
                 fading=tr.fading,
                 adwin_delta=tr.adwin_delta,
@@ -361,6 +362,7 @@ class Aggregator:
             return self._advance(arrived or 0)
         pred = np.full((self.n_slots, n), -1, dtype=np.int64)
         given: list[tuple[np.ndarray, np.ndarray]] = []
+        losses = None  # per-row losses of a probabilistic measure, for the verdict
         for ids, p in parts:
             if isinstance(p, tuple):  # (predictions, probabilities) of a probabilistic run
                 p, probs = p
@@ -373,10 +375,14 @@ class Aggregator:
         for tracker in self.trackers:
             tracker.update(y, pred, per_ok)
         if self.scores is not None:
-            proba = self._proba(y, given)
+            scored = Scored.of(y, pred, self._proba(y, given))
             for tracker, window in zip(self.trackers, self.scores):
                 widths = tracker.widths if tracker.name == "adwin" else None
-                window.update(y, pred, proba, widths)
+                window.add(scored, widths)
+            measure = self.comparison.measure
+            if self.verdicts is not None and measure in LOWER_IS_BETTER:
+                k = self.n_folds
+                losses = scored.per_row(measure, pred.shape).reshape(len(self.labels), k, n)
         self._got = {}
         if self.pairs:
             by_learner = pred.reshape(len(self.labels), self.n_folds, n)
@@ -392,7 +398,7 @@ class Aggregator:
                 self.fold_wins[0] += (tested & right_a & ~right_b).sum(axis=2)
                 self.fold_wins[1] += (tested & ~right_a & right_b).sum(axis=2)
             if self.verdicts is not None:
-                self.verdicts.update(y, by_learner, per_ok)
+                self.verdicts.update(y, by_learner, per_ok, losses)
         if self.drift is not None:
             k = self.n_folds
             for row, slot, detector in self.drift.update(pred, y, start):
@@ -497,7 +503,11 @@ class Aggregator:
         events, self._events = self._events, []
         paired, verdicts = empty_columns(PAIRED_SCHEMA), empty_columns(VERDICT_SCHEMA)
         if self.verdicts is not None:
-            paired, verdict_rows = self.verdicts.look(self.position, tests)
+            own = None
+            if not self.verdicts.paired:  # a probabilistic measure: each learner's windows
+                shape = (len(self.labels), self.n_folds)
+                own = (self.fold_values(), self.primary.widths.reshape(shape))
+            paired, verdict_rows = self.verdicts.look(self.position, tests, own)
             verdicts = to_columns(verdict_rows, VERDICT_SCHEMA)
         self.last = Snapshot(
             self.position,
@@ -547,7 +557,9 @@ class Aggregator:
         """
         cmp, forgetting = self.comparison, self.tracker_settings.forgetting
         values = self.fold_values()
-        paired = self.verdicts.fold_values() if self.verdicts is not None else None
+        paired = None
+        if self.verdicts is not None and self.verdicts.paired:
+            paired = self.verdicts.fold_values()
         counts = self.pair_counts.counts()
         pos = self.position
         tests: list[dict[str, Any]] = []

@@ -621,7 +621,7 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
         wins = {k: sum(v["favours"] == k for v in verdicts) for k in means}
         lead = max(means, key=lambda k: (wins[k], means[k]))  # the verdicts' winner first
         parts.insert(0, parts.pop(list(means).index(lead)))
-    verdict = status_verdict(verdicts, names) if verdicts else ""
+    verdict = status_verdict(verdicts, names, config.measure) if verdicts else ""
     if verdict:
         parts.insert(1, verdict)
     tests = rows_of(snap.tests)

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from distval.anytime import DifferenceCS
-from distval.columns import PAIRED_SCHEMA, VERDICT_SCHEMA
+from distval.columns import PAIRED_SCHEMA, VERDICT_SCHEMA, empty_columns
+from distval.metrics.probabilistic import LOG_LOSS_FLOOR, PROBA_MEASURES
 from distval.multiplicity import holm_adjusted
 from distval.paired import PairedTracker
 
@@ -39,6 +40,7 @@ __all__ = [
     "Evidence",
     "PairVerdicts",
     "crossing_row",
+    "fold_verdict_line",
     "short_names",
     "status_verdict",
     "twin_line",
@@ -83,6 +85,9 @@ class Evidence:
     adjusted: str | None = None
     crossing: int | None = None
     evalues: tuple[tuple[str, float, str | None, bool], ...] = ()
+    #: ``accuracy`` (the difference in 0/1 loss, in points), ``brier`` or ``log_loss``
+    #: (the difference in the per-row loss, in its units); ``auc``: :func:`fold_verdict_line`.
+    measure: str = "accuracy"
 
     @property
     def winner(self) -> str | None:
@@ -97,6 +102,19 @@ def _p(p: float) -> str:
     return f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
 
 
+#: What the verdict line calls each measure's per-row loss.
+_LOSS_NAMES = {"accuracy": "error", "brier": "Brier score", "log_loss": "log-loss"}
+
+
+def _amount(ev: Evidence, x: float) -> str:
+    """A difference in the measure's units: points of error, or the loss to 4 decimals."""
+    return _points(x) if ev.measure == "accuracy" else f"{x:.4f}"
+
+
+def _unit(ev: Evidence) -> str:
+    return " points" if ev.measure == "accuracy" else ""
+
+
 def _rows(n: float) -> str:
     return f"{round(n):,}"
 
@@ -107,11 +125,14 @@ def _over(ev: Evidence) -> str:
 
 
 def _window_words(ev: Evidence) -> str:
+    """The rows of the fold tests: the paired windows (0/1 loss), else each learner's own."""
+    own = ev.measure != "accuracy"
+    rows = "rows of each learner's windows" if own else "paired rows"
     if ev.forgetting == "cumulative":
-        return "over all paired rows"
+        return f"over all {rows}"
     if not np.isfinite(ev.window_rows):
-        return "on the paired rows"
-    return f"on the last {_rows(ev.window_rows)} paired rows"
+        return f"on the {rows}"
+    return f"on the last {_rows(ev.window_rows)} {rows}"
 
 
 def _test_words(ev: Evidence, name: str, test: tuple[float, str | None, bool]) -> str:
@@ -135,35 +156,40 @@ def verdict_line(ev: Evidence) -> str:
     """
     level = f"{100 * ev.level:.4g}% CS"
     folds = ev.fold_diffs[np.isfinite(ev.fold_diffs)]
+    loss, unit = _LOSS_NAMES[ev.measure], _unit(ev)
+
+    def amount(x: float) -> str:
+        return _amount(ev, x)
+
     parts: list[str] = []
     if ev.decision in ("A", "B"):
         sign = 1.0 if ev.decision == "A" else -1.0
         win, lose = (ev.a, ev.b) if ev.decision == "A" else (ev.b, ev.a)
         lo, hi = sorted((sign * ev.lower, sign * ev.upper))
-        margin = f" by more than {_points(ev.margin)}" if ev.margin > 0 else ""
+        margin = f" by more than {amount(ev.margin)}" if ev.margin > 0 else ""
         parts.append(
-            f"{win} better than {lose}{margin}: error {_points(sign * ev.mean)} points lower "
-            f"{_over(ev)}({level} {_points(lo)} to {_points(hi)})"
+            f"{win} better than {lose}{margin}: {loss} {amount(sign * ev.mean)}{unit} lower "
+            f"{_over(ev)}({level} {amount(lo)} to {amount(hi)})"
         )
         if len(folds):
             parts.append(f"{int((sign * folds > 0).sum())}/{len(folds)} folds favour {win}")
     elif ev.decision == "equivalent":
         parts.append(
-            f"{ev.a} and {ev.b} equivalent within {_points(ev.margin)} points: error "
-            f"difference {_points(abs(ev.mean))} {_over(ev)}({level} {_points(ev.lower)} to "
-            f"{_points(ev.upper)} for {ev.a})"
+            f"{ev.a} and {ev.b} equivalent within {amount(ev.margin)}{unit}: {loss} "
+            f"difference {amount(abs(ev.mean))} {_over(ev)}({level} {amount(ev.lower)} to "
+            f"{amount(ev.upper)} for {ev.a})"
         )
     else:
         lead = ev.a if ev.mean >= 0 else ev.b
-        words = "includes 0" if ev.lower <= 0 <= ev.upper else f"within {_points(ev.margin)}"
+        words = "includes 0" if ev.lower <= 0 <= ev.upper else f"within {amount(ev.margin)}"
         if ev.margin > 0:
-            words = f"not beyond {_points(ev.margin)} and not within it"
-        diff = f"error {_points(abs(ev.mean))} points lower for {lead}"
-        if _points(abs(ev.mean)) == "0.0":
-            diff = "the same error to 0.1 points"
+            words = f"not beyond {amount(ev.margin)} and not within it"
+        diff = f"{loss} {amount(abs(ev.mean))}{unit} lower for {lead}"
+        if float(amount(abs(ev.mean))) == 0:
+            diff = f"the same {loss} to {'0.1' if ev.measure == 'accuracy' else '0.0001'}{unit}"
         parts.append(
-            f"{ev.a} vs {ev.b}: no verdict yet: {diff} {_over(ev)}({level} {_points(ev.lower)} "
-            f"to {_points(ev.upper)}, {words})"
+            f"{ev.a} vs {ev.b}: no verdict yet: {diff} {_over(ev)}({level} {amount(ev.lower)} "
+            f"to {amount(ev.upper)}, {words})"
         )
         if len(folds):
             sign = 1.0 if lead == ev.a else -1.0
@@ -206,6 +232,43 @@ def verdict_line(ev: Evidence) -> str:
     return "; ".join(parts)
 
 
+def fold_verdict_line(ev: Evidence) -> str:
+    """The verdict of one pair on a measure with no per-row loss (AUC): the across-fold test
+    on each learner's own windows decides; ``fold_diffs`` are A's AUC minus B's per fold.
+
+    >>> ev = Evidence("ht", "nb", rows=0, mean=0.03, lower=float("nan"), upper=float("nan"),
+    ...               level=0.95, decision="A", fold_diffs=np.full(10, 0.03),
+    ...               window_rows=900.0, wilcoxon=(0.002, "ht", True), measure="auc")
+    >>> for part in fold_verdict_line(ev).split("; "): print(part)
+    ht better than nb: AUC 0.0300 higher (mean over folds)
+    10/10 folds favour ht
+    Wilcoxon p 0.002 on the last 900 rows of each learner's windows
+    fold-level only: AUC has no per-row loss, so no confidence sequence (not valid under peeking)
+    """
+    folds = ev.fold_diffs[np.isfinite(ev.fold_diffs)]
+    mean = ev.mean  # the mean over folds of fold_diffs
+    if ev.decision in ("A", "B"):
+        win, lose = (ev.a, ev.b) if ev.decision == "A" else (ev.b, ev.a)
+        sign = 1.0 if ev.decision == "A" else -1.0
+        parts = [f"{win} better than {lose}: AUC {sign * mean:.4f} higher (mean over folds)"]
+    else:
+        lead = ev.a if not mean < 0 else ev.b
+        sign = 1.0 if lead == ev.a else -1.0
+        parts = [f"{ev.a} vs {ev.b}: no verdict: AUC {abs(mean):.4f} higher for {lead} "
+                 "(mean over folds)"]
+        win = lead
+    if len(folds):
+        parts.append(f"{int((sign * folds > 0).sum())}/{len(folds)} folds favour {win}")
+    test = ev.wilcoxon or ev.sign
+    if test is not None:
+        name = "Wilcoxon" if ev.wilcoxon else "sign test"
+        adj = f" ({ev.adjusted})" if ev.adjusted else ""
+        parts.append(f"{name} p {_p(test[0])}{adj} {_window_words(ev)}")
+    parts.append("fold-level only: AUC has no per-row loss, so no confidence sequence "
+                 "(not valid under peeking)")
+    return "; ".join(parts)
+
+
 def short_names(labels: Sequence[str], width: int = 24) -> dict[str, str]:
     """Display names of at most ``width`` characters: a MOA spec loses ``moa:`` and its
     package path, anything longer is cut with an ellipsis; names stay distinct.
@@ -230,9 +293,13 @@ def short_names(labels: Sequence[str], width: int = 24) -> dict[str, str]:
     return out
 
 
-def status_verdict(rows: Sequence[dict[str, Any]], names: dict[str, str] | None = None) -> str:
+def status_verdict(
+    rows: Sequence[dict[str, Any]], names: dict[str, str] | None = None,
+    measure: str = "accuracy",
+) -> str:
     """The verdict part of the live status line: the pair with the clearest verdict (else
-    the largest difference), in a few words.
+    the largest difference), in a few words; points of accuracy, or the loss difference of
+    ``brier``/``log_loss``; ``auc`` (no sequence) names the fold test's winner only.
 
     >>> rows = [{"learner_a": "ht", "learner_b": "nb", "decision": "A", "mean": 0.067,
     ...          "lower": 0.059, "upper": 0.075}]
@@ -240,6 +307,8 @@ def status_verdict(rows: Sequence[dict[str, Any]], names: dict[str, str] | None 
     'ht>nb +6.7 pts (CS 5.9..7.5)'
     >>> status_verdict([dict(rows[0], decision="undecided", lower=-0.01)])
     'ht vs nb +6.7 pts (CS -1.0..7.5) no verdict yet'
+    >>> status_verdict(rows, measure="brier")
+    'ht>nb Brier -0.0670 (CS -0.0750..-0.0590)'
     """
     names = names or {}
     usable = [r for r in rows if r.get("mean") == r.get("mean")]
@@ -249,9 +318,19 @@ def status_verdict(rows: Sequence[dict[str, Any]], names: dict[str, str] | None 
     a, b = names.get(r["learner_a"], r["learner_a"]), names.get(r["learner_b"], r["learner_b"])
     sign = -1.0 if r["decision"] == "B" or (r["decision"] != "A" and r["mean"] < 0) else 1.0
     win, lose = (b, a) if sign < 0 else (a, b)
-    lo, hi = sorted((sign * 100 * r["lower"], sign * 100 * r["upper"]))
-    cs = f"(CS {lo:.1f}..{hi:.1f})"
-    x = f"+{sign * 100 * r['mean']:.1f} pts"
+    if measure == "auc":
+        if r["decision"] in ("A", "B"):
+            return f"{win}>{lose} AUC (fold test)"
+        return f"{a} vs {b} AUC: no verdict (fold test)"
+    if measure in ("brier", "log_loss"):  # the winner's loss is lower: a negative difference
+        name = {"brier": "Brier", "log_loss": "log-loss"}[measure]
+        lo, hi = sorted((-sign * r["lower"], -sign * r["upper"]))
+        cs = f"(CS {lo:.4f}..{hi:.4f})"
+        x = f"{name} {-sign * r['mean']:.4f}"
+    else:
+        lo, hi = sorted((sign * 100 * r["lower"], sign * 100 * r["upper"]))
+        cs = f"(CS {lo:.1f}..{hi:.1f})"
+        x = f"+{sign * 100 * r['mean']:.1f} pts"
     if r["decision"] in ("A", "B"):
         return f"{win}>{lose} {x} {cs}"
     if r["decision"] == "equivalent":
@@ -343,7 +422,7 @@ class PairVerdicts:
         margin: float = 0.0,
         forgetting: str = "adwin",
         measure: str = "accuracy",
-        n_classes: int = 2,
+        n_classes: int | None = 2,
         window: int = 1000,
         fading: float = 0.999,
         adwin_delta: float = 0.002,
@@ -356,26 +435,52 @@ class PairVerdicts:
         self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
         self.alpha, self.margin, self.measure = alpha, margin, measure
         self.forgetting = "fading" if forgetting == "ewma" else forgetting
-        self.tracker = PairedTracker(
-            self.forgetting, len(self.pairs), n_folds, n_classes,
-            window=window, fading=fading, adwin_delta=adwin_delta,
-        )
+        #: Whether the paired windows (hard labels) give the fold values; a probabilistic
+        #: measure's fold values are each learner's own windows, given to :meth:`look`.
+        self.paired = measure not in PROBA_MEASURES
+        self.tracker: PairedTracker | None = None
+        if self.paired:
+            self.tracker = PairedTracker(
+                self.forgetting, len(self.pairs), n_folds, n_classes or 2,
+                window=window, fading=fading, adwin_delta=adwin_delta,
+            )
         n = max(1, len(self.pairs))
         self.level_alpha = alpha / n
-        self.sequences = [DifferenceCS(self.level_alpha, v_opt=v_opt) for _ in self.pairs]
+        #: The range of a row's loss: 0/1 loss, Brier (two classes: [0, 1]; more, or classes
+        #: not known in advance (None): [0, 2]), log-loss clipped at the floor; the paired
+        #: difference lies in [-bound, bound].
+        bound = {"brier": 1.0 if n_classes == 2 else 2.0,
+                 "log_loss": -float(np.log(LOG_LOSS_FLOOR))}.get(measure, 1.0)
+        self.bound = bound
+        self.sequences = [
+            DifferenceCS(self.level_alpha, lo=-bound, hi=bound, v_opt=v_opt * bound**2)
+            for _ in self.pairs
+        ]
         self.history: list[list[tuple[int, float, float]]] = [[] for _ in self.pairs]
         self._evalues: dict[tuple[str, str], list[tuple[str, float, str | None, bool]]] = {}
         self._a = np.array([a for a, _ in self.pairs], dtype=np.int64)
         self._b = np.array([b for _, b in self.pairs], dtype=np.int64)
 
-    def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
-        """Take one batch: ``pred`` is (learners, folds, rows)."""
+    def update(
+        self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray,
+        losses: np.ndarray | None = None,
+    ) -> None:
+        """Take one batch: ``pred`` is (learners, folds, rows); with a probabilistic measure
+        ``losses`` are the (learners, folds, rows) per-row losses (NaN: not tested;
+        :meth:`distval.metrics.Scored.per_row`), none for AUC."""
         if not self.pairs:
             return
         pa, pb = pred[self._a], pred[self._b]
-        self.tracker.update(y, pa, pb, per_ok)
+        if self.tracker is not None:
+            self.tracker.update(y, pa, pb, per_ok)
         both = (pa >= 0) & (pb >= 0)
-        wins = ((pb != y) & both).sum(axis=1) - ((pa != y) & both).sum(axis=1)
+        if losses is not None:
+            la, lb = losses[self._a], losses[self._b]
+            wins = np.where(both, lb - la, 0.0).sum(axis=1)
+        elif self.paired:
+            wins = ((pb != y) & both).sum(axis=1) - ((pa != y) & both).sum(axis=1)
+        else:
+            return  # AUC: no per-row loss, no confidence sequence
         count = both.sum(axis=1)
         x = np.full(count.shape, np.nan)  # (pairs, rows); NaN where no fold tested both
         np.divide(wins, count, out=x, where=count > 0)
@@ -385,18 +490,30 @@ class PairVerdicts:
     def fold_values(self) -> tuple[np.ndarray, np.ndarray]:
         """(pairs, folds) values of the run's measure for side A and side B, each over the
         rows that fold tested with both learners under the paired forgetting."""
+        assert self.tracker is not None, "a probabilistic measure has no paired windows"
         if self.measure == "accuracy":  # the common case: no other measure computed
             return self.tracker.accuracy()
         a, b = self.tracker.get()
         return a[self.measure], b[self.measure]
 
     def look(
-        self, position: int, tests: Sequence[dict[str, Any]] = ()
+        self, position: int, tests: Sequence[dict[str, Any]] = (),
+        own: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
         """(paired columns, verdict rows) at this look: the paired windows of every (pair,
         fold) as :data:`~distval.columns.PAIRED_SCHEMA` columns, and one verdict row per
         pair; ``tests`` are the look's test rows (the paired Wilcoxon, else sign, rows are
-        cited; Holm-adjusted across pairs)."""
+        cited; Holm-adjusted across pairs). With a probabilistic measure ``own`` gives each
+        fold's (learners, folds) values of A's and B's own windows and their (learners,
+        folds) widths: the fold differences (positive: A better) come from them, and there
+        are no paired columns."""
+        if self.tracker is None:
+            assert own is not None, "a probabilistic measure's look needs the own windows"
+            values, own_widths = own[0], own[1]
+            va, vb = values[self._a], values[self._b]
+            diff = vb - va if self.measure in ("brier", "log_loss") else va - vb
+            widths = np.minimum(own_widths[self._a], own_widths[self._b])
+            return empty_columns(PAIRED_SCHEMA), self._rows_of(position, tests, diff, widths)
         diff = self.tracker.difference()
         widths = self.tracker.widths
         va, vb = self.fold_values()
@@ -413,6 +530,14 @@ class PairVerdicts:
             "value_a": np.asarray(va, dtype=np.float64).ravel(),
             "value_b": np.asarray(vb, dtype=np.float64).ravel(),
         }
+        return ({name: paired[name] for name in PAIRED_FIELDS},
+                self._rows_of(position, tests, diff, widths))
+
+    def _rows_of(
+        self, position: int, tests: Sequence[dict[str, Any]], diff: np.ndarray,
+        widths: np.ndarray,
+    ) -> list[dict[str, Any]]:
+        """One verdict row per pair from the (pairs, folds) differences and widths."""
         cited = self._cited(tests)
         self._evalues = {}
         for t in tests:
@@ -429,7 +554,7 @@ class PairVerdicts:
             median = float(np.median(widths[p])) if len(widths[p]) else float("nan")
             self.history[p].append((position, mean_window, median))
             rows.append(self._verdict(position, p, a, b, folds, median, cited.get((a, b))))
-        return {name: paired[name] for name in PAIRED_FIELDS}, rows
+        return rows
 
     def _cited(
         self, tests: Sequence[dict[str, Any]]
@@ -459,6 +584,14 @@ class PairVerdicts:
         d = cs.to_dict(self.margin)
         lower, upper, mean = d["lower"], d["upper"], d["mean"]
         decision = d["decision"]
+        fold_level = self.measure not in ("accuracy", "brier", "log_loss")
+        if fold_level:  # AUC: the cited fold test decides; no confidence sequence
+            finite = folds[np.isfinite(folds)]
+            mean = float(finite.mean()) if len(finite) else float("nan")
+            lower = upper = float("nan")
+            decision = "undecided"
+            if cited is not None and cited[3] and cited[2] in (a, b):
+                decision = "A" if cited[2] == a else "B"
         winner = {"A": a, "B": b}.get(decision)
         lead = a if (mean if np.isfinite(mean) else 0.0) >= 0 else b
         sign = 1.0 if (winner or lead) == a else -1.0
@@ -476,7 +609,7 @@ class PairVerdicts:
             wilcoxon=_named(test, self.names) if cited and cited[0] == "wilcoxon" else None,
             sign=_named(test, self.names) if cited and cited[0] == "sign" else None,
             adjusted=cited[4] if cited else None, crossing=crossing_row(self.history[p]),
-            evalues=evalues,
+            evalues=evalues, measure=self.measure,
         )
         return dict(zip(VERDICT_FIELDS, (
             position, a, b, cs.t, mean, lower, upper, 1 - self.level_alpha, self.margin,
@@ -484,7 +617,7 @@ class PairVerdicts:
             cited[0] if cited else None, cited[1] if cited else float("nan"),
             cited[2] if cited else None,
             ("Bonferroni CS, Holm p" if len(self.pairs) > 1 else None),
-            verdict_line(ev),
+            fold_verdict_line(ev) if fold_level else verdict_line(ev),
         )))
 
 

@@ -119,3 +119,136 @@ def test_no_verdict_with_e_processes_for_one_learner_and_recent_windows_for_the_
     assert "no verdict yet: the same error to 0.1 points over 45,000 rows" in line
     assert "Wilcoxon p 0.014 favours ht" in line
     assert "for nb (e-value 46.5, with no verdict yet): it keeps each fold" in line
+
+
+# -- probabilistic measures -----------------------------------------------------------------
+
+
+def sklearn_row_loss(measure: str, y: int, p: np.ndarray) -> float:
+    """One row's loss by scikit-learn: Brier of p[1] (two classes), log-loss with p[y] clipped
+    below at 1e-4 (the documented floor) by capping scikit-learn's loss at -log(1e-4)."""
+    from sklearn.metrics import brier_score_loss, log_loss
+
+    if measure == "brier":
+        return float(brier_score_loss([y], [p[1]], pos_label=1))
+    return min(float(log_loss([y], [p], labels=[0, 1])), -np.log(1e-4))
+
+
+def probabilistic_feed(measure: str, n: int = 400, k: int = 6, seed: int = 0):
+    """An aggregator of learners a (informed) and b (noise) fed (predictions, probabilities)
+    with random tested rows; the rows, probabilities and tested masks fed."""
+    from distval.aggregator import Aggregator, ComparisonSettings, TrackerSettings
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    p_a = np.clip(np.where(y == 1, 0.8, 0.2) + rng.normal(0, 0.15, (k, n)), 0, 1)
+    p_a[:, :5] = np.where(y[:5] == 1, 0.0, 1.0)  # confidently wrong: log-loss hits the floor
+    p_b = rng.random((k, n))
+    p1 = np.concatenate([p_a, p_b])  # slots: learner-major
+    proba = np.stack([1 - p1, p1], axis=2)
+    tested = rng.random((2 * k, n)) < 0.7
+    pred = np.where(tested, (p1 > 0.5).astype(np.int64), -1)
+    agg = Aggregator(["a", "b"], k, trackers=TrackerSettings(forgetting="window", window=150),
+                     comparison=ComparisonSettings(measure=measure), test_every=n,
+                     n_classes=2)
+    snaps = []
+    for lo in range(0, n, 100):
+        part = (pred[:, lo:lo + 100], proba[:, lo:lo + 100])
+        snap = agg.update(lo, y[lo:lo + 100], [(np.arange(2 * k), part)])
+        snaps += [snap] if snap else []
+    return agg, snaps, y, proba, tested
+
+
+@pytest.mark.parametrize("measure", ["brier", "log_loss"])
+def test_loss_sequence_is_the_running_mean_of_sklearn_per_row_differences(measure):
+    """The pair's sequence runs over each row's mean over folds of loss_b - loss_a on the
+    folds that tested the row with both learners, each loss scikit-learn's for that row."""
+    k = 6
+    agg, _, y, proba, tested = probabilistic_feed(measure, k=k)
+    xs = []
+    for i in range(len(y)):
+        d = [sklearn_row_loss(measure, int(y[i]), proba[k + f, i])
+             - sklearn_row_loss(measure, int(y[i]), proba[f, i])
+             for f in range(k) if tested[f, i] and tested[k + f, i]]
+        if d:
+            xs.append(np.mean(d))
+    cs = agg.verdicts.sequences[0]
+    assert cs.t == len(xs)
+    assert cs.mean == pytest.approx(np.mean(xs), rel=1e-12)
+    bound = 1.0 if measure == "brier" else -np.log(1e-4)
+    assert (cs.lo, cs.hi) == pytest.approx((-bound, bound))
+    assert max(abs(x) for x in xs) > (0.5 if measure == "brier" else 5.0)  # floor reached
+
+
+@pytest.mark.parametrize("measure", ["brier", "log_loss", "auc"])
+def test_probabilistic_verdicts_name_the_better_learner(measure):
+    """a's probabilities are informed, b's are noise: the verdict names a (by the sequence
+    for the losses, by the fold test for AUC) and the line says which evidence it used."""
+    _, snaps, *_ = probabilistic_feed(measure, n=3000, k=6)
+    row = {k: v[0] for k, v in snaps[-1].verdicts.items()}
+    assert row["decision"] == "A" and row["favours"] == "a"
+    assert len(snaps[-1].paired["fold"]) == 0  # no paired windows: each learner's own
+    line = row["line"]
+    if measure == "auc":
+        assert line.startswith("a better than b: AUC") and "no confidence sequence" in line
+        assert row["test"] == "wilcoxon" and row["pvalue"] <= 0.05
+    else:
+        name = {"brier": "Brier score", "log_loss": "log-loss"}[measure]
+        assert line.startswith(f"a better than b: {name} ") and line.endswith("peeking")
+        assert 0 < row["lower"] <= row["mean"] <= row["upper"]
+
+
+@pytest.mark.parametrize("bound", [1.0, 2.0, float(-np.log(1e-4))])
+def test_rescaled_loss_sequence_covers_the_mean_at_every_look(bound):
+    """Per-row loss differences in [-bound, bound] (Brier: 1 or 2, log-loss: -log of the
+    floor): rows of known drifting, dependent mean scaled by ``bound`` are covered at every
+    look in at least 1 - alpha of the runs (binomial slack), as for the 0/1 loss."""
+    from drifting_rows import drifting_rows
+    from scipy import stats
+
+    from distval.anytime import confidence_sequence
+
+    rng = np.random.default_rng(7)
+    runs, n, alpha = 300, 3000, 0.1
+    x, mu = drifting_rows(rng, runs, n)
+    x, mu = bound * x, bound * mu
+    looks = np.arange(20, n + 1, 20)
+    delta = (np.cumsum(mu, axis=1) / np.arange(1, n + 1))[:, looks - 1]
+    _, lower, upper = confidence_sequence(x, alpha=alpha, lo=-bound, hi=bound,
+                                          v_opt=1000.0 * bound**2, at=looks)
+    missed = ((delta < lower) | (delta > upper)).any(axis=1).sum()
+    assert missed <= stats.binom.ppf(0.999, runs, alpha)
+    assert np.median(upper[:, -1] - lower[:, -1]) < bound  # and it narrows
+
+
+def test_three_class_brier_sequence_uses_sklearns_multiclass_rows_on_a_range_of_two():
+    """Three classes, not announced to the aggregator: a row's Brier loss is scikit-learn's
+    multi-class one (the sum over classes, in [0, 2]) and the sequence's range is [-2, 2]."""
+    from sklearn.metrics import brier_score_loss
+
+    from distval.aggregator import Aggregator, ComparisonSettings
+
+    rng = np.random.default_rng(5)
+    n, k = 300, 4
+    y = rng.integers(0, 3, n)
+    proba = rng.dirichlet([1, 1, 1], size=(2 * k, n))
+    proba[:k, np.arange(n), y] += 2.0  # a leans to the true class
+    proba /= proba.sum(axis=2, keepdims=True)
+    tested = rng.random((2 * k, n)) < 0.6
+    pred = np.where(tested, proba.argmax(axis=2), -1)
+    agg = Aggregator(["a", "b"], k, comparison=ComparisonSettings(measure="brier"),
+                     test_every=n)
+    for lo in range(0, n, 100):
+        part = (pred[:, lo:lo + 100], proba[:, lo:lo + 100])
+        agg.update(lo, y[lo:lo + 100], [(np.arange(2 * k), part)])
+    xs = []
+    for i in range(n):
+        d = [brier_score_loss([y[i]], proba[k + f, i][None], labels=[0, 1, 2])
+             - brier_score_loss([y[i]], proba[f, i][None], labels=[0, 1, 2])
+             for f in range(k) if tested[f, i] and tested[k + f, i]]
+        if d:
+            xs.append(np.mean(d))
+    cs = agg.verdicts.sequences[0]
+    assert (cs.lo, cs.hi) == (-2.0, 2.0)
+    assert cs.t == len(xs) and cs.mean == pytest.approx(np.mean(xs), rel=1e-12)
+    assert max(abs(x) for x in xs) > 1.0  # beyond the two-class range

@@ -25,6 +25,7 @@ from distval.metrics.measures import FORGETTING, MAX_CLASSES, MEASURES, measures
 from distval.metrics.probabilistic import (
     LOWER_IS_BETTER,
     PROBA_MEASURES,
+    Scored,
     ScoreWindows,
     proba_measures,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "ExponentialEstimators",
     "Fading",
     "ScoreWindows",
+    "Scored",
     "SlidingWindow",
     "Tracker",
     "make_tracker",

@@ -16,13 +16,21 @@ not its hard label. Definitions, on the rows of a slot's window with weights ``w
 
 Lower is better for ``log_loss`` and ``brier``, higher for ``auc``.
 
-Which rows: :class:`ScoreWindows` keeps each slot's tested rows (probabilities and class)
-for the window of its forgetting mechanism: every row (cumulative), the last ``size``
-(window), the last ADWIN width of the slot's 0/1-loss ADWIN (adwin: the width its
-:class:`~distval.metrics.ADWINWindow` reports), or the rows whose weight
-``factor ** age`` is above 1e-17 of the newest's (fading and ewma: both weigh by the
-fading factor here; ewma's start values belong to its hard-label estimators). The
-measures are computed from the kept rows at each snapshot.
+Which rows: :class:`ScoreWindows` holds each slot's measures over the window of its
+forgetting mechanism: every tested row (cumulative), the last ``size`` (window), the last
+ADWIN width of the slot's 0/1-loss ADWIN (adwin: the width its
+:class:`~distval.metrics.ADWINWindow` reports), or every row weighted ``factor ** age``, the
+age counted in rows the slot tested (fading and ewma: both weigh by the fading factor
+here; ewma's start values belong to its hard-label estimators).
+
+AUC in bounded memory: the windows count each class's scores in :data:`AUC_BINS` bins
+(``floor(p[k] * AUC_BINS)``), so the AUC they give is *exactly* the AUC of the scores
+rounded down to a multiple of 1/4096 (scikit-learn's ``roc_auc_score`` on the rounded
+scores, in the tests). Against the unrounded scores it differs only through the
+(positive, negative) pairs whose scores share a bin, each counted one half: by at most half
+their share of all pairs (:func:`auc_error_bound`, per window
+:meth:`ScoreWindows.error_bound`). Log-loss and Brier are running sums: exact.
+:func:`proba_measures` and :func:`auc` compute the unrounded definitions from rows.
 
 >>> p = np.array([[0.9, 0.1], [0.3, 0.7], [0.6, 0.4]])
 >>> m = proba_measures(p, np.array([0, 1, 1]))
@@ -34,20 +42,33 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
+from distval.errors import DistvalError
+
 __all__ = [
+    "AUC_BINS",
+    "LOG_LOSS_FLOOR",
     "LOWER_IS_BETTER",
     "PROBA_MEASURES",
-    "PairCount",
     "ScoreWindows",
+    "Scored",
     "auc",
+    "auc_bins",
+    "auc_error_bound",
     "proba_measures",
+    "row_losses",
 ]
 
 PROBA_MEASURES = ("log_loss", "brier", "auc")
 LOWER_IS_BETTER = frozenset({"log_loss", "brier"})
 _EPS = float(np.finfo(np.float64).eps)
+#: The verdict's per-row log-loss clips ``p[y]`` below here, so a row's loss is at most
+#: ``-log(1e-4)`` (9.21) and a paired difference is bounded (:mod:`distval.anytime`).
+LOG_LOSS_FLOOR = 1e-4
+#: Bins of the AUC histograms: ``p[k]`` is rounded down to a multiple of ``1 / AUC_BINS``.
+AUC_BINS = 4096
 
 
 def auc(score: np.ndarray, positive: np.ndarray, w: np.ndarray | None = None) -> float:
@@ -98,266 +119,328 @@ def proba_measures(
     return {"log_loss": log_loss, "brier": brier, "auc": area}
 
 
-def _pairs(score: np.ndarray, positive: np.ndarray) -> float:
-    """(positive, negative) pairs of these rows the score orders right, ties one half."""
-    values, inverse = np.unique(score, return_inverse=True)
-    pos = np.bincount(inverse, weights=positive.astype(np.float64), minlength=len(values))
-    neg = np.bincount(inverse, weights=(~positive).astype(np.float64), minlength=len(values))
-    return float((pos * (np.cumsum(neg) - neg + 0.5 * neg)).sum())
+def auc_bins(p: np.ndarray) -> np.ndarray:
+    """The histogram bin of each probability: ``floor(p * AUC_BINS)``, in ``0 .. AUC_BINS``.
+
+    >>> auc_bins(np.array([0.0, 0.5, 0.99999, 1.0])).tolist()
+    [0, 2048, 4095, 4096]
+    """
+    out: np.ndarray = np.clip(np.floor(p * AUC_BINS), 0, AUC_BINS).astype(np.uint16)
+    return out
 
 
-def _push(runs: list[np.ndarray], run: np.ndarray) -> None:
-    """Add a sorted run; merge the last two while they are of similar size (so there are
-    O(log n) runs and each score is merged O(log n) times)."""
-    if len(run):
-        runs.append(run)
-    while len(runs) > 1 and len(runs[-2]) <= 2 * len(runs[-1]):
-        last = runs.pop()
-        runs.append(np.sort(np.concatenate([runs.pop(), last]), kind="stable"))
+def auc_error_bound(pos: np.ndarray, neg: np.ndarray) -> float:
+    """The most :func:`auc` of the binned scores can differ from the AUC of the raw scores
+    (the same rows): half the share of (positive, negative) pairs that fall in one bin
+    (only those pairs may be ordered differently, and the binned AUC counts each as one
+    half). ``pos``/``neg`` are the (weighted) counts per bin.
+
+    >>> auc_error_bound(np.array([1.0, 1.0]), np.array([1.0, 0.0]))   # 1 of 2 pairs tied
+    0.25
+    """
+    total = float(pos.sum()) * float(neg.sum())
+    return float((pos * neg).sum()) / total / 2 if total > 0 else float("nan")
 
 
-class PairCount:
-    """The exact ROC AUC of one score column over rows added batch by batch: the count of
-    (positive, negative) pairs ordered right (ties one half), kept up to date by counting
-    each new row against sorted runs of the earlier positives and negatives.
+@numba.njit(cache=True, nogil=True)
+def _histogram_auc(h: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+    """AUC per row of ``h`` (m, bins, 2): counts of negatives [..., 0] and positives
+    [..., 1] per bin, ties one half; NaN without both."""
+    m, nb, _ = h.shape
+    out = np.full(m, np.nan)
+    for i in range(m):
+        below = u = pos = 0.0
+        for b in range(nb):
+            neg_b, pos_b = h[i, b, 0], h[i, b, 1]
+            u += pos_b * (below + 0.5 * neg_b)
+            below += neg_b
+            pos += pos_b
+        if pos > 0 and below > 0:
+            out[i] = u / (pos * below)
+    return out
 
-    >>> pc = PairCount()
-    >>> pc.add(np.array([0.1, 0.4]), np.array([False, False]))
-    >>> pc.add(np.array([0.35, 0.8]), np.array([True, True]))
-    >>> pc.value()
-    0.75
+
+@numba.njit(cache=True, nogil=True)
+def _add_rows(  # pragma: no cover - numba
+    slot: np.ndarray, bins: np.ndarray, y: np.ndarray, ll: np.ndarray, br: np.ndarray,
+    w: np.ndarray, sums: np.ndarray, hist: np.ndarray,
+) -> None:
+    """Add rows with weights ``w`` (negative: take out) to the sums and histograms."""
+    c = bins.shape[1]
+    for i in range(len(slot)):
+        s, wi = slot[i], w[i]
+        sums[0, s] += wi
+        sums[1, s] += wi * ll[i]
+        sums[2, s] += wi * br[i]
+        for k in range(c):
+            hist[s, k, bins[i, k], 1 if y[i] == k else 0] += wi
+
+
+def row_losses(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row log-loss (``p[y]`` clipped as in the module) and the per-row sum
+    ``sum_k (p[k] - [y == k]) ** 2`` (the multi-class Brier; twice the two-class one) of
+    ``p`` (..., rows, classes) and classes ``y`` (rows,).
+
+    >>> ll, br = row_losses(np.array([[0.9, 0.1], [0.3, 0.7]]), np.array([0, 1]))
+    >>> ll.round(4).tolist(), br.round(4).tolist()
+    ([0.1054, 0.3567], [0.02, 0.18])
+    """
+    c = p.shape[-1]
+    onehot = y[:, None] == np.arange(c)
+    p_true = np.clip(np.take_along_axis(p, np.broadcast_to(y[:, None], (*p.shape[:-1], 1)),
+                                        axis=-1)[..., 0], _EPS, 1 - _EPS)
+    return -np.log(p_true), ((p - onehot) ** 2).sum(axis=-1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_rows(  # pragma: no cover - numba
+    y: np.ndarray, pred: np.ndarray, proba: np.ndarray, eps: float, n_bins: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(slot, row, bins, class, log-loss, Brier sum) of every tested (slot, row),
+    slot-major."""
+    n_slots, n = pred.shape
+    c = proba.shape[2]
+    m = 0
+    for s in range(n_slots):
+        for i in range(n):
+            if pred[s, i] >= 0:
+                m += 1
+    slot = np.empty(m, np.int64)
+    row = np.empty(m, np.int64)
+    bins = np.empty((m, c), np.int64)
+    ys = np.empty(m, np.int64)
+    ll = np.empty(m)
+    br = np.empty(m)
+    j = 0
+    for s in range(n_slots):
+        for i in range(n):
+            if pred[s, i] < 0:
+                continue
+            yi = y[i]
+            slot[j], row[j], ys[j] = s, i, yi
+            q = 0.0
+            for k in range(c):
+                pk = proba[s, i, k]
+                b = np.floor(pk * n_bins)
+                bins[j, k] = 0 if b < 0 else (n_bins if b > n_bins else np.int64(b))
+                q += (pk - 1.0) ** 2 if k == yi else pk * pk
+            pt = min(max(proba[s, i, yi], eps), 1.0 - eps)
+            ll[j] = -np.log(pt)
+            br[j] = q
+            j += 1
+    return slot, row, bins, ys, ll, br
+
+
+class Scored:
+    """A batch's tested (slot, row) pairs, slot-major, as :class:`ScoreWindows` adds them:
+    ``slot``, ``row`` (in the batch), their bins (pairs, classes) (:func:`auc_bins`), class,
+    log-loss and Brier sum (:func:`row_losses`). Computed once per batch for all of a run's
+    windows.
+
+    >>> sc = Scored.of(np.array([1, 0]), np.array([[1, -1]]), np.array([[[0.25, 0.75]] * 2]))
+    >>> sc.slot.tolist(), sc.bins.tolist(), round(float(sc.ll[0]), 4)
+    ([0], [[1024, 3072]], 0.2877)
     """
 
-    def __init__(self) -> None:
-        self.pos: list[np.ndarray] = []
-        self.neg: list[np.ndarray] = []
-        #: Rows removed since (tombstones): counts against the rows present are counts
-        #: against ``pos``/``neg`` minus counts against these.
-        self.gone_pos: list[np.ndarray] = []
-        self.gone_neg: list[np.ndarray] = []
-        self.u = 0.0
-        self.n_pos = self.n_neg = 0
+    def __init__(self, slot: np.ndarray, row: np.ndarray, bins: np.ndarray, y: np.ndarray,
+                 ll: np.ndarray, br: np.ndarray) -> None:
+        self.slot, self.row, self.bins, self.y, self.ll, self.br = slot, row, bins, y, ll, br
 
-    def _cross(self, new_pos: np.ndarray, new_neg: np.ndarray) -> float:
-        """Pairs of these rows with the rows present, ordered right (ties one half)."""
-        u = 0.0
-        for runs, sign in ((self.neg, 1.0), (self.gone_neg, -1.0)):
-            for run in runs:  # these positives against present negatives
-                lo = np.searchsorted(run, new_pos, "left")
-                hi = np.searchsorted(run, new_pos, "right")
-                u += sign * (float(lo.sum()) + 0.5 * float((hi - lo).sum()))
-        for runs, sign in ((self.pos, 1.0), (self.gone_pos, -1.0)):
-            for run in runs:  # present positives against these negatives
-                lo = np.searchsorted(run, new_neg, "left")
-                hi = np.searchsorted(run, new_neg, "right")
-                u += sign * (float((len(run) - hi).sum()) + 0.5 * float((hi - lo).sum()))
-        return u
+    def per_row(self, measure: str, shape: tuple[int, int]) -> np.ndarray:
+        """(slots, rows) per-row loss of ``measure`` (NaN where the slot did not test the
+        row): ``brier`` as scikit-learn's per row (``(p[1] - [y == 1]) ** 2`` for two
+        classes, in [0, 1]; the sum over classes for more, in [0, 2]); ``log_loss`` with
+        ``p[y]`` clipped below at :data:`LOG_LOSS_FLOOR` (so in [0, -log(floor)]).
 
-    def add(self, score: np.ndarray, positive: np.ndarray) -> None:
-        new_pos, new_neg = np.sort(score[positive]), np.sort(score[~positive])
-        self.u += _pairs(score, positive) + self._cross(new_pos, new_neg)
-        self.n_pos += len(new_pos)
-        self.n_neg += len(new_neg)
-        _push(self.pos, new_pos)
-        _push(self.neg, new_neg)
-
-    def remove(self, score: np.ndarray, positive: np.ndarray) -> None:
-        """Take out rows added before (the oldest of a window): with ``D`` the rows
-        removed and ``W`` those present before, pairs(W - D) = pairs(W) - cross(D, W) +
-        pairs(D), cross counting each row of D against all of W.
-
-        >>> pc = PairCount()
-        >>> pc.add(np.array([0.9, 0.1, 0.5, 0.3]), np.array([False, True, True, False]))
-        >>> pc.remove(np.array([0.9, 0.1]), np.array([False, True]))
-        >>> pc.value()   # 0.5 (positive) against 0.3 (negative)
-        1.0
+        >>> sc = Scored.of(np.array([1]), np.array([[1]]), np.array([[[1.0, 0.0]]]))
+        >>> sc.per_row("log_loss", (1, 1)).round(3).tolist(), sc.per_row("brier", (1, 1)).tolist()
+        ([[9.21]], [[1.0]])
         """
-        gone_pos, gone_neg = np.sort(score[positive]), np.sort(score[~positive])
-        self.u += _pairs(score, positive) - self._cross(gone_pos, gone_neg)
-        self.n_pos -= len(gone_pos)
-        self.n_neg -= len(gone_neg)
-        _push(self.gone_pos, gone_pos)
-        _push(self.gone_neg, gone_neg)
-
-    def value(self) -> float:
-        if not self.n_pos or not self.n_neg:
-            return float("nan")
-        return self.u / (float(self.n_pos) * float(self.n_neg))
-
-
-class _Running:
-    """One slot's log-loss and Brier sums and AUC pair counts over the rows added since it
-    was built (classes fixed at ``c``)."""
-
-    def __init__(self, c: int) -> None:
-        self.c = c
-        self.n = 0
-        self.log_loss = self.brier = 0.0
-        self.auc = [PairCount() for _ in range(1 if c <= 2 else c)]
-
-    def add(self, p: np.ndarray, y: np.ndarray) -> None:
-        n, c = p.shape
-        rows = np.arange(n)
-        self.n += n
-        self.log_loss += float(-np.log(np.clip(p[rows, y], _EPS, 1 - _EPS)).sum())
-        if c <= 2:
-            second = p[:, 1] if c == 2 else np.zeros(n)
-            self.brier += float(((second - (y == 1)) ** 2).sum())
-            self.auc[0].add(second, y == 1)
+        out = np.full(shape, np.nan)
+        if measure == "log_loss":
+            v = np.minimum(self.ll, -math.log(LOG_LOSS_FLOOR))
         else:
-            onehot = np.zeros((n, c))
-            onehot[rows, y] = 1.0
-            self.brier += float(((p - onehot) ** 2).sum())
-            for k, pc in enumerate(self.auc):
-                pc.add(p[:, k], y == k)
+            v = self.br / 2 if self.bins.shape[1] <= 2 else self.br
+        out[self.slot, self.row] = v
+        return out
 
-    def remove(self, p: np.ndarray, y: np.ndarray) -> None:
-        """Take out rows added before (in any order of removal)."""
-        n, c = p.shape
-        rows = np.arange(n)
-        self.n -= n
-        self.log_loss -= float(-np.log(np.clip(p[rows, y], _EPS, 1 - _EPS)).sum())
-        if c <= 2:
-            second = p[:, 1] if c == 2 else np.zeros(n)
-            self.brier -= float(((second - (y == 1)) ** 2).sum())
-            self.auc[0].remove(second, y == 1)
-        else:
-            onehot = np.zeros((n, c))
-            onehot[rows, y] = 1.0
-            self.brier -= float(((p - onehot) ** 2).sum())
-            for k, pc in enumerate(self.auc):
-                pc.remove(p[:, k], y == k)
-
-    @property
-    def stale(self) -> bool:
-        """Whether as many rows were removed as are present: rebuilding is then cheaper."""
-        return any(
-            sum(map(len, pc.gone_pos)) + sum(map(len, pc.gone_neg)) > max(self.n, 1000)
-            for pc in self.auc
+    @classmethod
+    def of(cls, y: np.ndarray, pred: np.ndarray, proba: np.ndarray) -> Scored:
+        """The rows of a batch: classes ``y``, ``pred`` (slots, rows) with -1 where the slot
+        did not test the row, ``proba`` (slots, rows, classes)."""
+        got = _score_rows(
+            np.ascontiguousarray(y, np.int64), np.ascontiguousarray(pred),
+            np.ascontiguousarray(proba, np.float64), _EPS, AUC_BINS,
         )
-
-    def get(self) -> dict[str, float]:
-        if not self.n:
-            return dict.fromkeys(PROBA_MEASURES, float("nan"))
-        per = [pc.value() for pc in self.auc]
-        ok = [a for a in per if a == a]
-        return {
-            "log_loss": self.log_loss / self.n,
-            "brier": self.brier / self.n,
-            "auc": float(np.mean(ok)) if ok else float("nan"),
-        }
+        return cls(*got)
 
 
 class ScoreWindows:
-    """Each slot's window of (probabilities, class) rows under one forgetting mechanism.
+    """Each slot's log-loss, Brier score and ROC AUC over the window of one forgetting
+    mechanism, in memory that does not grow with the stream (beyond the window's rows).
 
     ``update(y, pred, proba, widths=None)`` takes a batch: ``pred`` (slots, n) with -1 where
     the slot did not test the row, ``proba`` (slots, n, classes); ``widths`` is the ADWIN
-    tracker's window length of every slot after the batch (adwin only). ``get()`` gives
-    :func:`proba_measures` of every slot as arrays.
+    tracker's window length of every slot after the batch (adwin only). ``get()`` gives the
+    three measures of every slot as arrays.
+
+    State per slot: the (weighted) sums of the per-row log-loss and Brier terms and of the
+    weights, and per class a histogram of ``p[k]`` (:data:`AUC_BINS` bins; positives and
+    negatives counted apart) from which the AUC is computed (see the module). Cumulative,
+    fading and ewma keep no rows (fading multiplies the sums and histograms by
+    ``factor ** tested`` each batch); window and adwin keep each kept row's bins, class and
+    two losses (2 bytes a class, 2 for the class, 16 for the losses: 22 bytes a row with two
+    classes), to take them out when they leave the window.
 
     >>> sw = ScoreWindows("window", n_slots=1, size=2)
     >>> pr = np.array([[[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]]])
     >>> sw.update(np.array([0, 1, 0]), np.array([[0, 1, 0]]), pr)
-    >>> float(sw.get()["auc"][0])    # the last two rows only
-    1.0
+    >>> float(sw.get()["auc"][0]), sw.kept_rows()    # the last two rows only
+    (1.0, 2)
     """
 
-    def __init__(self, kind: str, n_slots: int, size: int = 1000, factor: float = 0.999) -> None:
+    def __init__(
+        self, kind: str, n_slots: int, size: int = 1000, factor: float = 0.999,
+        n_classes: int | None = None,
+    ) -> None:
         self.kind, self.n_slots, self.size, self.factor = kind, n_slots, int(size), factor
         self.n_classes = 2
-        self._p: list[list[np.ndarray]] = [[] for _ in range(n_slots)]
-        self._y: list[list[np.ndarray]] = [[] for _ in range(n_slots)]
+        self._weighted = kind in ("fading", "ewma")
+        self._keeps = kind not in ("cumulative", "fading", "ewma")
+        self._sums = np.zeros((3, n_slots))  # weight, log-loss, Brier (multi-class form)
+        #: Two classes known in advance (``n_classes=2``): only class 1's histogram (the one
+        #: the AUC reads); otherwise one per class, as classes may appear later.
+        self._first = 1 if n_classes == 2 else 0
+        self._hist = np.zeros((n_slots, self.n_classes - self._first, AUC_BINS + 1, 2))
+        #: window/adwin: per slot, chunks of kept rows (bins (rows, classes), class, log-loss,
+        #: Brier), oldest first, and their count.
+        self._rows: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = [
+            [] for _ in range(n_slots)
+        ]
         self._n = np.zeros(n_slots, np.int64)
-        if kind in ("fading", "ewma"):
-            self.size = math.ceil(math.log(1e-17) / math.log(factor))
-        #: Unweighted windows: each slot's running sums and pair counts, updated as rows
-        #: come and rebuilt from the kept rows when rows leave or classes are added.
-        self._running: list[_Running | None] = [None] * n_slots
+
+    def _grow(self, c: int) -> None:
+        """More classes: class ``k``'s column was 0 on every earlier row (bin 0, negative)."""
+        if self._first:
+            raise DistvalError(f"two classes were announced, and class {c - 1} arrived")
+        old = self.n_classes
+        hist = np.zeros((self.n_slots, c, AUC_BINS + 1, 2))
+        hist[:, :old] = self._hist
+        hist[:, old:, 0, 0] = self._sums[0][:, None]
+        self._hist, self.n_classes = hist, c
+        for chunks in self._rows:
+            for i, (b, y, ll, br) in enumerate(chunks):
+                chunks[i] = (np.pad(b, ((0, 0), (0, c - old))), y, ll, br)
 
     def update(
         self, y: np.ndarray, pred: np.ndarray, proba: np.ndarray, widths: np.ndarray | None = None
     ) -> None:
-        self.n_classes = max(self.n_classes, proba.shape[2])
-        tested = pred >= 0
-        running = self.kind not in ("fading", "ewma")
+        self.add(Scored.of(y, pred, proba), widths)
+
+    def add(self, sc: Scored, widths: np.ndarray | None = None) -> None:
+        """Take a batch's :class:`Scored` rows (what :meth:`update` does after scoring)."""
+        if sc.bins.shape[1] > self.n_classes:
+            self._grow(sc.bins.shape[1])
+        c = self.n_classes
+        slot, y, ll, br = sc.slot, sc.y, sc.ll, sc.br
+        bins = sc.bins if sc.bins.shape[1] == c else np.pad(
+            sc.bins, ((0, 0), (0, c - sc.bins.shape[1]))
+        )
+        starts = np.searchsorted(slot, np.arange(self.n_slots + 1))
+        if self._weighted:
+            count = np.diff(starts)
+            decay = self.factor ** count.astype(np.float64)
+            self._sums *= decay
+            self._hist *= decay[:, None, None, None]
+            after = starts[slot + 1] - 1 - np.arange(len(slot))  # tested rows after each
+            w = self.factor ** after.astype(np.float64)
+        else:
+            w = np.ones(len(slot))
+        # histogram k is class k + first: y - first is the histogram's class
+        bins, y = bins[:, self._first:], y - self._first
+        self._add(slot, bins, y, ll, br, w)
+        if not self._keeps:
+            return
+        keep = widths if self.kind == "adwin" and widths is not None else None
+        small, ys = bins.astype(np.uint16), y.astype(np.int16)  # kept rows: 2 bytes a bin
+        gone: list[tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = []
         for s in range(self.n_slots):
-            rows = np.flatnonzero(tested[s])
-            if len(rows):
-                self._p[s].append(proba[s, rows])
-                self._y[s].append(y[rows])
-                self._n[s] += len(rows)
-            keep = None
-            if self.kind == "adwin" and widths is not None:
-                keep = int(widths[s])
-            elif self.kind != "cumulative":
-                keep = self.size
-            r = self._running[s] if running else None
-            if r is not None and r.c != self.n_classes:
-                r = self._running[s] = None  # rebuilt from the kept rows when next asked
-            if r is not None and len(rows):
-                r.add(_wide(proba[s, rows], r.c), y[rows])
-            gone = self._trim(s, keep) if keep is not None else None
-            if r is not None and gone is not None:
-                r.remove(_wide(gone[0], r.c), gone[1])
-                if r.stale:
-                    self._running[s] = None
+            a, b = starts[s], starts[s + 1]
+            if b > a:
+                self._rows[s].append((small[a:b], ys[a:b], ll[a:b], br[a:b]))
+                self._n[s] += b - a
+            extra = int(self._n[s]) - (self.size if keep is None else int(keep[s]))
+            if extra > 0:
+                gone.extend((s, part) for part in self._trim(s, extra))
+        if gone:
+            ids = np.concatenate([np.full(len(g[1]), s) for s, g in gone])
+            parts = [np.concatenate([g[i] for _, g in gone]) for i in range(4)]
+            self._add(ids, parts[0], parts[1], parts[2], parts[3], -np.ones(len(ids)))
 
-    def _trim(self, s: int, keep: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """Drop slot ``s``'s oldest rows beyond ``keep``; the rows dropped (probabilities
-        padded to the classes seen, classes), or None."""
-        extra = int(self._n[s]) - keep
-        if extra <= 0:
-            return None
-        ps, ys = [], []
-        while extra > 0 and self._y[s]:
-            head = len(self._y[s][0])
-            if head <= extra:
-                ps.append(self._p[s].pop(0))
-                ys.append(self._y[s].pop(0))
-                extra -= head
-                self._n[s] -= head
+    def _add(
+        self, slot: np.ndarray, bins: np.ndarray, y: np.ndarray, ll: np.ndarray,
+        br: np.ndarray, w: np.ndarray,
+    ) -> None:
+        """Add rows (of slots ``slot``) with weights ``w`` (-1: take them out)."""
+        _add_rows(slot.astype(np.int64), np.ascontiguousarray(bins, np.int64),
+                  y.astype(np.int64), ll, br, w, self._sums, self._hist)
+
+    def _trim(
+        self, s: int, extra: int
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """Drop slot ``s``'s ``extra`` oldest kept rows; the rows dropped."""
+        out = []
+        chunks = self._rows[s]
+        self._n[s] -= extra
+        while extra > 0 and chunks:
+            head = chunks[0]
+            if len(head[1]) <= extra:
+                out.append(chunks.pop(0))
+                extra -= len(head[1])
             else:
-                ps.append(self._p[s][0][:extra])
-                ys.append(self._y[s][0][:extra])
-                self._p[s][0] = self._p[s][0][extra:]
-                self._y[s][0] = self._y[s][0][extra:]
-                self._n[s] -= extra
+                out.append(tuple(a[:extra] for a in head))  # type: ignore[arg-type]
+                chunks[0] = tuple(a[extra:] for a in head)  # type: ignore[assignment]
                 extra = 0
-        c = self.n_classes
-        return np.concatenate([_wide(a, c) for a in ps]), np.concatenate(ys)
+        return out
 
-    def rows(self, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """Slot ``s``'s kept rows: probabilities (padded to the classes seen), classes and
-        weights (None: all 1)."""
-        c = self.n_classes
-        if not self._y[s]:
-            return np.empty((0, c)), np.empty(0, np.int64), None
-        p = np.concatenate([np.pad(a, ((0, 0), (0, c - a.shape[1]))) for a in self._p[s]])
-        y = np.concatenate(self._y[s])
-        self._p[s], self._y[s] = [p], [y]  # one chunk from now on: the next copy is shorter
-        w = None
-        if self.kind in ("fading", "ewma"):
-            w = self.factor ** np.arange(len(y) - 1, -1, -1, dtype=np.float64)
-        return p, y, w
+    def kept_rows(self) -> int:
+        """Rows kept over all slots (0 for cumulative, fading and ewma)."""
+        return int(self._n.sum())
+
+    def error_bound(self) -> np.ndarray:
+        """Per slot, the most its AUC can differ from the AUC of the unbinned scores
+        (:func:`auc_error_bound`; two classes: of class 1's histogram, more: the largest
+        over the classes)."""
+        one = 1 - self._first
+        h = self._hist[:, one : one + 1] if self.n_classes <= 2 else self._hist
+        neg, pos = h[..., 0], h[..., 1]
+        total = pos.sum(axis=-1) * neg.sum(axis=-1)
+        out = np.full(total.shape, np.nan)
+        np.divide((pos * neg).sum(axis=-1) / 2, total, out=out, where=total > 0)
+        with np.errstate(all="ignore"):
+            got: np.ndarray = np.nanmax(np.where(np.isnan(out), -1.0, out), axis=1)
+        got[got < 0] = np.nan
+        return got
 
     def get(self) -> dict[str, np.ndarray]:
+        w, ll, br = self._sums
         out = {k: np.full(self.n_slots, np.nan) for k in PROBA_MEASURES}
-        for s in range(self.n_slots):
-            if self.kind in ("fading", "ewma"):
-                got = proba_measures(*self.rows(s))
-            else:
-                r = self._running[s]
-                if r is None:
-                    p, y, _ = self.rows(s)
-                    r = self._running[s] = _Running(self.n_classes)
-                    if len(y):
-                        r.add(p, y)
-                got = r.get()
-            for k, v in got.items():
-                out[k][s] = v
+        ok = w > 0
+        out["log_loss"][ok] = ll[ok] / w[ok]
+        out["brier"][ok] = br[ok] / w[ok] / (2 if self.n_classes <= 2 else 1)
+        if self.n_classes <= 2:
+            out["auc"] = _histogram_auc(np.ascontiguousarray(self._hist[:, 1 - self._first]))
+        else:
+            c = self.n_classes
+            per = _histogram_auc(self._hist.reshape(-1, AUC_BINS + 1, 2)).reshape(-1, c)
+            finite = np.isfinite(per)
+            count = finite.sum(axis=1)
+            np.divide(np.where(finite, per, 0.0).sum(axis=1), count, out=out["auc"],
+                      where=count > 0)
+        out["auc"][~ok] = np.nan
         return out
 
 
 def _wide(p: np.ndarray, c: int) -> np.ndarray:
-    return p if p.shape[1] >= c else np.pad(p, ((0, 0), (0, c - p.shape[1])))
+    pad = [(0, 0)] * (p.ndim - 1) + [(0, c - p.shape[-1])]
+    return p if p.shape[-1] >= c else np.pad(p, pad)

@@ -132,16 +132,29 @@ def _verdict_sections(page: _Sections, res: SavedRun) -> None:
     if verdicts is None or paired is None or not len(verdicts):
         return
     last = verdicts[verdicts["position"] == verdicts["position"].max()]
+    caption = {
+        "brier": "One line per pair, from the confidence sequence of the per-row Brier score "
+        "difference (valid at every look) and the Wilcoxon test across folds on each "
+        "learner's windows.",
+        "log_loss": "One line per pair, from the confidence sequence of the per-row log-loss "
+        "difference (valid at every look) and the Wilcoxon test across folds on each "
+        "learner's windows.",
+        "auc": "One line per pair, from the Wilcoxon (else sign) test across folds on each "
+        "learner's windows: AUC has no per-row loss, so no confidence sequence.",
+    }.get(str(res.config.get("measure", "accuracy")),
+          "One line per pair, from the confidence sequence of the per-row error difference "
+          "(valid at every look) and the Wilcoxon test across folds on the paired windows.")
     page.table(
         "verdicts",
         "Verdicts",
-        "One line per pair, from the confidence sequence of the per-row error difference "
-        "(valid at every look) and the Wilcoxon test across folds on the paired windows.",
+        caption,
         (["pair", "verdict"],
          [[f"{a} vs {b}", line] for a, b, line in
           zip(last["learner_a"], last["learner_b"], last["line"])]),
     )
-    forgetting = str(paired["forgetting"].iloc[0]) if len(paired) else "adwin"
+    if not len(paired):
+        return  # a probabilistic measure: no paired windows to draw
+    forgetting = str(paired["forgetting"].iloc[0])
     for i, (a, b) in enumerate(dict.fromkeys(zip(last["learner_a"], last["learner_b"]))):
         page.figure(
             f"verdict_{i + 1}",

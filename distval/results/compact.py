@@ -76,14 +76,18 @@ def compact_measures(
 
 def verdict_block(
     rows: Sequence[Mapping[str, Any]], alpha: float, n_pairs: int, width: int = 100,
-    extra: Sequence[str] = (),
+    extra: Sequence[str] = (), measure: str = "accuracy",
 ) -> list[str]:
-    """The caption and the wrapped verdict lines of the final look (plus ``extra`` lines)."""
+    """The caption and the wrapped verdict lines of the final look (plus ``extra`` lines);
+    ``measure`` names the per-row loss (``auc`` has none: fold-level tests only)."""
     level = f"{100 * (1 - alpha):g}%"
+    loss = {"brier": "Brier score", "log_loss": "log-loss"}.get(measure, "error")
     caption = (
-        f"Verdicts ({level} confidence sequences of the per-row error difference, valid at "
+        f"Verdicts ({level} confidence sequences of the per-row {loss} difference, valid at "
         "every look"
     )
+    if measure == "auc":
+        caption = "Verdicts (AUC: fold-level tests on each learner's windows, no sequence"
     if n_pairs > 1:
         caption += f"; each at alpha/{n_pairs} (Bonferroni over the pairs), fold-test p-values "
         caption += "Holm-adjusted"

@@ -274,7 +274,8 @@ class EvaluationResult:
             return []
         n_pairs = len(s["verdicts"])
         twin = [s["null_twin"]["line"]] if s["null_twin"] else []
-        return verdict_block(s["verdicts"], self.config.alpha, n_pairs, width, twin)
+        return verdict_block(s["verdicts"], self.config.alpha, n_pairs, width, twin,
+                             self.config.measure)
 
     def to_markdown(self) -> str:
         """The verdicts, the final measures and test decisions as Markdown tables."""
@@ -304,28 +305,20 @@ class EvaluationResult:
         verdicts = self._verdict_lines()
         if verdicts:
             lines += [*verdicts, ""]
-        elif self.config.measure in PROBA_MEASURES and len(self.config.labels) > 1:
-            lines += [
-                *textwrap.wrap(
-                    f"No verdict lines: they compare per-row errors on the paired rows, which "
-                    f"--measure {self.config.measure} does not score; the fold tests use "
-                    "each learner's own windows (--verbose).",
-                    100,
-                ),
-                "",
-            ]
         if verbose:
             for caption, cols, rows, align in self._blocks():
                 lines += [caption.replace("`", ""), text_table(cols, rows, align), ""]
         else:
             s = self.summary()
             fg = self.config.forgetting
+            same = "" if self.config.measure in PROBA_MEASURES else (
+                " (the verdicts compare them on the same rows)"
+            )
             lines += [
                 *textwrap.wrap(
                     f"Measures at the end (%, mean ±sd over folds) under {fg} forgetting: each "
                     "learner over its own windows, so two learners' values may cover different "
-                    "rows (the verdicts compare them on the same rows); last column: over all "
-                    "rows.",
+                    f"rows{same}; last column: over all rows.",
                     100,
                 ),
                 compact_measures(

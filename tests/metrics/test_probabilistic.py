@@ -14,7 +14,22 @@ from distval.config import RunConfig
 from distval.engine import iter_batches, open_config_stream
 from distval.learners.host import LearnerHost
 from distval.learners.schema import Schema
-from distval.metrics import proba_measures
+from distval.metrics import ScoreWindows, proba_measures
+
+GRID = 4096  # the documented AUC resolution: scores rounded down to multiples of 1/4096
+
+
+def rounded(p: np.ndarray) -> np.ndarray:
+    return np.floor(p * GRID) / GRID
+
+
+def bound(score: np.ndarray, positive: np.ndarray, w: np.ndarray | None = None) -> float:
+    """Half the weight share of (positive, negative) pairs whose scores share a bin."""
+    w = np.ones(len(score)) if w is None else w
+    b = np.floor(score * GRID).astype(int)
+    pos = np.bincount(b, weights=w * positive, minlength=GRID + 1)
+    neg = np.bincount(b, weights=w * ~positive, minlength=GRID + 1)
+    return float((pos * neg).sum() / (pos.sum() * neg.sum()) / 2)
 
 
 def sklearn_measures(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> dict:
@@ -24,12 +39,17 @@ def sklearn_measures(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) 
     out = {"log_loss": log_loss(y, p, labels=labels, sample_weight=w)}
     if c == 2:
         out["brier"] = brier_score_loss(y, p[:, 1], sample_weight=w, pos_label=1)
-        out["auc"] = roc_auc_score(y, p[:, 1], sample_weight=w)
     else:
         out["brier"] = brier_score_loss(y, p, labels=labels, sample_weight=w)
-        present = [k for k in labels if 0 < (y == k).sum() < len(y)]
-        out["auc"] = np.mean([roc_auc_score(y == k, p[:, k], sample_weight=w) for k in present])
-    return out
+    return out | {"auc": sklearn_auc(p, y, w)}
+
+
+def sklearn_auc(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> float:
+    """scikit-learn's ROC AUC (macro one-vs-rest over the classes present for more than 2)."""
+    if p.shape[1] == 2:
+        return float(roc_auc_score(y, p[:, 1], sample_weight=w))
+    present = [k for k in range(p.shape[1]) if 0 < (y == k).sum() < len(y)]
+    return float(np.mean([roc_auc_score(y == k, p[:, k], sample_weight=w) for k in present]))
 
 
 @pytest.mark.parametrize("c", [2, 3, 5])
@@ -111,8 +131,14 @@ def test_fold_values_equal_scikit_learn_on_each_window(forgetting, stream, learn
         kind = folds["forgetting"][r]
         p, y, w = window_rows(seen[slot], kind, folds["width"][r], cfg.window, cfg.fading)
         theirs = sklearn_measures(p, y, w)
-        for k, v in theirs.items():
-            assert folds[k][r] == pytest.approx(v, rel=1e-9), (kind, k)
+        for k in ("log_loss", "brier"):
+            assert folds[k][r] == pytest.approx(theirs[k], rel=1e-9), (kind, k)
+        # AUC: exactly scikit-learn's on the scores rounded to the grid, and within the
+        # documented bound of scikit-learn's on the raw scores
+        assert folds["auc"][r] == pytest.approx(sklearn_auc(rounded(p), y, w), rel=1e-9), kind
+        classes = [1] if p.shape[1] == 2 else range(p.shape[1])
+        slack = max(bound(p[:, j], y == j, w) for j in classes if 0 < (y == j).sum() < len(y))
+        assert abs(folds["auc"][r] - theirs["auc"]) <= slack + 1e-12, kind
         checked += 1
     assert checked == 2 * len(learners) * cfg.n_folds
     if forgetting == "adwin":  # ADWIN's window is not the whole stream somewhere
@@ -166,23 +192,85 @@ def test_lower_is_better_measures_favour_the_lower_learner():
     assert sign["favours"] == "nb"
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_incremental_pair_counts_equal_scikit_learn_after_every_batch(seed):
-    """PairCount (sorted runs of earlier scores, merged as they grow) gives scikit-learn's
-    AUC of all rows so far after every batch, ties across batches included."""
-    from distval.metrics.probabilistic import PairCount
-
+@pytest.mark.parametrize("n_classes", [None, 2])
+@pytest.mark.parametrize("seed", range(3))
+def test_binned_auc_is_sklearns_on_rounded_scores_and_within_the_bound_of_the_raw(
+    seed, n_classes
+):
+    """Continuous scores (no two alike): the windows' AUC after every batch equals
+    scikit-learn's on the rounded scores and differs from scikit-learn's on the raw scores by
+    at most the bound; the bound is small when the scores spread over the bins."""
     rng = np.random.default_rng(seed)
-    pc, scores, labels = PairCount(), [], []
-    for _ in range(40):
-        n = int(rng.integers(1, 60))
-        s = rng.integers(0, 30, size=n) / 30.0
-        pos = rng.random(n) < 0.4
-        pc.add(s, pos)
+    sw = ScoreWindows("cumulative", n_slots=1, n_classes=n_classes)
+    scores, labels = [], []
+    for _ in range(30):
+        n = int(rng.integers(1, 400))
+        yb = (rng.random(n) < 0.4).astype(np.int64)
+        s = np.clip(0.3 * yb + rng.beta(2, 3, n), 0, 1)
+        sw.update(yb, np.zeros((1, n), np.int64), np.stack([1 - s, s], axis=1)[None])
         scores.append(s)
-        labels.append(pos)
-        y = np.concatenate(labels)
+        labels.append(yb)
+        y, p = np.concatenate(labels), np.concatenate(scores)
         if 0 < y.sum() < len(y):
-            want = roc_auc_score(y, np.concatenate(scores))
-            assert pc.value() == pytest.approx(want, rel=1e-12)
-    assert len(pc.pos) + len(pc.neg) < 20  # runs merged, not one per batch
+            got = float(sw.get()["auc"][0])
+            assert got == pytest.approx(roc_auc_score(y, rounded(p)), rel=1e-12)
+            slack = bound(p, y == 1)
+            assert abs(got - roc_auc_score(y, p)) <= slack + 1e-15
+            assert float(sw.error_bound()[0]) == pytest.approx(slack, rel=1e-12)
+    assert slack < 1e-3
+
+
+@pytest.mark.parametrize("n_classes", [None, 2])
+@pytest.mark.parametrize("kind", ["cumulative", "fading", "window", "adwin"])
+def test_memory_does_not_grow_with_the_rows(kind, n_classes):
+    """Cumulative and fading keep no rows; window keeps its size, adwin its widths; the
+    histograms' size is fixed by the classes and the grid, not by the rows; the values stay
+    scikit-learn's on the window's rows."""
+    rng = np.random.default_rng(1)
+    n_slots, size = 3, 500
+    sw = ScoreWindows(kind, n_slots=n_slots, size=size, n_classes=n_classes)
+    shapes, ys, ss = set(), [], []
+    for i in range(40):
+        n = 250
+        y = rng.integers(0, 2, n)
+        s = rng.random((n_slots, n))
+        widths = np.array([300, 1200, 5000]) if kind == "adwin" else None
+        sw.update(y, np.zeros((n_slots, n), np.int64), np.stack([1 - s, s], axis=2), widths)
+        shapes.add(sw._hist.shape)
+        seen = (i + 1) * n
+        want = {"cumulative": 0, "fading": 0, "window": n_slots * min(size, seen),
+                "adwin": sum(min(w, seen) for w in (300, 1200, 5000))}[kind]
+        assert sw.kept_rows() == want
+        ys.append(y)
+        ss.append(s)
+    y, s = np.concatenate(ys), np.concatenate(ss, axis=1)
+    for j in range(n_slots):
+        last = {"window": size, "adwin": (300, 1200, 5000)[j]}.get(kind, len(y))
+        w = 0.999 ** np.arange(len(y))[::-1] if kind == "fading" else None
+        yj, sj = y[-last:], s[j, -last:]
+        assert float(sw.get()["auc"][j]) == pytest.approx(
+            roc_auc_score(yj, rounded(sj), sample_weight=w), rel=1e-9)
+        assert float(sw.get()["brier"][j]) == pytest.approx(
+            brier_score_loss(yj, sj, sample_weight=w), rel=1e-9)
+    # one histogram per class; two classes announced: class 1's only
+    assert shapes == {(n_slots, 1 if n_classes == 2 else 2, GRID + 1, 2)}
+
+
+def test_classes_that_appear_later_count_earlier_rows_as_zero_probability():
+    """A third class appears in the second batch: the macro AUC and the Brier score are
+    scikit-learn's on all rows with the earlier rows' probabilities padded with 0."""
+    rng = np.random.default_rng(3)
+    sw = ScoreWindows("cumulative", n_slots=1)
+    p1 = rng.dirichlet([1, 1], 300)
+    y1 = rng.integers(0, 2, 300)
+    sw.update(y1, np.zeros((1, 300), np.int64), p1[None])
+    p2 = rng.dirichlet([1, 1, 1], 300)
+    y2 = rng.integers(0, 3, 300)
+    sw.update(y2, np.zeros((1, 300), np.int64), p2[None])
+    p = np.concatenate([np.pad(p1, ((0, 0), (0, 1))), p2])
+    y = np.concatenate([y1, y2])
+    got = sw.get()
+    assert float(got["auc"][0]) == pytest.approx(sklearn_auc(rounded(p), y), rel=1e-12)
+    assert float(got["brier"][0]) == pytest.approx(sklearn_measures(p, y)["brier"], rel=1e-12)
+    assert float(got["log_loss"][0]) == pytest.approx(sklearn_measures(p, y)["log_loss"],
+                                                      rel=1e-12)

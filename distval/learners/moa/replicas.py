@@ -205,7 +205,11 @@ class MoaReplicas:
         else:
             w = np.zeros_like(weights)  # delayed: the arrivals are trained on when released
         c = self.schema.n_classes
-        room = jpype.JArray(jpype.JDouble)(m * rows * c) if votes else None
+        room = None
+        if votes:  # one Java array reused while the batch shape stays (allocating is slow)
+            room = getattr(self, "_room", None)
+            if room is None or len(room) != m * rows * c:
+                room = self._room = jpype.JArray(jpype.JDouble)(m * rows * c)
         try:
             threads = self.threads or default_threads()
             out = self._host.processVotes(
@@ -219,7 +223,9 @@ class MoaReplicas:
         preds = np.array(out, dtype=np.int32).reshape(m, rows)
         if room is None:
             return preds
-        return preds, np.array(room, dtype=np.float64).reshape(m, rows, c)
+        probs = np.asarray(room).reshape(m, rows, c).copy()
+        probs[preds < 0] = 0.0  # rows not tested: no votes (the reused array holds old ones)
+        return preds, probs
 
     # -- sharing and pickling -----------------------------------------------------------------
 
