@@ -1,11 +1,11 @@
 """What checkpoints (``distval run --checkpoint-seconds``, for ``--resume``) cost.
 
-Each job runs in-process in a fresh process three times: without checkpoints, at the
-default period (:data:`distval.engine.CHECKPOINT_SECONDS`) and at a short one (5 s; 1 s for
-the MOA job, which takes seconds). The process's
-CPU-seconds (user + system of every thread, the JVM's included) and wall time are compared
-with the run without checkpoints; the checkpoints are counted and timed (flush, pickling the
-learner host and the aggregator, fsync, rename) and the results checked identical.
+Each job runs in-process in a fresh process, in rounds of three runs: without checkpoints,
+at the default period (:data:`distval.engine.CHECKPOINT_SECONDS`) and at a short one (5 s;
+1 s for the MOA job, which takes seconds). The process's CPU-seconds (user + system of every
+thread, the JVM's included) and wall time are compared with the run without checkpoints;
+the checkpoints are counted and timed (flush, pickling the learner host and the aggregator,
+fsync, rename) and the results checked identical.
 
 Jobs: the default job (``distval run`` defaults: the bundled Electricity data, 45,312 rows,
 ht and nb, 10 folds) and MOA's Hoeffding tree and naive Bayes on 200,000 rows of SEA
@@ -81,32 +81,47 @@ def one(job: str, period: str) -> dict:
     }
 
 
+#: Rounds: each runs every period of a job once, in turn (load changes between rounds).
+ROUNDS = 2
+
+
+def _ratios(values: list[float]) -> str:
+    return " / ".join(f"{v:.3f}" for v in values)
+
+
 def main() -> None:
     rows, raw = [], {}
     for job in JOBS:
-        runs = {p: in_fresh_process(__file__, job, p) for p in PERIODS[job]}
-        raw[job] = runs
-        base = runs["none"]
-        for r in runs.values():
+        rounds = [
+            {p: in_fresh_process(__file__, job, p) for p in PERIODS[job]} for _ in range(ROUNDS)
+        ]
+        raw[job] = rounds
+        for period in PERIODS[job]:
+            runs = [r[period] for r in rounds]
+            bases = [r["none"] for r in rounds]
+            n = sum(r["checkpoints"] for r in runs)
             rows.append({
                 "job": job,
-                "checkpoints every": "never" if r["seconds_setting"] is None
-                else f"{r['seconds_setting']:g} s",
-                "checkpoints": r["checkpoints"],
-                "MB each": r["checkpoint_mb"],
-                "s each": r["checkpoint_s"] / r["checkpoints"] if r["checkpoints"] else 0.0,
-                "CPU s": r["cpu"],
-                "CPU ratio": r["cpu"] / base["cpu"],
-                "wall s": r["wall"],
-                "wall ratio": r["wall"] / base["wall"],
-                "same results": r["final_accuracy"] == base["final_accuracy"],
+                "checkpoints every": "never" if runs[0]["seconds_setting"] is None
+                else f"{runs[0]['seconds_setting']:g} s",
+                "checkpoints (per round)": " / ".join(str(r["checkpoints"]) for r in runs),
+                "MB each": max(r["checkpoint_mb"] for r in runs),
+                "s each": sum(r["checkpoint_s"] for r in runs) / n if n else 0.0,
+                "CPU s (per round)": " / ".join(f"{r['cpu']:.1f}" for r in runs),
+                "CPU ratio (per round)": _ratios([r["cpu"] / b["cpu"]
+                                                  for r, b in zip(runs, bases)]),
+                "wall ratio (per round)": _ratios([r["wall"] / b["wall"]
+                                                   for r, b in zip(runs, bases)]),
+                "same results": all(r["final_accuracy"] == b["final_accuracy"]
+                                    for r, b in zip(runs, bases)),
             })
     text = "\n\n".join([
         "# Checkpoints for --resume: their cost",
         table(rows),
-        "In-process runs, each in a fresh process, one after another; ratios against the run "
-        "without checkpoints of the same job. CPU s: user + system seconds of the whole "
-        "process (every thread, the JVM's too), the robust measure on a shared machine; "
+        f"In-process runs, each in a fresh process, one after another, in {ROUNDS} rounds; "
+        "ratios against the run without checkpoints of the same job and round. CPU s: user "
+        "+ system seconds of the whole process (every thread, the JVM's too), the robust "
+        "measure on a shared machine; "
         "wall time follows the machine's load. s each: the mean time of one checkpoint "
         "(flush, pickle, fsync, rename) in the driver. same results: the final fold "
         "accuracies equal those of the run without checkpoints.",
