@@ -88,8 +88,10 @@ def moa_cli(learner: str, arff: Path, n: int) -> dict[str, Any]:
     return measured(["java", "-Xmx4g", "-cp", str(moa_jar()), "moa.DoTask", task])
 
 
-def python_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=f"{REPO}:{HERE.parent}", **(extra or {}))
+def python_env(extra: dict[str, str] | None = None, tree: Path | None = None) -> dict[str, str]:
+    """The environment of a measured Python process: this checkout's package (or ``tree``'s,
+    another checkout) and the benchmarks' helpers importable."""
+    return dict(os.environ, **(extra or {}), PYTHONPATH=f"{tree or REPO}:{HERE.parent}")
 
 
 PLAIN = """
@@ -115,10 +117,14 @@ def distval_plain(job: str, arff: Path, env: dict[str, str] | None = None) -> di
 BEFORE_JVM = "-Xmx4g -Xmn512m -XX:+UseParallelGC -XX:TieredStopAtLevel=4"
 
 
-def distval_run(job: str, arff: Path, before: bool = False) -> dict[str, Any]:
+def distval_run(
+    job: str, arff: Path, before: bool = False, tree: Path | None = None
+) -> dict[str, Any]:
     """The ``distval run`` program in-process, results written (a temporary directory), as a
     user runs it. ``before``: with the JVM options and the exit of before issue 31 (the
-    interpreter's ordinary teardown after :func:`distval.cli.command`)."""
+    interpreter's ordinary teardown after :func:`distval.cli.command`). ``tree``: the
+    package of another checkout (e.g. a git worktree of an earlier commit) instead of this
+    one's."""
     with tempfile.TemporaryDirectory(prefix="bench-cpu-run-") as out:
         argv = ["distval", "run", "--stream", str(arff), "--learners", *specs_of(job),
                 "--folds", "10", "--backend", "inprocess", "--no-progress",
@@ -128,7 +134,18 @@ def distval_run(job: str, arff: Path, before: bool = False) -> dict[str, Any]:
                     "sys.exit(command())\n")
             return measured([sys.executable, "-c", code],
                             python_env({"DISTVAL_JVM_ARGS": BEFORE_JVM}))
-        return measured([sys.executable, "-m", "distval.cli", *argv[1:]], python_env())
+        return measured([sys.executable, "-m", "distval.cli", *argv[1:]], python_env(tree=tree))
+
+
+def revision(tree: Path) -> str:
+    """The short commit of a checkout (and ``+changes`` when its files differ from it)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(tree), *args], capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    return git("rev-parse", "--short", "HEAD") + (" +changes" if git("status", "--porcelain",
+                                                                      "--untracked-files=no")
+                                                  else "")
 
 
 def bare(job: str, arff: Path) -> dict[str, Any]:
@@ -137,10 +154,53 @@ def bare(job: str, arff: Path) -> dict[str, Any]:
     return r
 
 
-def profiled(job: str, arff: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
-    r = measured([sys.executable, str(HERE), "--profile", job, str(arff)], python_env(env))
+def profiled(
+    job: str, arff: Path, env: dict[str, str] | None = None, tree: Path | None = None
+) -> dict[str, Any]:
+    r = measured([sys.executable, str(HERE), "--profile", job, str(arff)], python_env(env, tree))
     r["profile"] = json.loads(r["stdout"].strip().splitlines()[-1])
     return r
+
+
+def profile_parts(r: dict[str, Any]) -> dict[str, float]:
+    """A profiled run's CPU-seconds by part (the rows of the report's second table)."""
+    p = r["profile"]
+    parts = {"start-up (all threads, before the first batch)": p["startup"]}
+    parts.update(p["after_startup"])
+    parts["threads that ended between two samples (unnamed)"] = (
+        p["process_cpu"] - p["sampled_total"]
+    )
+    parts["exit (after distval.evaluate returned: Python and JVM shutdown)"] = (
+        r["cpu"] - p["process_cpu"]
+    )
+    parts["whole profiled process (os.wait4)"] = r["cpu"]
+    return parts
+
+
+def compare_profiles(
+    job: str, n: int, arff: Path, tree: Path, rounds: int
+) -> list[dict[str, Any]]:
+    """The profiled run of ``tree``'s package and of this one's, alternated ``rounds``
+    times: each part's median CPU-seconds, before and now."""
+    got: dict[str, list[dict[str, float]]] = {"before": [], "now": []}
+    for _ in range(rounds):
+        got["before"].append(profile_parts(profiled(job, arff, tree=tree)))
+        got["now"].append(profile_parts(profiled(job, arff)))
+        print(job, {k: v[-1]["whole profiled process (os.wait4)"] for k, v in got.items()},
+              file=sys.stderr, flush=True)
+    names_ = list(dict.fromkeys(k for runs in got.values() for r in runs for k in r))
+    rows = []
+    for part in names_:
+        before = float(np.median([r.get(part, 0.0) for r in got["before"]]))
+        now = float(np.median([r.get(part, 0.0) for r in got["now"]]))
+        rows.append({
+            "job": job, "rows": f"{n:,}", "part": part,
+            f"before ({revision(tree)}) cpu s": before, "now cpu s": now,
+            "now - before": now - before,
+            "each round, before": " / ".join(f"{r.get(part, 0.0):.2f}" for r in got["before"]),
+            "each round, now": " / ".join(f"{r.get(part, 0.0):.2f}" for r in got["now"]),
+        })
+    return rows
 
 
 # -- inside the profiled process ----------------------------------------------------------
@@ -361,17 +421,32 @@ def bare_loop(job: str, arff: Path) -> dict[str, float]:
 # -- the report ---------------------------------------------------------------------------
 
 
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The round with the median CPU-seconds (the first of the two middle ones), and every
+    round's CPU-seconds."""
+    chosen = sorted(runs, key=lambda r: r["cpu"])[(len(runs) - 1) // 2]
+    return dict(chosen, rounds=[r["cpu"] for r in runs])
+
+
 def run_job(
-    job: str, n: int, arff: Path
+    job: str, n: int, arff: Path, before_tree: Path | None = None, rounds: int = 1
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     moa = [moa_cli(LEARNERS[one], arff, n) for one in names(job)]
     moa_cpu, moa_wall = sum(r["cpu"] for r in moa), sum(r["wall"] for r in moa)
     moa_rss = max(r["rss"] for r in moa)
-    runs = {
-        "distval run, before (old JVM options and exit)": distval_run(job, arff, before=True),
-        "distval run, now": distval_run(job, arff),
-        "distval.evaluate in `python -c`, now": distval_plain(job, arff),
-    }
+    if before_tree is None:
+        runs = {
+            "distval run, before (old JVM options and exit)": distval_run(job, arff, before=True),
+            "distval run, now": distval_run(job, arff),
+        }
+    else:  # the two checkouts alternated, round after round: they meet the same load
+        then, now = f"distval run, before ({revision(before_tree)})", "distval run, now"
+        alternated: dict[str, list[dict[str, Any]]] = {then: [], now: []}
+        for _ in range(rounds):
+            alternated[then].append(distval_run(job, arff, tree=before_tree))
+            alternated[now].append(distval_run(job, arff))
+        runs = {what: median_run(rs) for what, rs in alternated.items()}
+    runs["distval.evaluate in `python -c`, now"] = distval_plain(job, arff)
     host = bare(job, arff)
     prof = profiled(job, arff)
     p = prof["profile"]
@@ -404,6 +479,7 @@ def run_job(
                 "wall / moa": r["wall"] / moa_wall,
                 "RSS - moa MB": (r["rss"] - moa_rss) / 2**20,
                 "cpu / bare loop": r["cpu"] / host["loop_cpu"],
+                "cpu s, each round": " / ".join(f"{c:.2f}" for c in r.get("rounds", [])),
             }
         )
     total = prof["cpu"]
@@ -483,6 +559,18 @@ def main() -> None:
     ap.add_argument("--name", default="cpu")
     ap.add_argument("--flags", help="compare JVM option sets (comma-separated FLAG_SETS names)")
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument(
+        "--before-tree",
+        type=Path,
+        help="a checkout of an earlier commit (e.g. a git worktree): its `distval run` is the"
+        " 'before' row, alternated with this one's --rounds times (medians shown)",
+    )
+    ap.add_argument(
+        "--compare-profiles",
+        action="store_true",
+        help="only the profiled run, of --before-tree's package and of this one, alternated"
+        " --rounds times: each part's CPU-seconds before and now",
+    )
     ap.add_argument("--profile", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--bare", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -493,6 +581,33 @@ def main() -> None:
         print(json.dumps(bare_loop(a.bare[0], Path(a.bare[1]))))
         return
     sizes = {"HT + NB": a.htnb_rows, "ARF(10)": a.arf_rows}
+    if a.compare_profiles:
+        if a.before_tree is None:
+            ap.error("--compare-profiles needs --before-tree")
+        out, start_load = [], os.getloadavg()
+        with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
+            for job in a.jobs.split(","):
+                arff = Path(tmp) / f"sea{sizes[job]}.arff"
+                write_sea(arff, sizes[job])
+                out += compare_profiles(job, sizes[job], arff, a.before_tree, a.rounds)
+        load = os.getloadavg()
+        text = "\n".join(
+            [
+                "### Where the CPU-seconds go, before and now: the profiled run (every thread)"
+                f" of `{a.before_tree}`'s package and of this one, alternated {a.rounds} times,"
+                f" medians; {os.cpu_count()} cores, load average at the start"
+                " {:.1f} / {:.1f} / {:.1f},".format(*start_load)
+                + f" at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}",
+                "",
+                table(out),
+                "",
+                "- parts as in `cpu.md`'s second table; each part's median over the rounds"
+                " (the medians of the parts need not add up to the median of the whole).",
+            ]
+        )
+        args = {k: str(v) if isinstance(v, Path) else v for k, v in vars(a).items()}
+        save(a.name, text, {"rows": out, "args": args})
+        return
     if a.flags:
         sets = list(FLAG_SETS) if a.flags == "all" else a.flags.split(",")
         out = []
@@ -518,13 +633,14 @@ def main() -> None:
         save(a.name, text, {"rows": out, "args": vars(a)})
         return
     rows, parts = [], []
+    start_load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
         for job in a.jobs.split(","):
             n = sizes[job]
             arff = Path(tmp) / f"sea{n}.arff"
             if not arff.exists():
                 write_sea(arff, n)
-            got, breakdown = run_job(job, n, arff)
+            got, breakdown = run_job(job, n, arff, a.before_tree, a.rounds)
             rows += got
             parts += breakdown
             print(got, file=sys.stderr, flush=True)
@@ -533,18 +649,28 @@ def main() -> None:
         [
             "### distval's CPU-seconds against MOA's CLI, the goal's jobs (issue 31): 10-fold"
             f" prequential bootstrap on MOA's SEA rows, {os.cpu_count()} cores,"
-            f" load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}",
+            " load average at the start {:.1f} / {:.1f} / {:.1f},".format(*start_load)
+            + f" at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}",
             "",
             table(rows, ["job", "rows", "process", "cpu s", "cpu / moa", "wall s", "wall / moa",
-                         "peak RSS MB", "RSS - moa MB", "cpu / bare loop"]),
+                         "peak RSS MB", "RSS - moa MB", "cpu / bare loop",
+                         *(["cpu s, each round"] if a.before_tree else [])]),
             "",
             "- every number from one process each, measured by the OS at its end (os.wait4:"
             " user + sys CPU of all its threads, peak RSS); the ratios are of this run."
             " moa: EvaluatePrequentialCV, JVM start included (HT + NB: two processes summed,"
             " peak RSS the larger); distval: `distval.evaluate` in-process, defaults, the"
             " whole Python process; distval run: `python -m distval.cli run ... --backend inprocess"
-            " --output DIR`, results written; before: the same with the JVM options"
-            f" (`{BEFORE_JVM}`) and the exit of before issue 31;"
+            " --output DIR`, results written; before: "
+            + (
+                f"the same program from the checkout `{a.before_tree}` (its commit named in"
+                f" the row), alternated with now {a.rounds} times, the round of median CPU"
+                " shown;"
+                if a.before_tree
+                else f"the same with the JVM options (`{BEFORE_JVM}`) and the exit of before"
+                " issue 31;"
+            )
+            +
             " bare host loop: the Java host alone over in-memory"
             " batches on one thread, the loop's process CPU (the learners' own cost).",
             "- goals: distval / moa cpu <= 0.5, distval / moa wall <= 0.4, RSS - moa <= 300 MB.",
@@ -563,7 +689,8 @@ def main() -> None:
             " returned.",
         ]
     )
-    data = {"rows": rows, "breakdown": parts, "args": vars(a)}
+    args = {k: str(v) if isinstance(v, Path) else v for k, v in vars(a).items()}
+    data = {"rows": rows, "breakdown": parts, "args": args}
     save(a.name, text, data)
 
 

@@ -112,14 +112,20 @@ NO_PAIRED = "import distval.aggregator as _agg; _agg.Aggregator.PAIRED = False"
 
 
 def distval_seconds(job: str, arff: Path, backend: str, patch: str = "") -> list[float]:
-    """``distval.evaluate`` in a fresh process, imports included: [seconds, accuracy]."""
+    """``distval.evaluate`` in a fresh process, imports included: [seconds, accuracy, CPU
+    seconds of the whole process (user + sys of all its threads, ``os.wait4``)]."""
     specs = tuple(f"moa:{LEARNERS[name]}" for name in names(job))
     code = DISTVAL_TIMING.format(specs=specs, arff=str(arff), backend=backend, patch=patch)
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    done = subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=out,
+                                stderr=subprocess.DEVNULL, text=True, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError(f"distval.evaluate failed for {job} ({backend})")
+        out.seek(0)
+        seconds, accuracy = json.loads(out.read().strip().splitlines()[-1])
+    return [seconds, accuracy, usage.ru_utime + usage.ru_stime]
 
 
 def bare_seconds(job: str, arff: Path, threads: int = 1) -> tuple[float, float]:
@@ -149,7 +155,7 @@ def fresh(kind: str, learner: str, arff: Path) -> list[float]:
     ``kind`` is a distval backend or ``bare<threads>``."""
     if kind.startswith("bare"):
         return in_fresh_process(__file__, kind, learner, str(arff))
-    return distval_seconds(learner, arff, kind)
+    return distval_seconds(learner, arff, kind)[:2]
 
 
 def one(kind: str, learner: str, arff: Path) -> None:
@@ -234,24 +240,30 @@ def verdict_cost(n: int, rounds: int) -> None:
         write_sea(arff, n)
         runs = []
         for r in range(rounds):
-            without, _ = distval_seconds("HT + NB", arff, "inprocess", NO_PAIRED)
-            with_, _ = distval_seconds("HT + NB", arff, "inprocess")
+            without, _, without_cpu = distval_seconds("HT + NB", arff, "inprocess", NO_PAIRED)
+            with_, _, with_cpu = distval_seconds("HT + NB", arff, "inprocess")
             runs.append({"round": r + 1, "without s": without, "with s": with_,
-                         "with / without": with_ / without})
+                         "with / without": with_ / without, "without cpu s": without_cpu,
+                         "with cpu s": with_cpu, "cpu with / without": with_cpu / without_cpu})
             print(runs[-1], file=sys.stderr, flush=True)
     med = statistics.median(x["with / without"] for x in runs)
+    med_cpu = statistics.median(x["cpu with / without"] for x in runs)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     text = "\n".join([
         f"### Cost of the paired trackers: MOA HT + NB, 10-fold bootstrap, {n:,} SEA rows, "
-        "in-process",
+        f"in-process ({time.strftime('%Y-%m-%d %H:%M')} UTC, {os.cpu_count()} cores, load "
+        f"average at the end {load})",
         "",
         table(runs),
         "",
-        f"Median with / without: {med:.3f} (goal: at most 1.15). Each run is a fresh process "
-        "timed from before `import distval` (imports and JVM start included); `without` sets "
+        f"Median with / without: wall {med:.3f}, CPU-seconds {med_cpu:.3f} (goal: at most "
+        "1.15). Each run is a fresh process timed from before `import distval` (imports and "
+        "JVM start included; CPU: the whole process, os.wait4); `without` sets "
         "`Aggregator.PAIRED = False` (the tests compare the folds' own windows, no confidence "
         "sequences).",
     ])
-    save("moa_verdict_cost", text, {"rows": n, "runs": runs, "median_ratio": med})
+    save("moa_verdict_cost", text, {"rows": n, "runs": runs, "median_ratio": med,
+                                    "median_cpu_ratio": med_cpu})
 
 
 def main() -> None:

@@ -501,7 +501,6 @@ class Aggregator:
                     )
                 )
         events, self._events = self._events, []
-        paired, verdicts = empty_columns(PAIRED_SCHEMA), empty_columns(VERDICT_SCHEMA)
         if self.verdicts is not None:
             own = None
             if not self.verdicts.paired:  # a probabilistic measure: each learner's windows
@@ -509,6 +508,8 @@ class Aggregator:
                 own = (self.fold_values(), self.primary.widths.reshape(shape))
             paired, verdict_rows = self.verdicts.look(self.position, tests, own)
             verdicts = to_columns(verdict_rows, VERDICT_SCHEMA)
+        else:
+            paired, verdicts = empty_columns(PAIRED_SCHEMA), empty_columns(VERDICT_SCHEMA)
         self.last = Snapshot(
             self.position,
             {name: np.concatenate([f[name] for f in folds]) for name in FOLD_SCHEMA.names},

@@ -162,20 +162,36 @@ def column(values: Sequence[Any], field: pa.Field) -> np.ndarray:
     >>> column([0.5, 1.0], TEST_SCHEMA.field("pvalue")).dtype
     dtype('float64')
     """
-    dtype = _dtype(field)
+    return _column(values, _dtype(field))
+
+
+def _column(values: Sequence[Any], dtype: np.dtype[Any]) -> np.ndarray:
     if dtype.kind != "O" and any(v is None for v in values):
         dtype = np.dtype(object)
     return np.fromiter(values, dtype=dtype, count=len(values))
 
 
+_LAYOUTS: dict[int, tuple[pa.Schema, tuple[tuple[str, np.dtype[Any]], ...]]] = {}
+
+
+def _layout(schema: pa.Schema) -> tuple[tuple[str, np.dtype[Any]], ...]:
+    """Each column's name and numpy dtype, worked out once per schema object (a snapshot
+    builds several tables at every look; hashing a schema costs more than the lookup saves,
+    so the schemas are told apart by identity, and kept)."""
+    got = _LAYOUTS.get(id(schema))
+    if got is None or got[0] is not schema:
+        got = _LAYOUTS[id(schema)] = (schema, tuple((f.name, _dtype(f)) for f in schema))
+    return got[1]
+
+
 def to_columns(rows: Sequence[Mapping[str, Any]], schema: pa.Schema) -> Columns:
     """Rows (one dict per row, every column of ``schema``) as columns, in the schema's order."""
-    return {f.name: column([r[f.name] for r in rows], f) for f in schema}
+    return {name: _column([r[name] for r in rows], dtype) for name, dtype in _layout(schema)}
 
 
 def empty_columns(schema: pa.Schema) -> Columns:
     """A table of ``schema`` with no row."""
-    return {f.name: np.empty(0, dtype=_dtype(f)) for f in schema}
+    return {name: np.empty(0, dtype=dtype) for name, dtype in _layout(schema)}
 
 
 def rows_of(columns: Mapping[str, np.ndarray]) -> list[dict[str, Any]]:

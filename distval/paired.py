@@ -37,7 +37,14 @@ import numpy as np
 from distval.errors import DistvalError
 from distval.metrics import Tracker, make_tracker
 from distval.metrics.kernels import LEVELS as _LEVELS
-from distval.metrics.kernels import _adwin_insert, _adwin_scan, _push, _trim, adwin_params
+from distval.metrics.kernels import (
+    _adwin_insert,
+    _adwin_scan,
+    _push,
+    _trim,
+    adwin_params,
+    on_clock,
+)
 from distval.metrics.measures import PRED_SHIFT as _PRED_SHIFT
 from distval.metrics.measures import Y_SHIFT as _Y_SHIFT
 from distval.metrics.trackers import _Windowed
@@ -83,7 +90,7 @@ def _paired_adwin_batch(  # pragma: no cover - numba
             _adwin_insert(s, (lb - la + 1.0) * 0.5, stat, levels, cnt, bt, bv, max_buckets)
             ticks[s, 0] += 1
             if (
-                ticks[s, 0] % clock == 0
+                on_clock(ticks[s, 0], clock)
                 and stat[s, 2] > grace
                 and _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work)
             ):
@@ -119,7 +126,7 @@ def _adwin_values_batch(  # pragma: no cover - numba
             _adwin_insert(s, v, stat, levels, cnt, bt, bv, max_buckets)
             ticks[s, 0] += 1
             if (
-                ticks[s, 0] % clock == 0
+                on_clock(ticks[s, 0], clock)
                 and stat[s, 2] > grace
                 and _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work)
             ):

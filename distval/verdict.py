@@ -22,6 +22,7 @@ valid under peeking
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,7 @@ from distval.paired import PairedTracker
 __all__ = [
     "PAIRED_FIELDS",
     "VERDICT_FIELDS",
+    "Crossing",
     "Evidence",
     "PairVerdicts",
     "crossing_row",
@@ -338,6 +340,31 @@ def status_verdict(
     return f"{win} vs {lose} {x} {cs} no verdict yet"
 
 
+class Crossing:
+    """:func:`crossing_row` one look at a time: ``add`` takes a look's (position, mean
+    paired-window difference, median window width) and returns the crossing so far, in
+    constant time per look (the history itself is not kept).
+
+    >>> c = Crossing()
+    >>> [c.add(*h) for h in [(1000, 0.1, 50), (2000, -0.1, 50), (3000, 0.1, 450)]]
+    [None, 2000, 2600]
+    """
+
+    __slots__ = ("prev", "row")
+
+    def __init__(self) -> None:
+        self.prev = 0.0
+        self.row: int | None = None
+
+    def add(self, position: int, value: float, width: float) -> int | None:
+        if math.isfinite(value) and value != 0:
+            if self.prev and (value > 0) != (self.prev > 0):
+                w = width if math.isfinite(width) else 0.0
+                self.row = max(0, round((position - w) / 100) * 100)
+            self.prev = value
+        return self.row
+
+
 def crossing_row(history: Sequence[tuple[int, float, float]]) -> int | None:
     """Where the paired windows last changed sides: from (position, mean paired-window
     difference, median window width) at each look, the look at which the sign last flipped,
@@ -348,16 +375,10 @@ def crossing_row(history: Sequence[tuple[int, float, float]]) -> int | None:
     ...               (4000, 0.02, 1700)])
     2300
     """
-    last = None
-    prev = 0.0
-    for pos, value, width in history:
-        if not np.isfinite(value) or value == 0:
-            continue
-        if prev and np.sign(value) != np.sign(prev):
-            w = width if np.isfinite(width) else 0.0
-            last = max(0, round((pos - w) / 100) * 100)
-        prev = value
-    return last
+    crossing = Crossing()
+    for position, value, width in history:
+        crossing.add(position, float(value), float(width))
+    return crossing.row
 
 
 def twin_line(a: str, b: str, decisions: Sequence[tuple[str, bool]], alpha: float = 0.05,
@@ -456,7 +477,7 @@ class PairVerdicts:
             DifferenceCS(self.level_alpha, lo=-bound, hi=bound, v_opt=v_opt * bound**2)
             for _ in self.pairs
         ]
-        self.history: list[list[tuple[int, float, float]]] = [[] for _ in self.pairs]
+        self.crossings = [Crossing() for _ in self.pairs]
         self._evalues: dict[tuple[str, str], list[tuple[str, float, str | None, bool]]] = {}
         self._a = np.array([a for a, _ in self.pairs], dtype=np.int64)
         self._b = np.array([b for _, b in self.pairs], dtype=np.int64)
@@ -552,8 +573,10 @@ class PairVerdicts:
             ok = folds[np.isfinite(folds)]
             mean_window = float(ok.mean()) if len(ok) else np.nan
             median = float(np.median(widths[p])) if len(widths[p]) else float("nan")
-            self.history[p].append((position, mean_window, median))
-            rows.append(self._verdict(position, p, a, b, folds, median, cited.get((a, b))))
+            crossing = self.crossings[p].add(position, mean_window, median)
+            rows.append(
+                self._verdict(position, p, a, b, folds, median, cited.get((a, b)), crossing)
+            )
         return rows
 
     def _cited(
@@ -579,6 +602,7 @@ class PairVerdicts:
     def _verdict(
         self, position: int, p: int, a: str, b: str, folds: np.ndarray, window_rows: float,
         cited: tuple[str, float, str | None, bool, str | None] | None,
+        crossing: int | None,
     ) -> dict[str, Any]:
         cs = self.sequences[p]
         d = cs.to_dict(self.margin)
@@ -608,7 +632,7 @@ class PairVerdicts:
             fold_diffs=folds, window_rows=window_rows, forgetting=self.forgetting,
             wilcoxon=_named(test, self.names) if cited and cited[0] == "wilcoxon" else None,
             sign=_named(test, self.names) if cited and cited[0] == "sign" else None,
-            adjusted=cited[4] if cited else None, crossing=crossing_row(self.history[p]),
+            adjusted=cited[4] if cited else None, crossing=crossing,
             evalues=evalues, measure=self.measure,
         )
         return dict(zip(VERDICT_FIELDS, (

@@ -170,6 +170,18 @@ def test_sign_test_matches_binomtest(ties):
         assert swapped.pvalue == pytest.approx(res.pvalue, rel=1e-12)
 
 
+def test_sign_test_pvalue_is_binomtest_bit_for_bit_up_to_its_exact_limit():
+    # The p-values are cached per (wins, n): the cached float must be scipy's itself (not
+    # merely close), for every number of wins.
+    for n in range(1, 15):
+        for wins in range(n + 1):
+            a = np.r_[np.ones(wins), np.zeros(n - wins)]
+            res = sign_test(a, 1.0 - a)
+            assert res.pvalue == st.binomtest(wins, n, 0.5).pvalue, (wins, n)
+    assert sign_test(np.r_[np.ones(4), np.zeros(11)], np.r_[np.zeros(4), np.ones(11)]).pvalue \
+        == st.binomtest(4, 15, 0.5).pvalue
+
+
 # --------------------------------------------------------------------------------------------
 # Wilcoxon
 
@@ -206,6 +218,29 @@ def test_wilcoxon_matches_scipy(ties, seed, count, min_n, max_n):
         assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-9)
         assert res.reject == (ref.pvalue <= 0.1)
         assert wilcoxon(b, a, alpha=0.1).pvalue == pytest.approx(res.pvalue, rel=1e-9)
+
+
+def test_wilcoxon_exact_pvalue_is_scipys_bit_for_bit():
+    # Without ties (scipy's exact case, up to 50 differences) one scipy call per (n, R+)
+    # serves every sign pattern with that rank sum: the cached float must be scipy's own
+    # for the pattern at hand. Every rank sum for n <= 14, random differences up to 50.
+    def check(d: np.ndarray) -> None:
+        ref = st.wilcoxon(d, method="auto")
+        res = wilcoxon(d, np.zeros_like(d))
+        assert (res.statistic, res.pvalue) == (float(ref.statistic), float(ref.pvalue)), d
+
+    for n in range(1, 15):
+        for r_plus in range(n * (n + 1) // 2 + 1):
+            signs, left = -np.ones(n), r_plus
+            for rank in range(n, 0, -1):
+                if rank <= left:
+                    signs[rank - 1], left = 1.0, left - rank
+            check(signs * np.arange(1.0, n + 1))
+    rng = np.random.default_rng(31)
+    for _ in range(300):
+        n = int(rng.integers(1, 51))
+        check(rng.permutation(n) + 0.5 * rng.random(n) * rng.choice([-1.0, 1.0], n) + 1.0)
+        check(rng.normal(size=n))
 
 
 def test_wilcoxon_without_zeros_matches_scipy_on_raw_pairs():

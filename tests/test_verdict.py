@@ -4,7 +4,14 @@ import numpy as np
 import pytest
 
 from distval.anytime import DifferenceCS, decide
-from distval.verdict import Evidence, PairVerdicts, crossing_row, twin_line, verdict_line
+from distval.verdict import (
+    Crossing,
+    Evidence,
+    PairVerdicts,
+    crossing_row,
+    twin_line,
+    verdict_line,
+)
 
 
 def evidence(**kw):
@@ -61,6 +68,32 @@ def test_crossing_and_twin_lines():
     assert crossing_row([(1000, 0.1, 50), (2000, -0.1, 50), (3000, 0.1, 450)]) == 2600
     assert "no rule named a winner (4 rules)" in twin_line("a", "b", [("x", False)] * 4)
     assert "identical" in twin_line("nb", "nb~twin", [], identical=True)
+
+
+def test_crossing_one_look_at_a_time_is_the_whole_history_loop():
+    # The verdict keeps a Crossing instead of every look's history: at every look it must
+    # name the row the loop over the whole history names (plain loop, signs by np.sign).
+    def loop(history):
+        last, prev = None, 0.0
+        for pos, value, width in history:
+            if not np.isfinite(value) or value == 0:
+                continue
+            if prev and np.sign(value) != np.sign(prev):
+                last = max(0, round((pos - (width if np.isfinite(width) else 0.0)) / 100) * 100)
+            prev = value
+        return last
+
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        values = rng.choice([-0.02, -0.01, 0.0, np.nan, 0.01, 0.03], 60)
+        widths = rng.choice([0.0, 50.0, 149.0, 1500.0, np.nan], 60)
+        history = [
+            (1000 * (i + 1), float(v), float(w)) for i, (v, w) in enumerate(zip(values, widths))
+        ]
+        crossing = Crossing()
+        for i, look in enumerate(history):
+            assert crossing.add(*look) == loop(history[: i + 1])
+        assert crossing_row(history) == loop(history)
 
 
 def test_pair_verdicts_follow_a_plain_loop_over_rows_and_folds():

@@ -47,8 +47,10 @@ def _push(
     C: np.ndarray,
     P: np.ndarray,
 ) -> None:
-    cap = ring.shape[1]
-    ring[s, (head[s] + size[s]) % cap] = code
+    at = head[s] + size[s]  # head < cap and size < cap (the ring has room): one wrap at most
+    if at >= ring.shape[1]:
+        at -= ring.shape[1]
+    ring[s, at] = code
     size[s] += 1
     C[s, (code >> Y_SHIFT) & CLASS_MASK, (code >> PRED_SHIFT) & CLASS_MASK] += 1.0
     P[s] += code & 1
@@ -69,7 +71,9 @@ def _trim(
         code = ring[s, head[s]]
         C[s, (code >> Y_SHIFT) & CLASS_MASK, (code >> PRED_SHIFT) & CLASS_MASK] -= 1.0
         P[s] -= code & 1
-        head[s] = (head[s] + 1) % cap
+        head[s] += 1
+        if head[s] == cap:
+            head[s] = 0
         size[s] -= 1
 
 
@@ -230,6 +234,15 @@ def _adwin_scan(
             return detected
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def on_clock(tick: int, clock: int) -> bool:
+    """``tick % clock == 0`` for ``tick >= 0``, by a mask when ``clock`` is a power of two
+    (river's 32): the same answer without an integer division on every row."""
+    if clock & (clock - 1) == 0:
+        return tick & (clock - 1) == 0
+    return tick % clock == 0
+
+
 @numba.njit(cache=True, nogil=True)
 def adwin_params(params: np.ndarray) -> tuple[Any, ...]:
     """An ADWIN kernel's settings from its float array: delta, clock, max buckets, minimum
@@ -268,7 +281,7 @@ def adwin_batch(  # pragma: no cover - numba
             _adwin_insert(s, 1.0 if y[i] != p else 0.0, stat, levels, cnt, bt, bv, max_buckets)
             ticks[s, 0] += 1
             hit = False
-            if ticks[s, 0] % clock == 0 and stat[s, 2] > grace:
+            if on_clock(ticks[s, 0], clock) and stat[s, 2] > grace:
                 hit = _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work)
                 if hit:
                     ticks[s, 1] += 1
