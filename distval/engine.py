@@ -16,6 +16,8 @@ appends it to disk and shows progress.
 
 from __future__ import annotations
 
+import copy
+import itertools
 import os
 import queue
 import shutil
@@ -36,11 +38,16 @@ from distval.learners.host import Batch, LearnerHost
 from distval.learners.schema import Schema
 from distval.metrics import PROBA_MEASURES
 from distval.results import EvaluationResult, ResultWriter
+from distval.results.saved import load_evaluation
 from distval.streams import Chunk, Stream, open_stream
 from distval.validation import FoldAssigner
 from distval.verdict import short_names, status_verdict
 
 __all__ = [
+    "CHECKPOINT_SECONDS",
+    "CHECKPOINT_SHARE",
+    "Checkpoint",
+    "Every",
     "LocalEvaluation",
     "Run",
     "Step",
@@ -48,16 +55,63 @@ __all__ = [
     "iter_inprocess",
     "open_config_stream",
     "spending_horizon",
+    "starting_point",
 ]
+
+#: Seconds between two checkpoints of a run that writes its results (``--checkpoint-seconds``).
+CHECKPOINT_SECONDS = 30.0
+#: The most of a run's time its checkpoints take: after one that took t seconds, the next
+#: comes no sooner than t / CHECKPOINT_SHARE seconds later (with a positive period).
+CHECKPOINT_SHARE = 0.02
+
+
+class Checkpoint(NamedTuple):
+    """A run's state after its first ``rows`` rows (a batch boundary): the learner hosts
+    (one, or the parts the Ray actors hold) and the aggregator. ``distval run --resume``
+    restores it (:func:`starting_point`)."""
+
+    rows: int
+    hosts: list[LearnerHost]
+    aggregator: Aggregator
 
 
 class Step(NamedTuple):
     """What a backend yields: ``rows`` evaluated, the ``snapshot`` of a test point (or None),
-    and ``where`` they were evaluated (``"driver"``: this process; ``"actors"``: Ray actors)."""
+    and ``where`` they were evaluated (``"driver"``: this process; ``"actors"``: Ray actors).
+    A step with a ``checkpoint`` (and no rows) comes when one is due: the state after every
+    step before it."""
 
     rows: int
     snapshot: Snapshot | None
     where: str = "driver"
+    checkpoint: Checkpoint | None = None
+
+
+class Every:
+    """When a checkpoint is due: ``seconds`` after the last one (None: never; 0: always),
+    and, with a positive period, no sooner than the last one's cost over
+    :data:`CHECKPOINT_SHARE` (so checkpoints take at most about 2 % of the run).
+
+    >>> every = Every(30.0)
+    >>> every.due(), Every(None).due(), Every(0.0).due()
+    (False, False, True)
+    >>> every.taken(cost=1.5); every.wait
+    75.0
+    """
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.wait = seconds
+        self._last = time.monotonic()
+
+    def due(self) -> bool:
+        return self.wait is not None and time.monotonic() - self._last >= self.wait
+
+    def taken(self, cost: float = 0.0) -> None:
+        """A checkpoint was saved now, in ``cost`` seconds."""
+        self._last = time.monotonic()
+        if self.seconds:
+            self.wait = max(self.seconds, cost / CHECKPOINT_SHARE)
 
 
 def open_config_stream(config: RunConfig) -> Stream:
@@ -159,7 +213,9 @@ class LocalEvaluation:
     (100, [(0, 0), (0, 1)])
     """
 
-    def __init__(self, config: RunConfig, stream: Stream) -> None:
+    def __init__(
+        self, config: RunConfig, stream: Stream, checkpoint_seconds: float | None = None
+    ) -> None:
         slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
         self.host = LearnerHost(
             config.specs, slots, stream.feature_names, config.seed, Schema.of(stream),
@@ -171,6 +227,29 @@ class LocalEvaluation:
             planned_rows=spending_horizon(config, stream),
         )
         self._ids = np.arange(len(slots))
+        self.every = Every(checkpoint_seconds)
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        """Continue from ``checkpoint`` (its hosts joined into one, slots in order); a
+        private copy (arrays fetched from Ray's object store are read-only)."""
+        checkpoint = copy.deepcopy(checkpoint)
+        hosts = checkpoint.hosts
+        host = hosts[0] if len(hosts) == 1 else LearnerHost.join(hosts)
+        self.host = host if host.slots == sorted(host.slots) else host.part(sorted(host.slots))
+        self.aggregator = checkpoint.aggregator
+
+    def checkpoint(self) -> Step:
+        """A step with this state as a checkpoint (after every batch given so far)."""
+        return Step(0, None, "driver", Checkpoint(self.aggregator.position, [self.host],
+                                                  self.aggregator))
+
+    def checkpoints(self) -> Iterator[Step]:
+        """The :meth:`checkpoint` step if one is due; the time the caller takes with it
+        (saving it) sets the wait for the next (:class:`Every`)."""
+        if self.every.due():
+            started = time.perf_counter()
+            yield self.checkpoint()
+            self.every.taken(time.perf_counter() - started)
 
     def step(self, batch: Batch) -> Snapshot | None:
         """Predict, learn and aggregate one batch; the snapshot if a test point was reached."""
@@ -198,6 +277,7 @@ class LocalEvaluation:
         if not self.overlaps:
             for batch in batches:
                 yield Step(len(batch), self.step(batch))
+                yield from self.checkpoints()
             return
         agg_in: queue.Queue[tuple[Batch, np.ndarray] | None] = queue.Queue(maxsize=AHEAD)
         agg_out: queue.Queue[Step | BaseException] = queue.Queue()
@@ -234,6 +314,11 @@ class LocalEvaluation:
                         break
                     got += 1
                     yield _checked(item)
+                if self.every.due():  # the aggregator catches up with the host first
+                    while got < sent:
+                        got += 1
+                        yield _checked(agg_out.get())
+                    yield from self.checkpoints()
             agg_in.put(None)
             while got < sent:
                 got += 1
@@ -288,10 +373,43 @@ def prefetch(items: Iterable[Batch], depth: int, stop: threading.Event) -> Itera
         yield cast(Batch, item)  # what produce() put: a Batch, not end or an exception
 
 
-def iter_inprocess(config: RunConfig, stream: Stream) -> Iterator[Step]:
-    """The in-process backend: every batch in this process, then the final snapshot."""
-    local = LocalEvaluation(config, stream)
-    yield from local.steps(iter_batches(stream, config))
+def starting_point(
+    config: RunConfig,
+    stream: Stream,
+    resume: Checkpoint | None = None,
+    checkpoint_seconds: float | None = None,
+) -> tuple[LocalEvaluation, Iterator[Batch]]:
+    """Where every backend starts: a fresh :class:`LocalEvaluation` and the stream's batches,
+    or (``resume``) the checkpoint's state and the batches after its rows. The batches
+    before are read and routed again but not evaluated, so the fold routing and the label
+    schedule draw exactly as in the run that wrote the checkpoint.
+
+    >>> cfg = RunConfig(stream="sea", n_rows=300, learners=("nb",), n_folds=2, test_every=100)
+    >>> local, batches = starting_point(cfg, open_config_stream(cfg))
+    >>> cp = [local.step(b) for b in itertools.islice(batches, 2)] and local.checkpoint()
+    >>> again, rest = starting_point(cfg, open_config_stream(cfg), cp.checkpoint)
+    >>> cp.checkpoint.rows, [b.start for b in rest], again.aggregator.position
+    (200, [200], 200)
+    """
+    local = LocalEvaluation(config, stream, checkpoint_seconds)
+    batches = iter_batches(stream, config)
+    if resume is None:
+        return local, batches
+    local.restore(resume)
+    return local, itertools.dropwhile(lambda b: b.start < resume.rows, batches)
+
+
+def iter_inprocess(
+    config: RunConfig,
+    stream: Stream,
+    *,
+    resume: Checkpoint | None = None,
+    checkpoint_seconds: float | None = None,
+) -> Iterator[Step]:
+    """The in-process backend: every batch in this process, then the final snapshot; a
+    checkpoint every ``checkpoint_seconds`` (None: none), from ``resume`` if given."""
+    local, batches = starting_point(config, stream, resume, checkpoint_seconds)
+    yield from local.steps(batches)
     yield Step(0, local.aggregator.finish())
 
 
@@ -301,6 +419,11 @@ class Run:
     ``progress``: ``True`` or ``"bar"`` for a progress bar whose status fits the terminal
     (with ``"starting Ray"`` while Ray starts), ``"lines"`` for a plain-text progress line on
     stderr every ``line_seconds`` (logs, job runners), ``False`` for none.
+
+    A step's :class:`Checkpoint` goes to the output directory with what the run has
+    recorded so far (:meth:`ResultWriter.checkpoint`). ``resume``: what
+    :func:`~distval.results.writer.read_checkpoint` read from ``output_dir``, whose tables
+    are cut back to the checkpoint and appended to; the result so far is read back from them.
     """
 
     def __init__(
@@ -313,14 +436,31 @@ class Run:
         progress: bool | str = False,
         backend: str = "inprocess",
         line_seconds: float = 10.0,
+        resume: tuple[dict[str, Any], dict[str, int]] | None = None,
     ):
         self.config = config
         self.stream = stream
-        self.writer = ResultWriter(output_dir, overwrite=overwrite) if output_dir else None
-        self.result = EvaluationResult(config, output_dir=Path(output_dir) if output_dir else None)
+        out = Path(output_dir) if output_dir else None
+        self.result = EvaluationResult(config, output_dir=out)
+        self._before = 0.0  # seconds of the run before its checkpoint
+        if resume is not None:
+            if out is None:
+                raise ValueError("resume needs the output_dir of the checkpoint")
+            state, written = resume
+            self.writer: ResultWriter | None = ResultWriter(out, resume=written)
+            if written.get("folds"):
+                self.result = load_evaluation(out)
+            self.result.n_rows = state["checkpoint"].rows
+            self.result.evaluated_by = dict(state["evaluated_by"])
+            self.result.interrupted = False
+            self._before = state["elapsed"]
+        else:
+            self.writer = ResultWriter(output_dir, overwrite=overwrite) if output_dir else None
+            if self.writer:
+                extra = {"backend": backend, "stream_name": stream.name}
+                self.writer.write_config(config, extra)
         if self.writer:  # the time series goes to the directory, and is read back from it
             self.result.series = self.writer
-            self.writer.write_config(config, {"backend": backend, "stream_name": stream.name})
         self.result.backend = backend
         self._bar = None
         self._lines = progress == "lines"
@@ -333,7 +473,7 @@ class Run:
             desc = f"{stream.name} (starting Ray)" if self._starting else stream.name
             self._bar = tqdm(
                 total=stream.n_rows, unit="rows", desc=desc, leave=True, dynamic_ncols=True,
-                bar_format=_BAR_FORMAT,
+                bar_format=_BAR_FORMAT, initial=self.result.n_rows,
             )
         elif self._lines and self._starting:
             self._print("starting Ray")
@@ -351,6 +491,25 @@ class Run:
                 self._bar.set_description_str(self.stream.name, refresh=False)
         self.snapshot(step.snapshot)
         self.advance(step.rows, step.where)
+        if step.checkpoint is not None:
+            self.save(step.checkpoint)
+
+    def save(self, checkpoint: Checkpoint) -> None:
+        """Write ``checkpoint`` (the state after every step so far) to the output directory."""
+        if self.writer is None:
+            return
+        if checkpoint.rows != self.result.n_rows:
+            raise RuntimeError(
+                f"checkpoint at row {checkpoint.rows} after {self.result.n_rows} rows"
+            )
+        self.writer.checkpoint(
+            {
+                "checkpoint": checkpoint,
+                "config": self.config.to_dict(),
+                "evaluated_by": dict(self.result.evaluated_by),
+                "elapsed": self._before + time.perf_counter() - self._start,
+            }
+        )
 
     def advance(self, n_rows: int, where: str = "driver") -> None:
         self.result.n_rows += n_rows
@@ -389,13 +548,13 @@ class Run:
                 self._bar.set_postfix_str(self._status, refresh=False)
 
     def close(self, *, interrupted: bool = False) -> EvaluationResult:
-        self.result.elapsed = time.perf_counter() - self._start
+        self.result.elapsed = self._before + time.perf_counter() - self._start
         self.result.interrupted = interrupted
         self.result.classes = list(self.stream.classes)
         if self._bar is not None:
             self._bar.close()
         if self.writer:
-            self.writer.close(self.result)
+            self.writer.close(self.result, finished=not interrupted)
         return self.result
 
 

@@ -7,19 +7,32 @@ This is the one place that knows the backends (:data:`BACKENDS`) and checks thei
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from distval.config import RunConfig
-from distval.engine import Run, Step, iter_inprocess, open_config_stream, spending_horizon
+from distval.config import RunConfig, read_config
+from distval.engine import (
+    CHECKPOINT_SECONDS,
+    Checkpoint,
+    Run,
+    Step,
+    iter_inprocess,
+    open_config_stream,
+    spending_horizon,
+)
 from distval.errors import DistvalError, DistvalWarning, LowPowerWarning, check_positive_int
 from distval.results import EvaluationResult
+from distval.results.saved import load_evaluation
+from distval.results.writer import read_checkpoint
 from distval.stats import folds_to_reach, smallest_pvalue
 from distval.streams import Stream
 
-__all__ = ["BACKENDS", "check_backend", "evaluate", "low_power", "no_horizon"]
+__all__ = ["BACKENDS", "check_backend", "evaluate", "finished", "low_power", "no_horizon",
+           "resume"]
 
 BACKENDS = ("inprocess", "ray", "auto")
 
@@ -93,17 +106,35 @@ def no_horizon(config: RunConfig, stream: Stream) -> str | None:
 
 
 def _steps(
-    backend: str, config: RunConfig, stream: Stream, address: str | None, n_actors: int | None
+    backend: str,
+    config: RunConfig,
+    stream: Stream,
+    address: str | None,
+    n_actors: int | None,
+    resume: Checkpoint | None = None,
+    checkpoint_seconds: float | None = None,
 ) -> Iterator[Step]:
+    every = checkpoint_seconds
     if backend == "ray":
         from distval.ray_backend.engine import iter_ray
 
-        return iter_ray(config, stream, address=address, n_actors=n_actors)
+        return iter_ray(config, stream, address=address, n_actors=n_actors, resume=resume,
+                        checkpoint_seconds=every)
     if backend == "auto":
         from distval.ray_backend.auto import iter_auto
 
-        return iter_auto(config, stream)
-    return iter_inprocess(config, stream)
+        return iter_auto(config, stream, resume=resume, checkpoint_seconds=every)
+    return iter_inprocess(config, stream, resume=resume, checkpoint_seconds=every)
+
+
+def _drive(run: Run, steps: Iterator[Step]) -> EvaluationResult:
+    try:
+        for step in steps:
+            run.feed(step)
+    except BaseException:
+        run.close(interrupted=True)
+        raise
+    return run.close()
 
 
 def evaluate(
@@ -116,6 +147,7 @@ def evaluate(
     address: str | None = None,
     n_actors: int | None = None,
     source: Stream | None = None,
+    checkpoint_seconds: float | None = CHECKPOINT_SECONDS,
     **options: Any,
 ) -> EvaluationResult:
     """Evaluate learners on a stream under k-fold distributed validation.
@@ -128,6 +160,8 @@ def evaluate(
     ``config.stream``. ``backend="auto"`` starts in-process at once and moves the run to a
     local Ray, at a batch boundary, only if its measured speed projects more than 30 s still
     to go (:mod:`distval.ray_backend.auto`); with ``address`` or ``n_actors`` it is ``"ray"``.
+    With ``output_dir``, the run's state is saved there every ``checkpoint_seconds`` (None:
+    never), so that :func:`resume` can continue it after an interruption.
 
     >>> res = evaluate(stream="sea", n_rows=2000, learners=("nb", "majority"), n_folds=3,
     ...                test_every=1000)
@@ -160,10 +194,64 @@ def evaluate(
         progress=progress,
         backend=backend,
     )
+    every = checkpoint_seconds if output_dir is not None else None
+    return _drive(run, _steps(backend, config, stream, address, n_actors, None, every))
+
+
+def finished(directory: str | os.PathLike[str]) -> bool:
+    """Whether a results directory holds a run that got to the end of its stream."""
     try:
-        for step in _steps(backend, config, stream, address, n_actors):
-            run.feed(step)
-    except BaseException:
-        run.close(interrupted=True)
-        raise
-    return run.close()
+        summary = json.loads((Path(directory) / "summary.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(summary, dict) and summary.get("interrupted") is False
+
+
+def resume(
+    directory: str | os.PathLike[str],
+    *,
+    progress: bool | str = False,
+    backend: str = "inprocess",
+    address: str | None = None,
+    n_actors: int | None = None,
+    checkpoint_seconds: float | None = CHECKPOINT_SECONDS,
+) -> EvaluationResult:
+    """Continue the interrupted run of ``directory`` from its last checkpoint, with its own
+    configuration (``config.json``), on any backend; the tables are cut back to the
+    checkpoint and the run goes on appending to them. The result (and every table) is that
+    of the run had it not been interrupted. A finished run is returned as it is.
+
+    >>> import distval, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> res = distval.evaluate(stream="sea", n_rows=400, learners=("nb", "majority"),
+    ...                        n_folds=2, test_every=200, output_dir=d, overwrite=True)
+    >>> finished(d), resume(d).folds().equals(res.folds())
+    (True, True)
+    """
+    d = Path(directory)
+    if not d.is_dir():
+        raise DistvalError(f"results directory {d} does not exist")
+    if finished(d):
+        return load_evaluation(d)
+    check_backend(backend, address, n_actors)
+    state, written = read_checkpoint(d)
+    try:
+        saved = read_config(json.loads((d / "config.json").read_text()), str(d / "config.json"))
+    except OSError as exc:
+        raise DistvalError(f"cannot read {d / 'config.json'}: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise DistvalError(f"{d / 'config.json'} is not valid JSON: {exc}") from None
+    names = {f.name for f in dataclasses.fields(RunConfig)}
+    config = RunConfig.from_dict({k: v for k, v in saved.items() if k in names})
+    if state.get("config") != config.to_dict():
+        raise DistvalError(
+            f"{d / 'config.json'} is not the configuration its checkpoint was written with"
+        )
+    stream = open_config_stream(config)
+    if backend == "auto" and (address or n_actors):
+        backend = "ray"
+    run = Run(config, stream, output_dir=d, progress=progress, backend=backend,
+              resume=(state, written))
+    steps = _steps(backend, config, stream, address, n_actors, state["checkpoint"],
+                   checkpoint_seconds)
+    return _drive(run, steps)

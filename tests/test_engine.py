@@ -190,3 +190,44 @@ def test_the_live_status_keeps_the_leader_and_the_verdict_on_an_80_column_termin
     verdict = res.summary()["verdicts"][0]
     assert status.startswith("nb ")  # the leader (nb beats the majority class on SEA)
     assert verdict["decision"] == "A" and "nb>majority +" in status
+
+
+def _resumed_rows(cfg, at):
+    """(every fold row of a run never stopped, those of the same run resumed from its
+    checkpoint number ``at``, pickled as on disk), in-process."""
+    import pickle
+
+    from distval.columns import rows_of
+    from distval.engine import iter_inprocess
+
+    whole, saved = [], []
+    for step in iter_inprocess(cfg, open_config_stream(cfg), checkpoint_seconds=0.0):
+        if step.checkpoint is not None:
+            saved.append((len(whole), pickle.dumps(step.checkpoint, protocol=4)))
+        if step.snapshot is not None:
+            whole.append(rows_of(step.snapshot.folds))
+    n, data = saved[at]
+    checkpoint = pickle.loads(data)
+    after = [rows_of(s.snapshot.folds)
+             for s in iter_inprocess(cfg, open_config_stream(cfg), resume=checkpoint)
+             if s.snapshot is not None]
+    flat = [r for rows in whole for r in rows]
+    return flat, [r for rows in whole[:n] + after for r in rows], checkpoint.rows
+
+
+# delayed and partial labels: their schedule and the rows waiting are part of the state
+@pytest.mark.parametrize(
+    "opts",
+    [{}, {"scheme": "cv", "prequential": False},
+     {"delay": 350, "label_probability": 0.7, "measure": "log_loss"},
+     pytest.param({"learners": ("moa:trees.HoeffdingTree", "moa:bayes.NaiveBayes")},
+                  marks=pytest.mark.moa)],
+)
+def test_a_checkpoint_resumes_to_the_rows_of_the_run_never_stopped(opts, assert_same_rows):
+    """A checkpoint (pickled as in a results directory) holds the state after its rows:
+    the run resumed from it gives every later row of the uninterrupted run. (MOA: the JVM
+    replicas, checkpointed between the overlapped host and aggregator threads.)"""
+    cfg = RunConfig(**SMALL | {"batch_size": 250, "test_every": 500} | opts)
+    whole, resumed, rows = _resumed_rows(cfg, at=5)
+    assert 0 < rows < 3000 and rows % 250 == 0
+    assert_same_rows(whole, resumed)

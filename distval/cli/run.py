@@ -27,8 +27,9 @@ from typing import Any
 
 from distval.cli.argtypes import progress_wanted
 from distval.config import RunConfig, read_config
+from distval.engine import CHECKPOINT_SECONDS
 from distval.errors import DistvalError, DistvalWarning
-from distval.evaluation import evaluate
+from distval.evaluation import evaluate, finished, resume
 
 __all__ = ["DESCRIPTION", "add_arguments", "add_config_arguments", "config_from_args", "main"]
 
@@ -131,6 +132,23 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         help="allow a non-empty output directory (replaces its result files)",
     )
     g.add_argument(
+        "--resume",
+        default=None,
+        metavar="DIR",
+        help="continue the interrupted run in DIR from its last checkpoint, with its own "
+        "configuration (results identical to an uninterrupted run); a finished run is "
+        "left as it is",
+    )
+    g.add_argument(
+        "--checkpoint-seconds",
+        type=float,
+        default=CHECKPOINT_SECONDS,
+        metavar="S",
+        help="save the run's state in the output directory every S seconds, for --resume, "
+        "and no sooner than 50 times the last save took (at most about 2%% of the run) "
+        f"(default: {CHECKPOINT_SECONDS:g}; 0: after every batch; a negative S: never)",
+    )
+    g.add_argument(
         "--no-progress",
         action="store_true",
         help="no progress bar (on a terminal) and no progress lines (elsewhere, every 10 s)",
@@ -221,10 +239,31 @@ def default_output() -> Path:
     return (Path("distval-results") / stamp).absolute()
 
 
+def _resume_alone(args: argparse.Namespace) -> None:
+    """Refuse what ``--resume`` cannot take: the run's own settings come from its directory."""
+    given = [_flag(f) for f in dataclasses.fields(RunConfig) if hasattr(args, f.name)]
+    given += [flag for flag, on in (("--config", args.config), ("--output", args.output),
+                                    ("--overwrite", args.overwrite),
+                                    ("--permute", args.permute)) if on]
+    if given:
+        raise DistvalError(
+            f"--resume continues a run with its own configuration; drop {', '.join(given)}"
+        )
+
+
 def main(args: argparse.Namespace) -> int:
     """Run ``distval run``; returns the exit status."""
-    config = config_from_args(args)
-    output = Path(args.output).absolute() if args.output else default_output()
+    if args.resume:
+        _resume_alone(args)
+        output = Path(args.resume).absolute()
+        if finished(output):
+            print(f"distval: {output} holds a finished run; nothing to resume", file=sys.stderr)
+            print(f"results: {output}")
+            return 0
+        config = None
+    else:
+        config = config_from_args(args)
+        output = Path(args.output).absolute() if args.output else default_output()
     options = {}
     if args.backend != "inprocess":
         options = {"address": args.address, "n_actors": args.actors}
@@ -235,11 +274,13 @@ def main(args: argparse.Namespace) -> int:
     progress: bool | str = progress_wanted(args)
     if not progress and not args.no_progress:
         progress = "lines"  # not a terminal: a plain-text line every 10 s
+    every = args.checkpoint_seconds if args.checkpoint_seconds >= 0 else None
     common = {
         "output_dir": output,
         "overwrite": args.overwrite,
         "progress": progress,
         "backend": args.backend,
+        "checkpoint_seconds": every,
         **options,
     }
     try:
@@ -247,10 +288,14 @@ def main(args: argparse.Namespace) -> int:
             warnings.simplefilter("always", DistvalWarning)
             warnings.showwarning = _one_line
             result: Any
-            if args.permute:
+            if config is None:
+                del common["output_dir"], common["overwrite"]
+                result = resume(output, **common)
+            elif args.permute:
                 from distval.experiments.robustness import run_robustness
 
                 common["progress"] = progress is True  # a bar of copies, on a terminal
+                del common["checkpoint_seconds"]  # a copy is short; a finished one is reused
                 result = run_robustness(
                     config, permute=args.permute, repeats=args.repeats, **common
                 )

@@ -219,8 +219,8 @@ class LearnerHost:
 
     @classmethod
     def join(cls, hosts: Sequence[LearnerHost]) -> LearnerHost:
-        """One host of the slots of ``hosts`` (parts of one run's host, without MOA
-        replicas), in their order, sharing their replicas as trained so far.
+        """One host of the slots of ``hosts`` (parts of one run's host), in their order,
+        sharing their replicas as trained so far.
 
         >>> from distval.learners import parse_learner
         >>> host = LearnerHost([parse_learner("nb")], [(0, 0), (0, 1), (0, 2)], ["a"], seed=1)
@@ -228,8 +228,8 @@ class LearnerHost:
         >>> joined.slots, joined.models[0] is host.models[2]
         ([(0, 2), (0, 0), (0, 1)], True)
         """
-        if not hosts or any(h.moa is not None for h in hosts):
-            raise ValueError("join takes one host or more, none with MOA replicas")
+        if not hosts:
+            raise ValueError("join takes one host or more")
         slots = [s for h in hosts for s in h.slots]
         if len(set(slots)) < len(slots):
             raise ValueError("the hosts share a slot")
@@ -245,6 +245,10 @@ class LearnerHost:
         new._pending = np.concatenate([h._pending for h in hosts])
         c = max(h._pending_proba.shape[2] for h in hosts)
         new._pending_proba = np.concatenate([_wide(h._pending_proba, c) for h in hosts])
+        offsets = np.cumsum([0] + [len(h.slots) for h in hosts]).tolist()
+        new._moa_at = [o + j for h, o in zip(hosts, offsets) for j in h._moa_at]
+        moa = [h.moa for h in hosts if h.moa is not None]
+        new.moa = None if not moa else moa[0] if len(moa) == 1 else type(moa[0]).join(moa)
         return new
 
     def process(self, batch: Batch) -> Any:

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from distval.config import RunConfig
-from distval.engine import LocalEvaluation, Step, iter_batches
+from distval.engine import Checkpoint, Step, starting_point
 from distval.streams import Stream
 
 __all__ = ["AUTO_PROBE_SECONDS", "AUTO_THRESHOLD_SECONDS", "iter_auto", "projected_seconds"]
@@ -63,24 +63,31 @@ class _RayStarter:
     after that found the GCS gone and the driver terminated a minute later).
     """
 
-    def __init__(self, config: RunConfig, stream: Stream) -> None:
+    def __init__(
+        self, config: RunConfig, stream: Stream, checkpoint_seconds: float | None = None
+    ) -> None:
         self.run: Any = None
         self.error: BaseException | None = None
         self.started = False
         self._up = threading.Event()  # Ray and the RayRun exist, or the start failed
         self._stop = threading.Event()
         self._thread = threading.Thread(
-            target=self._start, args=(config, stream), name="distval-ray-start", daemon=True
+            target=self._start,
+            args=(config, stream, checkpoint_seconds),
+            name="distval-ray-start",
+            daemon=True,
         )
         self._thread.start()
 
-    def _start(self, config: RunConfig, stream: Stream) -> None:
+    def _start(
+        self, config: RunConfig, stream: Stream, checkpoint_seconds: float | None
+    ) -> None:
         try:
             from distval.ray_backend.engine import RayRun
             from distval.ray_backend.session import _start
 
             self.started = _start(None)
-            self.run = RayRun(config, stream)
+            self.run = RayRun(config, stream, checkpoint_seconds=checkpoint_seconds)
         except BaseException as exc:  # reported to the driver, which then stays in-process
             self.error = exc
         self._up.set()
@@ -94,12 +101,12 @@ class _RayStarter:
         """Whether Ray and every actor are up (False while booting or if the start failed)."""
         if not self._up.is_set() or self.run is None:
             return False
-        return bool(self.run.actors.ready())
+        return bool(self.run.ready())
 
     def wait(self) -> None:
         """Block until Ray and the actors are up (or their start failed)."""
         self._up.wait()
-        while self.run is not None and not self.run.actors.ready():
+        while self.run is not None and not self.run.ready():
             time.sleep(0.05)
 
     def close(self) -> None:
@@ -122,13 +129,15 @@ def iter_auto(
     threshold: float = AUTO_THRESHOLD_SECONDS,
     probe_seconds: float = AUTO_PROBE_SECONDS,
     wait_for_ray: bool = False,
+    resume: Checkpoint | None = None,
+    checkpoint_seconds: float | None = None,
 ) -> Iterator[Step]:
     """The ``auto`` backend's steps (module docstring); ``threshold`` and ``probe_seconds`` in
     seconds of this run's own measured speed. ``wait_for_ray``: once Ray is asked for, wait
     for it at the next batch boundary instead of evaluating on meanwhile (a fixed hand-over
-    point, for tests)."""
-    local = LocalEvaluation(config, stream)
-    batches = iter_batches(stream, config)
+    point, for tests). ``resume``: start from this checkpoint; ``checkpoint_seconds``: time
+    between checkpoints (None: none)."""
+    local, batches = starting_point(config, stream, resume, checkpoint_seconds)
     if local.overlaps:
         # A host that releases the GIL (JVM replicas): the in-process engine already keeps
         # every core busy (its worker threads, Python threads for reading and aggregating).
@@ -149,6 +158,7 @@ def iter_auto(
                     yield from starter.run.take_over(local, batch, batches)
                 return
             yield Step(len(batch), local.step(batch), "driver")
+            yield from local.checkpoints()
             done += len(batch)
             if start is None:
                 start = time.perf_counter()
@@ -156,11 +166,12 @@ def iter_auto(
             rows += len(batch)
             if starter is None:
                 elapsed = time.perf_counter() - start
-                total = None if stream.n_rows is None else stream.n_rows - (done - rows)
+                before = (resume.rows if resume else 0) + done - rows
+                total = None if stream.n_rows is None else stream.n_rows - before
                 if elapsed >= probe_seconds and (
                     projected_seconds(elapsed, rows, total) > threshold
                 ):
-                    starter = _RayStarter(config, stream)
+                    starter = _RayStarter(config, stream, checkpoint_seconds)
                     starter.wait_started()
         yield Step(0, local.aggregator.finish(), "driver")
     finally:

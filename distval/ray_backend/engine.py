@@ -27,8 +27,13 @@ Faults: every ``checkpoint_every`` parcels the driver asks each actor for a copy
 (kept in the object store, owned by the driver); the state handed over after the warm-up is
 the first checkpoint. If an actor dies, all actors are rebuilt from the last complete
 checkpoint and the parcels since then are replayed; the results are the same as without the
-fault. After ``max_recoveries`` rebuilds the run stops with a clear message, keeping on disk
-what was computed.
+fault. An actor lost while booting is replaced the same way (the driver still holds the
+whole state then). After ``max_recoveries`` rebuilds the run stops with a clear message,
+keeping on disk what was computed.
+
+Checkpoints on disk (``checkpoint_seconds``): when one is due, the driver asks the actors
+for a checkpoint at once and, right after the snapshots of the parcels before it, fetches
+it and yields it as a :class:`~distval.engine.Checkpoint` (``distval run --resume``).
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from ray.exceptions import RayActorError
 
 from distval.aggregator import Snapshot
 from distval.config import RunConfig
-from distval.engine import LocalEvaluation, Step, iter_batches
+from distval.engine import Checkpoint, Every, LocalEvaluation, Step, starting_point
 from distval.errors import DistvalError
 from distval.learners.host import Batch, LearnerHost
 from distval.learners.registry import LearnerSpec
@@ -123,14 +128,15 @@ def warm_up(
 ) -> Iterator[Step | Batch]:
     """Evaluate whole batches in the driver while ``more(batches done so far)`` is true.
 
-    Yields a :class:`Step` per batch evaluated, then the first batch left for the actors
-    (nothing more once the stream is exhausted).
+    Yields a :class:`Step` per batch evaluated (and a checkpoint when one is due), then the
+    first batch left for the actors (nothing more once the stream is exhausted).
     """
     for done, batch in enumerate(batches):
         if not more(done):
             yield batch
             return
         yield Step(len(batch), local.step(batch), "driver")
+        yield from local.checkpoints()
 
 
 class ParcelSizer:
@@ -195,14 +201,11 @@ class _Actors:
         return [*self.learners, self.aggregator]
 
     def ready(self) -> bool:
-        """Whether every actor has started; one that failed to start raises DistvalError."""
+        """Whether every actor has started; one lost while starting raises RayActorError."""
         if self._booting:
             n = len(self._booting)
             done, self._booting = ray.wait(self._booting, num_returns=n, timeout=0)
-            try:
-                ray.get(done)
-            except RayActorError as exc:
-                raise DistvalError(f"a Ray actor could not start: {exc}") from None
+            ray.get(done)
         return not self._booting
 
     def load(self, states: Iterable[object]) -> None:
@@ -241,7 +244,8 @@ class RayRun:
     start; 0: none). ``largest_parcel``: the most batches a parcel takes (1: every batch
     travels alone). ``checkpoint_every``: parcels between checkpoints. ``rebalance_seconds``:
     time between looks at the actors' balance (None: never); ``min_gain``: the least cut in
-    the busiest actor's excess worth moving replicas for. ``actors`` is the live set,
+    the busiest actor's excess worth moving replicas for. ``checkpoint_seconds``: time
+    between checkpoints yielded to the caller (None: none). ``actors`` is the live set,
     rebuilt after a fault.
     """
 
@@ -258,8 +262,11 @@ class RayRun:
         warm_up_batches: int | None = None,
         rebalance_seconds: float | None = REBALANCE_SECONDS,
         min_gain: float = MIN_GAIN,
+        checkpoint_seconds: float | None = None,
     ) -> None:
         self.config, self.stream = config, stream
+        self.checkpoint_seconds = checkpoint_seconds
+        self.every = Every(checkpoint_seconds)
         self.max_in_flight = max_in_flight
         self.checkpoint_every = checkpoint_every
         self.max_recoveries = max_recoveries
@@ -285,6 +292,9 @@ class RayRun:
             deque()
         )
         self._delivered = -1
+        self._ends: dict[int, int] = {}  # the row after each parcel
+        # a checkpoint to yield right after the parcels before it are delivered
+        self._save: tuple[list[ObjectRef[Any]], list[ObjectRef[bool]], int] | None = None
         self.sizer = ParcelSizer(config.batch_size, largest_parcel)
         #: Batches of every parcel sent (replays not counted).
         self.parcels: list[int] = []
@@ -300,15 +310,30 @@ class RayRun:
             actors.load(states)
         return actors
 
+    def ready(self) -> bool:
+        """Whether every actor has started; actors lost while starting are replaced (one
+        recovery; DistvalError once :attr:`max_recoveries` are spent)."""
+        try:
+            return self.actors.ready()
+        except RayActorError as exc:
+            self.recoveries += 1
+            if self.recoveries > self.max_recoveries:
+                raise DistvalError(f"a Ray actor could not start: {exc}") from None
+            self.actors.kill()
+            self.actors = self._new_actors()
+            return False
+
     def _more(self, done: int) -> bool:
         if self.warm_up_batches is None:
-            return not self.actors.ready()
+            return not self.ready()
         return done < self.warm_up_batches
 
-    def steps(self) -> Iterator[Step]:
-        """Evaluate the whole stream; a :class:`Step` per batch, then the final snapshot."""
-        local = LocalEvaluation(self.config, self.stream)
-        batches = iter_batches(self.stream, self.config)
+    def steps(self, resume: Checkpoint | None = None) -> Iterator[Step]:
+        """Evaluate the whole stream (from ``resume`` if given); a :class:`Step` per batch,
+        then the final snapshot."""
+        local, batches = starting_point(
+            self.config, self.stream, resume, self.checkpoint_seconds
+        )
         rest = None
         for item in warm_up(local, batches, self._more):
             if isinstance(item, Step):
@@ -330,9 +355,10 @@ class RayRun:
         self._busy = {s: b for p in parts for s, b in zip(p.slots, p.busy)}
         self._looked_at = time.perf_counter()
         handed = [ray.put(p) for p in parts] + [ray.put(local.aggregator)]
+        self.every = local.every
         del local, parts
+        self._checkpoint = (handed, 0)  # before the actors get it: they may be lost at once
         self.actors.load(handed)
-        self._checkpoint = (handed, 0)
         pending = itertools.chain([rest], batches)
         for index in itertools.count():
             parcel = list(itertools.islice(pending, self.sizer.batches()))
@@ -340,6 +366,7 @@ class RayRun:
                 break
             ref = ray.put(parcel)
             rows = [len(batch) for batch in parcel]
+            self._ends[index] = parcel[-1].start + rows[-1]
             self.parcels.append(len(rows))
             self._log.append((index, ref, rows))
             self._in_flight.append((index, rows, self.actors.submit(ref)))
@@ -413,8 +440,28 @@ class RayRun:
                 except RayActorError:
                     pass  # the next drain notices the dead actor and recovers
                 self._pending = None
-        if self._pending is None and index % self.checkpoint_every == self.checkpoint_every - 1:
+        every = self.checkpoint_every
+        save = self._save is None and self.every.due()
+        if self._pending is None and (index % every == every - 1 or save):
             self._pending = (*self.actors.checkpoint(), index + 1)
+            if save:
+                self._save = self._pending
+
+    def _saved(self, delivered: int) -> Iterator[Step]:
+        """The checkpoint to save as a step, if it is the one right after parcel
+        ``delivered`` (whose snapshots the caller has just received)."""
+        if self._save is None or self._save[2] != delivered + 1:
+            return
+        refs, oks, first = self._save
+        self._save = None
+        started = time.perf_counter()
+        try:
+            ray.get(oks)
+            *hosts, aggregator = ray.get(refs)
+        except RayActorError:
+            return  # lost with its actor: the next one will do
+        yield Step(0, None, "actors", Checkpoint(self._ends[first - 1], hosts, aggregator))
+        self.every.taken(time.perf_counter() - started)
 
     def _drain(self, limit: int) -> Iterator[Step]:
         while len(self._in_flight) > limit:
@@ -430,6 +477,7 @@ class RayRun:
                 self.sizer.delivered(sum(rows))
                 for n, snap in zip(rows, snaps):
                     yield Step(n, snap, "actors")
+                yield from self._saved(index)
 
     def _recover(self) -> None:
         """Rebuild every actor from the last complete checkpoint and replay the batches since."""
@@ -452,10 +500,12 @@ def iter_ray(
     *,
     address: str | None = None,
     n_actors: int | None = None,
+    resume: Checkpoint | None = None,
     **options: Any,
 ) -> Iterator[Step]:
     """The Ray backend: :meth:`RayRun.steps` inside a :func:`ray_session` (started or joined
-    at ``address``, shut down at the end if we started it). ``options`` go to :class:`RayRun`.
+    at ``address``, shut down at the end if we started it), from ``resume`` if given.
+    ``options`` go to :class:`RayRun`.
     """
     with ray_session(address):
-        yield from RayRun(config, stream, n_actors=n_actors, **options).steps()
+        yield from RayRun(config, stream, n_actors=n_actors, **options).steps(resume)

@@ -55,6 +55,8 @@ FILES = (
     *(f"{t}.arrows" for t in TABLES),
     "summary.json",
     "summary.md",
+    "checkpoint.pkl",
+    "checkpoint.pkl.part",
 )
 SUMMARY_MEASURES = ("accuracy", "kappa", "kappa_m", "kappa_per", "kappa_plus", "recall_harm")
 

@@ -1,10 +1,12 @@
-"""Writing a results directory: the output-directory policy and the Parquet appender."""
+"""Writing a results directory: the output-directory policy, the appender and its
+checkpoints."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import pickle
 import time
 from collections.abc import Collection
 from pathlib import Path
@@ -22,7 +24,19 @@ from distval.results.reader import read_table
 from distval.results.schema import FILES, TABLE_SCHEMAS, TABLES, read_batches, table
 from distval.results.series import tables_of
 
-__all__ = ["ResultWriter", "Summarised", "claim_output", "to_parquet"]
+__all__ = [
+    "CHECKPOINT",
+    "ResultWriter",
+    "Summarised",
+    "claim_output",
+    "read_checkpoint",
+    "to_parquet",
+]
+
+#: The checkpoint file of a results directory (:meth:`ResultWriter.checkpoint`).
+CHECKPOINT = "checkpoint.pkl"
+#: Its format number (a checkpoint of another format is refused, not misread).
+_CHECKPOINT_FORMAT = 1
 
 #: Files written only once they have a row: drift detections; the paired windows and the
 #: verdicts (runs with two learners or more).
@@ -100,6 +114,10 @@ class ResultWriter:
     interruption) turns each stream into ``NAME.parquet`` and writes the summary. A write
     that fails (a full disk) stops the writing; :meth:`close` then leaves the streams as
     they are and the error goes on to the caller.
+
+    :meth:`checkpoint` writes a run's state with the rows each table holds at that moment;
+    ``resume`` (the rows of a checkpoint, by table) opens a directory written before,
+    cuts each table back to those rows and appends after them.
     """
 
     def __init__(
@@ -108,15 +126,49 @@ class ResultWriter:
         *,
         overwrite: bool = False,
         flush_seconds: float = 2.0,
+        resume: dict[str, int] | None = None,
     ) -> None:
-        self.dir = claim_output(directory, FILES, overwrite=overwrite)
+        if resume is None:
+            self.dir = claim_output(directory, FILES, overwrite=overwrite)
+        else:
+            self.dir = Path(directory)
         self.flush_seconds = flush_seconds
+        #: Rows written to each table so far.
+        self.written = dict.fromkeys(TABLES, 0)
         # Each table's snapshots not yet written, as columns.
         self._pending: dict[str, list[Columns]] = {name: [] for name in TABLES}
         self._streams: dict[str, tuple[pa.NativeFile, pa.ipc.RecordBatchStreamWriter]] = {}
         self._last_flush = time.monotonic()
         self._closed = False
         self.failed: BaseException | None = None
+        if resume is not None:
+            self._cut_back(resume)
+
+    def _cut_back(self, rows: dict[str, int]) -> None:
+        """Each table as its first ``rows[name]`` rows, open for appending (an interrupted
+        run's Parquet file back to a stream); the summary of the interrupted run goes."""
+        for name, schema in TABLE_SCHEMAS.items():
+            n = rows.get(name, 0)
+            parquet, stream = self.dir / f"{name}.parquet", self.dir / f"{name}.arrows"
+            if not n and not parquet.exists() and not stream.exists():
+                continue
+            kept = _first_rows(parquet, stream, n) if n else schema.empty_table()
+            if kept.num_rows < n:
+                raise DistvalError(
+                    f"{stream} holds {kept.num_rows} rows, fewer than the {n} of the "
+                    "checkpoint: the directory was changed since"
+                )
+            part = self.dir / f"{name}.arrows.part"
+            sink = pa.OSFile(str(part), "wb")
+            writer = pa.ipc.new_stream(sink, schema)
+            if n:
+                writer.write_table(kept.cast(schema))
+            os.replace(part, stream)  # the open file goes on under its name
+            parquet.unlink(missing_ok=True)
+            self._streams[name] = (sink, writer)
+            self.written[name] = n
+        for name in ("summary.json", "summary.md", f"{CHECKPOINT}.part"):
+            (self.dir / name).unlink(missing_ok=True)
 
     def write_config(self, config: RunConfig, extra: dict[str, Any] | None = None) -> None:
         data = config.to_dict() | (extra or {}) | {"provenance": provenance()}
@@ -154,13 +206,37 @@ class ResultWriter:
                     self._streams[name] = (sink, pa.ipc.new_stream(sink, schema))
                 if rows.num_rows:
                     self._streams[name][1].write_table(rows)
+                    self.written[name] += rows.num_rows
         except OSError as exc:  # a full disk: what is on it stays readable
             self.failed = exc
             raise
         self._last_flush = time.monotonic()
 
-    def close(self, result: Summarised | None = None) -> None:
-        """Flush, turn each table's stream into its Parquet file, write the summary."""
+    def checkpoint(self, state: object) -> None:
+        """Flush, then write ``state`` with the rows of each table now, atomically (a
+        temporary file moved over the last checkpoint once it is whole on disk)."""
+        self.flush()
+        if self.failed is not None:
+            return
+        data = {"format": _CHECKPOINT_FORMAT, "written": dict(self.written), "state": state}
+        part = self.dir / f"{CHECKPOINT}.part"
+        try:
+            with open(part, "wb") as f:
+                # protocol 4: arrays come back writable even when they were read-only here
+                # (states fetched from Ray's object store); protocol 5 keeps the flag
+                pickle.dump(data, f, protocol=4)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(part, self.dir / CHECKPOINT)
+        except OSError as exc:
+            self.failed = exc
+            raise
+        finally:  # also when interrupted mid-write: the last whole checkpoint stays
+            part.unlink(missing_ok=True)
+
+    def close(self, result: Summarised | None = None, *, finished: bool = False) -> None:
+        """Flush, turn each table's stream into its Parquet file, write the summary; a
+        ``finished`` run's checkpoint is removed."""
         if self.failed is None:
             self.flush()
         self._closed = True
@@ -175,10 +251,63 @@ class ResultWriter:
             return  # the disk refused a write: leave the readable streams as they are
         for name in names:
             to_parquet(self.dir / f"{name}.arrows", self.dir / f"{name}.parquet")
+        if finished:
+            (self.dir / CHECKPOINT).unlink(missing_ok=True)
         if result is not None:
             summary = result.summary()
             (self.dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
             (self.dir / "summary.md").write_text(result.to_markdown())
+
+
+def _first_rows(parquet: Path, stream: Path, n: int) -> pa.Table:
+    """The first ``n`` rows of a table: its Parquet file if there is one, else its stream."""
+    try:
+        if parquet.exists():
+            return pq.read_table(parquet).slice(0, n)
+        with pa.memory_map(str(stream)) as source:
+            reader = pa.ipc.open_stream(source)
+            batches, rows = [], 0
+            for batch in read_batches(reader):
+                if rows >= n:
+                    break
+                batches.append(batch)
+                rows += batch.num_rows
+            return pa.Table.from_batches(batches, schema=reader.schema).slice(0, n)
+    except (OSError, pa.ArrowException) as exc:
+        path = parquet if parquet.exists() else stream
+        raise DistvalError(f"cannot read {path}: {exc}") from None
+
+
+def read_checkpoint(directory: str | os.PathLike[str]) -> tuple[Any, dict[str, int]]:
+    """The state and the rows of each table of a directory's checkpoint
+    (:meth:`ResultWriter.checkpoint`); one clear :class:`DistvalError` if there is none or
+    it cannot be read. Like a config file, a checkpoint is code-equivalent input: resume
+    only your own runs.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> w = ResultWriter(d)
+    >>> w.checkpoint({"rows": 5})
+    >>> read_checkpoint(d)
+    ({'rows': 5}, {'folds': 0, 'tests': 0, 'q': 0, 'events': 0, 'paired': 0, 'verdicts': 0})
+    """
+    path = Path(directory) / CHECKPOINT
+    if not path.exists():
+        raise DistvalError(
+            f"{path.parent} holds no checkpoint (the run stopped before its first one, or "
+            "is not a distval run); re-run it with --config DIR --overwrite"
+        )
+    try:
+        with open(path, "rb") as f:
+            data = pickle.load(f)
+        if data["format"] != _CHECKPOINT_FORMAT:
+            raise DistvalError(f"{path} is of checkpoint format {data['format']}, not "
+                               f"{_CHECKPOINT_FORMAT}: written by another distval version")
+        return data["state"], dict(data["written"])
+    except DistvalError:
+        raise
+    except Exception as exc:  # a damaged file, or classes this version lacks
+        raise DistvalError(f"cannot read {path}: {exc}") from None
 
 
 def to_parquet(stream: Path, parquet: Path) -> None:

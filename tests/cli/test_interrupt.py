@@ -4,6 +4,7 @@ back, are marked "interrupted at row N", and equal an uninterrupted run's rows u
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -19,14 +20,16 @@ from distval.cli import main as cli_main
 from distval.errors import DistvalError
 from distval.results import load_results
 from distval.results.reader import read_table
+from distval.results.schema import TABLES
+from distval.results.writer import CHECKPOINT, read_checkpoint
 
 STREAM = ["--stream", "sea(noise=0.1)", "--learners", "nb", "majority", "--folds", "3",
           "--test-every", "1000", "--batch-size", "500"]
 
 
-def _start(out, backend):
-    args = [sys.executable, "-m", "distval.cli", "run", *STREAM, "--n-rows", "3000000",
-            "--backend", backend, "--no-progress", "--output", str(out)]
+def _start(out, backend, n_rows=3000000, extra=()):
+    args = [sys.executable, "-m", "distval.cli", "run", *STREAM, "--n-rows", str(n_rows),
+            "--backend", backend, "--no-progress", "--output", str(out), *extra]
     if backend == "ray":
         args += ["--actors", "2"]
     env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
@@ -116,3 +119,82 @@ def test_after_sigkill_what_was_written_reads_back_marked_interrupted(tmp_path, 
     assert saved.interrupted_at == saved.final_position >= 3000
     assert cli_main(["report", str(out)]) == 0
     assert f"interrupted at row {saved.final_position}" in (out / "report.md").read_text()
+
+
+def _wait_for_checkpoint(proc, out, where):
+    """Until the run has a checkpoint of rows evaluated ``where`` (driver or actors), after
+    its first check is written."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            state, written = read_checkpoint(out)
+            if state["evaluated_by"].get(where) and written["folds"]:
+                return
+        except DistvalError:
+            pass  # none yet (or being replaced)
+        time.sleep(0.2)
+    raise AssertionError(f"no checkpoint: {proc.poll()} {proc.stderr.read()[-2000:]}")
+
+
+def _stop(proc, how):
+    if how == "SIGTERM":
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=120)
+        assert proc.returncode == 130
+        return
+    started = _tree(proc.pid)
+    proc.kill()
+    proc.communicate(timeout=60)
+    for pid in started - {proc.pid}:  # a local Ray the killed driver started, by process id
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+#: Summary entries that differ between any two runs of one configuration.
+_RUN_OWN = {"elapsed_seconds", "rows_per_second", "evaluated_by", "backend"}
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+@pytest.mark.parametrize(
+    "backend",
+    ["inprocess", pytest.param("ray", marks=[pytest.mark.ray, pytest.mark.slow])],
+)
+def test_resume_continues_a_stopped_run_to_the_uninterrupted_results(tmp_path, backend, how):
+    """Stopped after a checkpoint, the run's partial results read back marked interrupted;
+    ``--resume`` then ends with every table and the summary of a run never stopped.
+    (The Ray variants are slow: Ray starts twice; tests/ray_backend covers Ray's
+    checkpoints and their resumption in-process and on Ray.)"""
+    n = 12000 if backend == "inprocess" else 60000
+    out = tmp_path / "run"
+    proc = _start(out, backend, n, ["--checkpoint-seconds", "0.3"])
+    _wait_for_checkpoint(proc, out, "driver" if backend == "inprocess" else "actors")
+    _stop(proc, how)
+    partial = load_results(out)
+    assert partial.interrupted_at is not None and partial.final_position < n
+    assert (out / CHECKPOINT).exists()
+    extra = ["--actors", "2"] if backend == "ray" else []
+    env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
+    done = subprocess.run(
+        [sys.executable, "-m", "distval.cli", "run", "--resume", str(out), "--backend",
+         backend, "--no-progress", *extra], env=env, capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    ref = tmp_path / "ref"
+    distval.evaluate(stream="sea(noise=0.1)", learners=("nb", "majority"), n_folds=3,
+                     test_every=1000, batch_size=500, n_rows=n, output_dir=ref)
+    for name in TABLES:
+        assert (out / f"{name}.parquet").exists() == (ref / f"{name}.parquet").exists()
+        if (ref / f"{name}.parquet").exists():
+            got, want = pq.read_table(out / f"{name}.parquet"), pq.read_table(
+                ref / f"{name}.parquet")
+            assert got.num_rows == want.num_rows > 0
+            assert got.equals(want), name
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in ref.iterdir())
+    got, want = (
+        {k: v for k, v in json.loads((d / "summary.json").read_text()).items()
+         if k not in _RUN_OWN}
+        for d in (out, ref)
+    )
+    assert got == want and got["rows"] == n and got["interrupted"] is False
+    assert (out / "summary.md").read_text().splitlines()[0] == (
+        ref / "summary.md").read_text().splitlines()[0]

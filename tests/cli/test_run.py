@@ -441,3 +441,75 @@ def test_spending_on_a_stream_of_unknown_length_says_what_it_does(files, tmp_pat
     k = np.arange(1, len(mc) + 1)
     assert mc["boundary"].to_numpy() == pytest.approx(0.05 * 6 / (np.pi**2 * k**2))
     assert "valid under peeking" in out and "p limit" in out
+
+
+def _one_error(capsys, *argv):
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("distval: error: "), err
+    return lines[0]
+
+
+def test_resume_refuses_what_it_cannot_continue(tmp_path, capsys):
+    """A missing directory, one without a checkpoint, settings beside --resume, a
+    config.json changed since the checkpoint: one line each, exit 2."""
+    assert "does not exist" in _one_error(capsys, "run", "--resume", str(tmp_path / "no"))
+    (tmp_path / "empty").mkdir()
+    assert "holds no checkpoint" in _one_error(capsys, "run", "--resume", str(tmp_path / "empty"))
+    line = _one_error(capsys, "run", "--resume", str(tmp_path), "--folds", "5", "--overwrite")
+    assert line.endswith("drop --folds, --overwrite")
+    d = tmp_path / "run"
+    opts = dict(stream="sea", n_rows=3000, learners=("nb", "majority"), n_folds=2,
+                test_every=500, backend="inprocess")
+    with pytest.raises(KeyboardInterrupt):  # stopped by the first check after a checkpoint
+        distval.evaluate(**opts, output_dir=d, checkpoint_seconds=0.0,
+                         source=_StopAfter(distval.engine.open_config_stream(
+                             distval.RunConfig(**{k: v for k, v in opts.items()
+                                                  if k != "backend"})), 1200))
+    config = json.loads((d / "config.json").read_text())
+    (d / "config.json").write_text(json.dumps(config | {"n_folds": 3}))
+    assert "is not the configuration its checkpoint" in _one_error(
+        capsys, "run", "--resume", str(d))
+
+
+def test_resume_continues_an_interrupted_run_and_leaves_a_finished_one(tmp_path, capsys):
+    """In-process: a run interrupted mid-stream (a KeyboardInterrupt from its stream, as
+    Ctrl-C would) resumes to the tables of the run never interrupted; resuming it again
+    says it is finished (exit 0)."""
+    opts = dict(stream="sea", n_rows=3000, learners=("nb", "majority"), n_folds=2,
+                test_every=500)
+    cfg = distval.RunConfig(**opts)
+    d = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        distval.evaluate(cfg, output_dir=d, checkpoint_seconds=0.0,
+                         source=_StopAfter(distval.engine.open_config_stream(cfg), 1700))
+    partial = distval.load_results(d)
+    assert partial.interrupted and 0 < partial.n_rows < 3000
+    code, out, _ = run_cli(capsys, "run", "--resume", str(d), "--backend", "auto",
+                           "--no-progress")
+    assert code == 0 and f"results: {d}" in out
+    ref = distval.evaluate(cfg, output_dir=tmp_path / "ref")
+    for name in ("folds", "tests", "q", "paired", "verdicts"):
+        assert pq.read_table(d / f"{name}.parquet").equals(
+            pq.read_table(tmp_path / "ref" / f"{name}.parquet")), name
+    assert distval.load_results(d).summary()["rows"] == ref.n_rows == 3000
+    assert not (d / "checkpoint.pkl").exists()
+    code, out, err = run_cli(capsys, "run", "--resume", str(d), "--no-progress")
+    assert code == 0 and "holds a finished run; nothing to resume" in err
+
+
+class _StopAfter:
+    """A stream that raises KeyboardInterrupt once ``rows`` rows were read (as Ctrl-C)."""
+
+    def __init__(self, stream, rows):
+        self._stream, self._rows = stream, rows
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+    def chunks(self, size):
+        for chunk in self._stream.chunks(size):
+            if chunk.start >= self._rows:
+                raise KeyboardInterrupt
+            yield chunk

@@ -668,3 +668,27 @@ def test_a_data_error_while_the_jvm_is_up_is_one_line_and_the_process_exits(tmp_
         timeout=120,
     )  # fmt: skip
     assert_one_error_line(done, f"(data row {bad_row}): 6 values, expected 5")
+
+
+def test_parts_with_moa_replicas_pickled_and_joined_continue_exactly(tmp_path):
+    """What ``--resume`` does with the checkpoint of Ray actors: their hosts (MOA and
+    river replicas), pickled, joined into one host that predicts as the host never split."""
+    arff = write_arff(tmp_path / "rows.arff", n=1200)
+    stream = open_config_stream(RunConfig(stream=str(arff)))
+    specs = [parse_learner("moa:trees.HoeffdingTree -g 20"), parse_learner("nb")]
+    slots = [(0, 0), (0, 1), (1, 0), (1, 1)]
+    host = LearnerHost(specs, slots, stream.feature_names, 1, Schema.of(stream))
+    chunks = list(stream.chunks(600))
+
+    def batch(c):
+        w = np.ones((len(c), 2), dtype=np.int32)
+        return Batch(c.start, c.X, c.y, w, w.astype(bool))
+
+    host.process(batch(chunks[0]))
+    parts = [pickle.loads(pickle.dumps(host.part(g))) for g in ([(0, 1), (1, 0)],
+                                                                 [(0, 0), (1, 1)])]
+    joined = LearnerHost.join(parts)
+    assert joined.slots == [(0, 1), (1, 0), (0, 0), (1, 1)] and joined._moa_at == [0, 2]
+    expected = host.process(batch(chunks[1]))
+    got = joined.process(batch(chunks[1]))
+    assert (got == expected[[1, 2, 0, 3]]).all()

@@ -13,8 +13,16 @@ import pyarrow.parquet as pq
 import pytest
 
 import distval
+import distval.columns
 from distval.config import RunConfig
-from distval.engine import LocalEvaluation, Run, Step, iter_batches, open_config_stream
+from distval.engine import (
+    LocalEvaluation,
+    Run,
+    Step,
+    iter_batches,
+    iter_inprocess,
+    open_config_stream,
+)
 from distval.errors import DistvalError
 from distval.ray_backend.engine import RayRun, balance_slots, deal_slots, spread, warm_up
 
@@ -292,3 +300,67 @@ def test_two_node_cluster_joined_by_address():
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert "nodes 2" in out.stdout
+
+
+def _fold_rows(steps):
+    return [r for s in steps if s.snapshot is not None for r in distval.columns.rows_of(
+        s.snapshot.folds)]
+
+
+def test_checkpoints_of_the_actors_resume_to_the_uninterrupted_numbers(
+    ray_local, assert_same_rows
+):
+    """A checkpoint yielded by the actors (a host per actor) holds the state after exactly
+    the rows of the steps before it: resumed in-process or on Ray, the steps after it give
+    the rows of the run that was never stopped."""
+    cfg = RunConfig(**SMALL | {"n_rows": 4800})
+    steps = list(
+        RayRun(cfg, open_config_stream(cfg), n_actors=2, warm_up_batches=1, largest_parcel=2,
+               checkpoint_seconds=0.0, rebalance_seconds=None).steps()
+    )
+    at = [i for i, s in enumerate(steps) if s.checkpoint and len(s.checkpoint.hosts) == 2]
+    assert len(at) >= 2
+    i = at[len(at) // 2]
+    cp = steps[i].checkpoint
+    assert cp.rows == sum(s.rows for s in steps[:i]) and 0 < cp.rows < 4800
+    clean = distval.evaluate(cfg).fold_rows
+    assert_same_rows(clean, _fold_rows(steps))
+    before = _fold_rows(steps[:i])
+    local = iter_inprocess(cfg, open_config_stream(cfg), resume=cp)
+    assert_same_rows(clean, before + _fold_rows(local))
+    remote = RayRun(cfg, open_config_stream(cfg), n_actors=2, warm_up_batches=1).steps(cp)
+    assert_same_rows(clean, before + _fold_rows(remote))
+
+
+def test_an_actor_lost_during_the_hand_over_is_replaced(ray_local, assert_same_rows, monkeypatch):
+    """The driver's state handed to the actors is the first checkpoint: a learner actor
+    killed as it is handed over is rebuilt from it, and the numbers do not change."""
+    import ray
+
+    from distval.ray_backend import engine as ray_engine
+
+    load, killed = ray_engine._Actors.load, []
+
+    def load_after_a_kill(self, states):
+        if not killed:
+            ray.kill(self.learners[1], no_restart=True)
+            killed.append(True)
+        load(self, states)
+
+    monkeypatch.setattr(ray_engine._Actors, "load", load_after_a_kill)
+    cfg = RunConfig(**SMALL)
+    ray_run = RayRun(cfg, open_config_stream(cfg), n_actors=2, warm_up_batches=2)
+    steps = list(ray_run.steps())
+    assert killed and ray_run.recoveries == 1
+    assert_same_rows(distval.evaluate(cfg).fold_rows, _fold_rows(steps))
+
+
+def test_an_actor_lost_while_starting_is_replaced(ray_local, assert_same_rows):
+    import ray
+
+    cfg = RunConfig(**SMALL)
+    ray_run = RayRun(cfg, open_config_stream(cfg), n_actors=2)  # warm up until all are up
+    ray.kill(ray_run.actors.learners[0], no_restart=True)
+    steps = list(ray_run.steps())
+    assert ray_run.recoveries == 1
+    assert_same_rows(distval.evaluate(cfg).fold_rows, _fold_rows(steps))

@@ -239,6 +239,17 @@ class MoaReplicas:
         new._attach(self._header_obj)
         return new
 
+    @classmethod
+    def join(cls, parts: list[MoaReplicas]) -> MoaReplicas:
+        """The replicas of ``parts`` (of one run, at the same row) in one, in order, shared."""
+        new = MoaReplicas.__new__(MoaReplicas)
+        new.cli = [c for p in parts for c in p.cli]
+        new.seeds = [s for p in parts for s in p.seeds]
+        new.schema = parts[0].schema
+        new._learners = [j for p in parts for j in p._learners]
+        new._attach(new._header())
+        return new
+
     def __getstate__(self) -> dict[str, Any]:
         return {
             "cli": self.cli,
