@@ -459,6 +459,8 @@ class Run:
             if self.writer:
                 extra = {"backend": backend, "stream_name": stream.name}
                 self.writer.write_config(config, extra)
+        if self.writer:  # the time series goes to the directory, and is read back from it
+            self.result.series = self.writer
         self.result.backend = backend
         self._bar = None
         self._lines = progress == "lines"
@@ -536,8 +538,6 @@ class Run:
             return
         self.result.add(snap)
         self.result.snapshot_seconds.append(time.perf_counter() - self._start)
-        if self.writer:
-            self.writer.append(snap)
         if self._bar is not None or self._lines:
             width = None
             if self._bar is not None:  # what the (short) bar leaves of the terminal

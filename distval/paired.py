@@ -40,14 +40,11 @@ from distval.metrics.kernels import LEVELS as _LEVELS
 from distval.metrics.kernels import (
     _adwin_insert,
     _adwin_scan,
-    _push,
-    _trim,
     adwin_params,
+    bucket_counts,
     on_clock,
 )
-from distval.metrics.measures import PRED_SHIFT as _PRED_SHIFT
-from distval.metrics.measures import Y_SHIFT as _Y_SHIFT
-from distval.metrics.trackers import _Windowed
+from distval.metrics.trackers import _bucket_counts, _regrow, _room
 
 __all__ = ["PAIRED_FORGETTING", "ADWINMeans", "PairedADWIN", "PairedTracker"]
 
@@ -60,9 +57,6 @@ def _paired_adwin_batch(  # pragma: no cover - numba
     y: np.ndarray,
     pred: np.ndarray,
     per_ok: np.ndarray,
-    ring: np.ndarray,
-    head: np.ndarray,
-    size: np.ndarray,
     C: np.ndarray,
     P: np.ndarray,
     stat: np.ndarray,
@@ -71,14 +65,18 @@ def _paired_adwin_batch(  # pragma: no cover - numba
     cnt: np.ndarray,
     bt: np.ndarray,
     bv: np.ndarray,
+    bc: np.ndarray,
     params: np.ndarray,
 ) -> None:
     """Slots s (side A) and s + m (side B) of a (pair, fold): one ADWIN ``s`` over the rows
-    both tested, on ``(loss_B - loss_A + 1) / 2``; both rings trimmed to its width."""
+    both tested, on ``(loss_B - loss_A + 1) / 2``; its buckets count both sides' confusion
+    cells (A's, then B's) and the persistent hits, whose sums are the two slots' counts."""
     delta, clock, max_buckets, min_len, grace = adwin_params(params)
     work = np.empty((5, bt.shape[1] * bt.shape[2]))
     n_slots, n = pred.shape
     m = n_slots // 2
+    k = C.shape[1]
+    row = np.zeros(bc.shape[3])
     for s in range(m):
         for i in range(n):
             a = pred[s, i]
@@ -87,20 +85,25 @@ def _paired_adwin_batch(  # pragma: no cover - numba
                 continue
             la = 1.0 if a != y[i] else 0.0
             lb = 1.0 if b != y[i] else 0.0
-            _adwin_insert(s, (lb - la + 1.0) * 0.5, stat, levels, cnt, bt, bv, max_buckets)
+            row[:] = 0.0
+            row[y[i] * k + a] = 1.0
+            row[k * k + y[i] * k + b] = 1.0
+            row[-1] = per_ok[i]
+            _adwin_insert(
+                s, (lb - la + 1.0) * 0.5, stat, levels, cnt, bt, bv, max_buckets, bc, row
+            )
             ticks[s, 0] += 1
             if (
                 on_clock(ticks[s, 0], clock)
                 and stat[s, 2] > grace
-                and _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work)
+                and _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work, bc)
             ):
                 ticks[s, 1] += 1
-            base = (np.int64(y[i]) << _Y_SHIFT) | per_ok[i]
-            _push(s, base | (np.int64(a) << _PRED_SHIFT), ring, head, size, C, P)
-            _push(s + m, base | (np.int64(b) << _PRED_SHIFT), ring, head, size, C, P)
-        keep = np.int64(stat[s, 2])
-        _trim(s, keep, ring, head, size, C, P)
-        _trim(s + m, keep, ring, head, size, C, P)
+        counts = bucket_counts(s, levels, cnt, bc)
+        C[s] = counts[: k * k].reshape(k, k)
+        C[s + m] = counts[k * k : 2 * k * k].reshape(k, k)
+        P[s] = counts[-1]
+        P[s + m] = counts[-1]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -117,18 +120,20 @@ def _adwin_values_batch(  # pragma: no cover - numba
     """One ADWIN per slot over ``values`` (slots, rows) in [0, 1]; NaN: no value."""
     delta, clock, max_buckets, min_len, grace = adwin_params(params)
     work = np.empty((5, bt.shape[1] * bt.shape[2]))
+    bc = np.zeros((0, 0, 0, 0))  # no counts per bucket: only the values' ADWIN
+    row = np.zeros(0)
     n_slots, n = values.shape
     for s in range(n_slots):
         for i in range(n):
             v = values[s, i]
             if v != v:
                 continue
-            _adwin_insert(s, v, stat, levels, cnt, bt, bv, max_buckets)
+            _adwin_insert(s, v, stat, levels, cnt, bt, bv, max_buckets, bc, row)
             ticks[s, 0] += 1
             if (
                 on_clock(ticks[s, 0], clock)
                 and stat[s, 2] > grace
-                and _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work)
+                and _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work, bc)
             ):
                 ticks[s, 1] += 1
 
@@ -183,7 +188,7 @@ class ADWINMeans:
         return out
 
 
-class PairedADWIN(_Windowed):
+class PairedADWIN(Tracker):
     """The rows inside one ADWIN per (pair, fold) run on the per-row loss difference.
 
     Slots ``0 .. m-1`` are side A of the ``m`` (pair, fold) comparisons, slots ``m .. 2m-1``
@@ -215,13 +220,28 @@ class PairedADWIN(_Windowed):
         self._cnt = np.zeros((m, _LEVELS), dtype=np.int64)
         self._bt = np.zeros((m, _LEVELS, max_buckets + 1))
         self._bv = np.zeros((m, _LEVELS, max_buckets + 1))
+        self._bc = _bucket_counts(m, 1, max_buckets + 1, self.n_classes, sides=2)
 
     def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
-        y, pred, per_ok = self._prepare(y, pred, per_ok)
+        self._check(y, pred)
+        self._bc = _room(self._bc, self._stat[:, 2], len(y))
         _paired_adwin_batch(
-            y, pred, per_ok, self._ring, self._head, self._size, self.C, self.P,
-            self._stat, self._ticks, self._levels, self._cnt, self._bt, self._bv, self._params,
+            np.ascontiguousarray(y, dtype=np.int64),
+            np.ascontiguousarray(pred, dtype=np.int64),
+            np.ascontiguousarray(per_ok, dtype=np.int64),
+            self.C, self.P, self._stat, self._ticks, self._levels, self._cnt, self._bt,
+            self._bv, self._bc, self._params,
         )
+
+    def grow(self, n_classes: int) -> None:
+        old = self.n_classes
+        super().grow(n_classes)
+        self._bc = _regrow(self._bc, old, self.n_classes, sides=2)
+
+    @property
+    def widths(self) -> np.ndarray:
+        out: np.ndarray = np.concatenate([self._stat[:, 2], self._stat[:, 2]])
+        return out
 
     @property
     def n_detections(self) -> np.ndarray:

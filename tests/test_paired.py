@@ -38,7 +38,7 @@ def plain_rows(pa, pb, p, f, hi):
     return [i for i in range(hi) if pa[p, f, i] >= 0 and pb[p, f, i] >= 0]
 
 
-@pytest.mark.parametrize("kind", ["cumulative", "window"])
+@pytest.mark.parametrize("kind", ["cumulative", "window", "adwin"])
 def test_windows_cover_the_same_rows_for_both_learners(kind):
     y, pa, pb, per_ok = paired_stream(0)
     t = PairedTracker(kind, 2, 3, n_classes=3, window=700)
@@ -49,6 +49,8 @@ def test_windows_cover_the_same_rows_for_both_learners(kind):
             rows = plain_rows(pa, pb, p, f, len(y))
             if kind == "window":
                 rows = rows[-700:]
+            if kind == "adwin":  # the last rows ADWIN keeps (its cuts: the next tests)
+                rows = rows[len(rows) - int(t.widths[p, f]) :]
             assert t.widths[p, f] == len(rows)
             for side, pred in ((side_a, pa), (side_b, pb)):
                 ref = pred[p, f, rows]

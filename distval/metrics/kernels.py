@@ -15,7 +15,7 @@ import numpy as np
 
 from distval.metrics.measures import CLASS_MASK, PRED_SHIFT, Y_SHIFT
 
-__all__ = ["LEVELS", "adwin_batch", "count_batch", "sliding_batch"]
+__all__ = ["LEVELS", "adwin_batch", "bucket_counts", "count_batch", "sliding_batch"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -116,9 +116,12 @@ def _adwin_insert(
     bt: np.ndarray,
     bv: np.ndarray,
     max_buckets: int,
+    bc: np.ndarray,
+    row: np.ndarray,
 ) -> None:
     bt[s, 0, cnt[s, 0]] = value
     bv[s, 0, cnt[s, 0]] = 0.0
+    bc[s, 0, cnt[s, 0]] = row
     cnt[s, 0] += 1
     width = stat[s, 2] + 1.0
     inc = 0.0
@@ -139,11 +142,13 @@ def _adwin_insert(
             cnt[s, i + 1] = 0
         bt[s, i + 1, cnt[s, i + 1]] = t0 + t1
         bv[s, i + 1, cnt[s, i + 1]] = v12
+        bc[s, i + 1, cnt[s, i + 1]] = bc[s, i, 0] + bc[s, i, 1]
         cnt[s, i + 1] += 1
         left = cnt[s, i] - 2
         for k in range(left):
             bt[s, i, k] = bt[s, i, k + 2]
             bv[s, i, k] = bv[s, i, k + 2]
+            bc[s, i, k] = bc[s, i, k + 2]
         cnt[s, i] = left
         if cnt[s, i + 1] <= max_buckets:
             break
@@ -152,7 +157,13 @@ def _adwin_insert(
 
 @numba.njit(cache=True, nogil=True)
 def _adwin_drop_oldest(
-    s: int, stat: np.ndarray, levels: np.ndarray, cnt: np.ndarray, bt: np.ndarray, bv: np.ndarray
+    s: int,
+    stat: np.ndarray,
+    levels: np.ndarray,
+    cnt: np.ndarray,
+    bt: np.ndarray,
+    bv: np.ndarray,
+    bc: np.ndarray,
 ) -> None:
     last = levels[s] - 1
     n = float(np.int64(1) << last)
@@ -167,6 +178,7 @@ def _adwin_drop_oldest(
     for k in range(left):
         bt[s, last, k] = bt[s, last, k + 1]
         bv[s, last, k] = bv[s, last, k + 1]
+        bc[s, last, k] = bc[s, last, k + 1]
     cnt[s, last] = left
     if left == 0:
         levels[s] -= 1
@@ -183,6 +195,7 @@ def _adwin_scan(
     delta: float,
     min_len: float,
     work: np.ndarray,
+    bc: np.ndarray,
 ) -> bool:
     """ADWIN's check of every cut of slot s's window, dropping the oldest bucket while one
     cut's means differ; whether any did (river's ``detect_change`` on a clock tick).
@@ -229,7 +242,7 @@ def _adwin_scan(
             return detected
         detected = True
         if width > 0.0:
-            _adwin_drop_oldest(s, stat, levels, cnt, bt, bv)
+            _adwin_drop_oldest(s, stat, levels, cnt, bt, bv, bc)
         else:  # pragma: no cover - river scans on without dropping; the window is empty
             return detected
 
@@ -251,13 +264,20 @@ def adwin_params(params: np.ndarray) -> tuple[Any, ...]:
 
 
 @numba.njit(cache=True, nogil=True)
+def bucket_counts(s: int, levels: np.ndarray, cnt: np.ndarray, bc: np.ndarray) -> np.ndarray:
+    """The counts of every row in slot s's ADWIN window: the sum of its buckets' counts."""
+    out = np.zeros(bc.shape[3])
+    for i in range(levels[s]):
+        for k in range(cnt[s, i]):
+            out += bc[s, i, k]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def adwin_batch(  # pragma: no cover - numba
     y: np.ndarray,
     pred: np.ndarray,
     per_ok: np.ndarray,
-    ring: np.ndarray,
-    head: np.ndarray,
-    size: np.ndarray,
     C: np.ndarray,
     P: np.ndarray,
     stat: np.ndarray,
@@ -266,27 +286,38 @@ def adwin_batch(  # pragma: no cover - numba
     cnt: np.ndarray,
     bt: np.ndarray,
     bv: np.ndarray,
+    bc: np.ndarray,
     params: np.ndarray,
     trace: np.ndarray,
 ) -> None:
+    """ADWIN over each slot's 0/1 loss; each bucket also counts its rows' confusion cells
+    (``y * classes + pred``) and persistent hits (last), so the window's confusion counts
+    ``C`` and ``P`` are the sum of its buckets': memory O(log width), not O(width)."""
     delta, clock, max_buckets, min_len, grace = adwin_params(params)
     tracing = trace.shape[1] > 0
     work = np.empty((5, bt.shape[1] * bt.shape[2]))
     n_slots, n = pred.shape
+    k = C.shape[1]
+    row = np.zeros(bc.shape[3])
     for s in range(n_slots):
         for i in range(n):
             p = pred[s, i]
             if p < 0:
                 continue
-            _adwin_insert(s, 1.0 if y[i] != p else 0.0, stat, levels, cnt, bt, bv, max_buckets)
+            row[:] = 0.0
+            row[y[i] * k + p] = 1.0
+            row[-1] = per_ok[i]
+            _adwin_insert(
+                s, 1.0 if y[i] != p else 0.0, stat, levels, cnt, bt, bv, max_buckets, bc, row
+            )
             ticks[s, 0] += 1
             hit = False
             if on_clock(ticks[s, 0], clock) and stat[s, 2] > grace:
-                hit = _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work)
+                hit = _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work, bc)
                 if hit:
                     ticks[s, 1] += 1
-            code = (np.int64(y[i]) << Y_SHIFT) | (np.int64(p) << PRED_SHIFT) | per_ok[i]
-            _push(s, code, ring, head, size, C, P)
             if tracing:
                 trace[s, i] = -stat[s, 2] if hit else stat[s, 2]
-        _trim(s, np.int64(stat[s, 2]), ring, head, size, C, P)
+        counts = bucket_counts(s, levels, cnt, bc)
+        C[s] = counts[: k * k].reshape(k, k)
+        P[s] = counts[-1]

@@ -318,14 +318,17 @@ class SlidingWindow(_Windowed):
         )
 
 
-class ADWINWindow(_Windowed):
+class ADWINWindow(Tracker):
     """The rows inside an ADWIN window (bifet2015 §6) run on each slot's 0/1 loss.
 
     ``delta`` is ADWIN's confidence; ``clock``, ``max_buckets``, ``min_window_length`` and
     ``grace_period`` keep river's defaults (32, 5, 5, 10). ADWIN itself is compiled here
     (numba) for all slots at once, with river's ``AdaptiveWindowing`` arithmetic, so the
     windows are river's to the row. After a detected change the window keeps the recent part
-    ADWIN retains (MOA's behaviour), it does not restart empty.
+    ADWIN retains (MOA's behaviour), it does not restart empty. Each ADWIN bucket also counts
+    its rows' confusion cells and persistent hits, so the window's counts are its buckets'
+    sum: memory O(classes² · log width) per slot, not one code per row (on a stationary
+    stream the window grows with the stream).
 
     >>> rng = np.random.default_rng(0)
     >>> y = np.zeros(4000, dtype=np.int64)
@@ -345,6 +348,7 @@ class ADWINWindow(_Windowed):
         super().__init__(n_slots, n_classes)
         self.delta = delta
         max_buckets = 5
+        self._bc = _bucket_counts(n_slots, 1, max_buckets + 1, self.n_classes)
         self._params = np.array([delta, 32, max_buckets, 5, 10], dtype=np.float64)
         self._stat = np.zeros((n_slots, 3))
         self._ticks = np.zeros((n_slots, 2), dtype=np.int64)
@@ -366,15 +370,13 @@ class ADWINWindow(_Windowed):
         >>> t.update_traced(np.array([0, 1, 0]), np.array([[0, 0, -1]]), np.ones(3, bool))
         array([[1., 2., 0.]])
         """
-        y, pred, per_ok = self._prepare(y, pred, per_ok)
+        self._check(y, pred)
+        self._bc = _room(self._bc, self._stat[:, 2], len(y))
         out = np.zeros(pred.shape if trace else (pred.shape[0], 0))
         adwin_batch(
-            y,
-            pred,
-            per_ok,
-            self._ring,
-            self._head,
-            self._size,
+            np.ascontiguousarray(y, dtype=np.int64),
+            np.ascontiguousarray(pred, dtype=np.int64),
+            np.ascontiguousarray(per_ok, dtype=np.int64),
             self.C,
             self.P,
             self._stat,
@@ -383,9 +385,20 @@ class ADWINWindow(_Windowed):
             self._cnt,
             self._bt,
             self._bv,
+            self._bc,
             self._params,
             out,
         )
+        return out
+
+    def grow(self, n_classes: int) -> None:
+        old = self.n_classes
+        super().grow(n_classes)
+        self._bc = _regrow(self._bc, old, self.n_classes)
+
+    @property
+    def widths(self) -> np.ndarray:
+        out: np.ndarray = self._stat[:, 2].copy()
         return out
 
     @property
@@ -393,6 +406,37 @@ class ADWINWindow(_Windowed):
         """Changes ADWIN has detected in each slot."""
         out: np.ndarray = self._ticks[:, 1].copy()
         return out
+
+
+def _bucket_counts(n_slots: int, levels: int, buckets: int, n_classes: int,
+                   sides: int = 1) -> np.ndarray:
+    """Empty per-bucket counts of ADWIN windows: (slots, levels, buckets, cells), the cells
+    being each side's ``classes²`` confusion cells, then the persistent hits."""
+    return np.zeros((n_slots, levels, buckets, sides * n_classes * n_classes + 1))
+
+
+def _room(bc: np.ndarray, widths: np.ndarray, n: int) -> np.ndarray:
+    """``bc`` with room for the bucket levels of windows up to ``widths + n`` rows (a
+    bucket at level i holds 2**i rows of the window, so at most log2(width) + 1 levels)."""
+    need = min(LEVELS, int(np.log2(float(widths.max(initial=0.0)) + n + 1.0)) + 2)
+    if need <= bc.shape[1]:
+        return bc
+    more = np.zeros((bc.shape[0], max(need, 2 * bc.shape[1]) - bc.shape[1], *bc.shape[2:]))
+    return np.concatenate([bc, more], axis=1)[:, :LEVELS]
+
+
+def _regrow(bc: np.ndarray, old: int, new: int, sides: int = 1) -> np.ndarray:
+    """Per-bucket counts of ``old`` classes rearranged for ``new`` classes."""
+    if new == old:
+        return bc
+    head = bc.shape[:3]
+    out = _bucket_counts(head[0], head[1], head[2], new, sides)
+    cells = bc[..., :-1].reshape(*head, sides, old, old)
+    grown = out[..., :-1].reshape(*head, sides, new, new)
+    grown[..., :old, :old] = cells
+    out[..., :-1] = grown.reshape(*head, sides * new * new)
+    out[..., -1] = bc[..., -1]
+    return out
 
 
 def make_tracker(

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from distval.aggregator import Snapshot
-from distval.columns import Columns, concat, rows_of
+from distval.columns import Columns, concat, rows_of, select
 from distval.config import RunConfig
 from distval.delays import parse_duration
 from distval.errors import DistvalError
@@ -21,16 +21,14 @@ from distval.metrics import MEASURES, PROBA_MEASURES
 from distval.results.compact import compact_measures, verdict_block
 from distval.results.reader import SavedRun
 from distval.results.schema import (
-    EVENT_SCHEMA,
     FOLD_SCHEMA,
-    PAIRED_SCHEMA,
-    Q_SCHEMA,
     SUMMARY_MEASURES,
     TEST_SCHEMA,
-    VERDICT_SCHEMA,
+    columns_of,
     finite_or_none,
     table,
 )
+from distval.results.series import Series, TimeSeries
 from distval.results.tables import markdown_table, text_table
 from distval.results.writer import ResultWriter
 from distval.verdict import short_names, twin_line
@@ -49,15 +47,23 @@ class EvaluationResult:
     """What a run produced: the time series, the final snapshot and a summary.
 
     ``folds()`` and ``tests()`` return pandas DataFrames of the whole time series;
-    ``final_folds()`` the last position only; ``summary()`` a JSON-ready dict. The
-    snapshots are kept as they came, each table as columns (:mod:`distval.columns`).
+    ``final_folds()`` the last position only; ``summary()`` a JSON-ready dict.
+
+    The result itself keeps the last snapshot and a few running aggregates (drift detections
+    per learner, what the null twin's rules decided), so its memory does not grow with the
+    stream; the time series goes to its ``series`` (:mod:`distval.results.series`): the
+    results directory of a run that writes one (``folds()`` and the others read it back
+    from there), else compact Arrow columns in memory, which grow by O(checks).
     """
 
     config: RunConfig
     classes: list[str] = field(default_factory=list)
     n_rows: int = 0
     elapsed: float = 0.0
-    snapshots: list[Snapshot] = field(default_factory=list)
+    #: Where every snapshot goes: memory (a :class:`TimeSeries`) or the results directory.
+    series: Series = field(default_factory=TimeSeries, repr=False, compare=False)
+    #: The number of snapshots (checks) added.
+    checks: int = 0
     snapshot_seconds: list[float] = field(default_factory=list)  # wall time of each snapshot
     final: Snapshot | None = None
     interrupted: bool = False
@@ -66,29 +72,43 @@ class EvaluationResult:
     evaluated_by: dict[str, int] = field(default_factory=dict)
     #: The backend that ran: "inprocess" or "ray" (None: not known).
     backend: str | None = None
+    #: Drift detections so far per learner and detector.
+    detections: dict[str, dict[str, int]] = field(default_factory=dict)
+    _twin: _TwinRules = field(
+        default_factory=lambda: _TwinRules(), init=False, repr=False, compare=False
+    )
 
     def add(self, snapshot: Snapshot) -> None:
-        self.snapshots.append(snapshot)
+        """Take one check's snapshot: the new final one, appended to the time series."""
+        self.series.append(snapshot)
         self.final = snapshot
+        self.checks += 1
+        events = snapshot.events
+        if len(events.get("learner", ())):
+            for learner, detector in zip(events["learner"].tolist(), events["detector"].tolist()):
+                per = self.detections.setdefault(learner, {})
+                per[detector] = per.get(detector, 0) + 1
+        if self.config.twin_pair is not None:
+            self._twin.add(snapshot, self.config.twin_pair)
 
-    def _columns(self, table_name: str, schema: Any) -> Columns:
-        """One table of every snapshot so far, as columns."""
-        return concat([getattr(s, table_name) for s in self.snapshots], schema)
+    def _columns(self, table_name: str) -> Columns:
+        """One table of the whole time series so far, as columns."""
+        return columns_of(self.series.table(table_name))
 
     @property
     def fold_rows(self) -> list[dict[str, Any]]:
         """Every fold row so far as a dict (``folds()`` is the same as a DataFrame)."""
-        return rows_of(self._columns("folds", FOLD_SCHEMA))
+        return rows_of(self._columns("folds"))
 
     @property
     def test_rows(self) -> list[dict[str, Any]]:
         """Every test row so far as a dict (``tests()`` is the same as a DataFrame)."""
-        return rows_of(self._columns("tests", TEST_SCHEMA))
+        return rows_of(self._columns("tests"))
 
     @property
     def q_rows(self) -> list[dict[str, Any]]:
         """Every Q row so far as a dict (``q()`` is the same as a DataFrame)."""
-        return rows_of(self._columns("q", Q_SCHEMA))
+        return rows_of(self._columns("q"))
 
     def save(
         self, directory: str | os.PathLike[str], extra: dict[str, Any] | None = None
@@ -102,36 +122,36 @@ class EvaluationResult:
         writer.append(
             Snapshot(
                 self.n_rows,
-                self._columns("folds", FOLD_SCHEMA),
-                self._columns("tests", TEST_SCHEMA),
-                events=self._columns("events", EVENT_SCHEMA),
-                q=self._columns("q", Q_SCHEMA),
-                paired=self._columns("paired", PAIRED_SCHEMA),
-                verdicts=self._columns("verdicts", VERDICT_SCHEMA),
+                self._columns("folds"),
+                self._columns("tests"),
+                events=self._columns("events"),
+                q=self._columns("q"),
+                paired=self._columns("paired"),
+                verdicts=self._columns("verdicts"),
             )
         )
         writer.close(self)
 
     def folds(self) -> pd.DataFrame:
-        return table([s.folds for s in self.snapshots], FOLD_SCHEMA).to_pandas()
+        return self.series.table("folds").to_pandas()
 
     def tests(self) -> pd.DataFrame:
-        return table([s.tests for s in self.snapshots], TEST_SCHEMA).to_pandas()
+        return self.series.table("tests").to_pandas()
 
     def q(self) -> pd.DataFrame:
         """The Q statistic of every pair over time (cumulative, window, fading)."""
-        return table([s.q for s in self.snapshots], Q_SCHEMA).to_pandas()
+        return self.series.table("q").to_pandas()
 
     def events(self) -> pd.DataFrame:
-        return table([s.events for s in self.snapshots], EVENT_SCHEMA).to_pandas()
+        return self.series.table("events").to_pandas()
 
     def paired(self) -> pd.DataFrame:
         """Every pair's paired windows per fold over time (:data:`PAIRED_SCHEMA`)."""
-        return table([s.paired for s in self.snapshots], PAIRED_SCHEMA).to_pandas()
+        return self.series.table("paired").to_pandas()
 
     def verdicts(self) -> pd.DataFrame:
         """Every pair's confidence sequence, decision and verdict line over time."""
-        return table([s.verdicts for s in self.snapshots], VERDICT_SCHEMA).to_pandas()
+        return self.series.table("verdicts").to_pandas()
 
     def final_folds(self) -> pd.DataFrame:
         return table([self.final.folds] if self.final else [], FOLD_SCHEMA).to_pandas()
@@ -189,35 +209,14 @@ class EvaluationResult:
         """What every rule decided for the pair (learner, its null twin): at the last look
         and at any look (what someone watching the checks would have acted on)."""
         pair = self.config.twin_pair
-        if pair is None or not self.snapshots:
+        if pair is None or not self.checks:
             return None
         a, b = pair
-        both = (pair, pair[::-1])
-        tests = [t for t in self.test_rows if (t["learner_a"], t["learner_b"]) in both]
-        verdicts = [v for v in rows_of(self._columns("verdicts", VERDICT_SCHEMA))
-                    if (v["learner_a"], v["learner_b"]) in both]
-        last = max((t["position"] for t in tests), default=None)
-        rules: list[dict[str, Any]] = []
-        if verdicts:
-            rules.append({
-                "rule": "confidence sequence",
-                "anytime_valid": True,
-                "at_end": verdicts[-1]["decision"] != "undecided",
-                "at_any_look": any(v["decision"] != "undecided" for v in verdicts),
-            })
-        for name in dict.fromkeys(t["test"] for t in tests):
-            rows = [t for t in tests if t["test"] == name]
-            rules.append({
-                "rule": name,
-                "anytime_valid": bool(rows[-1]["anytime_valid"]),
-                "at_end": bool(rows[-1]["reject"]) and rows[-1]["position"] == last,
-                "at_any_look": any(bool(t["reject"]) for t in rows),
-            })
-        mcnemar = [t for t in tests if t["test"] == "mcnemar"]
-        identical = bool(mcnemar) and not mcnemar[-1]["discordant_pairs"]
+        rules = self._twin.rules()
         decided = [
             (r["rule"], r["at_any_look"] if r["anytime_valid"] else r["at_end"]) for r in rules
         ]
+        identical = self._twin.identical
         line = twin_line(a, b, decided, self.config.alpha, identical=identical)
         peeked = [r["rule"] for r in rules if not r["anytime_valid"] and r["at_any_look"]]
         if peeked and not identical:
@@ -228,12 +227,7 @@ class EvaluationResult:
         return {"pair": [a, b], "identical": identical, "rules": rules, "line": line}
 
     def _detection_counts(self) -> dict[str, dict[str, int]]:
-        counts: dict[str, dict[str, int]] = {}
-        events = self._columns("events", EVENT_SCHEMA)
-        for learner, detector in zip(events["learner"].tolist(), events["detector"].tolist()):
-            per = counts.setdefault(learner, {})
-            per[detector] = per.get(detector, 0) + 1
-        return counts
+        return {learner: dict(per) for learner, per in self.detections.items()}
 
     def _blocks(self) -> list[Block]:
         """The summary as (caption, columns, rows, alignment) tables, for every renderer."""
@@ -400,6 +394,61 @@ class EvaluationResult:
             paired=self.paired(),
             verdicts=self.verdicts(),
         )
+
+
+class _TwinRules:
+    """What every rule decided so far for the null twin's pair, kept as it goes (a few
+    values per rule, not the time series): per test its last row and whether it ever
+    rejected; the confidence sequence's last decision and whether it ever decided."""
+
+    def __init__(self) -> None:
+        self.last_position: int | None = None
+        # test -> [anytime_valid, reject, position] of its last row, rejected at any look
+        self.tests: dict[str, tuple[bool, bool, int, bool]] = {}
+        self.verdict: tuple[bool, bool] | None = None  # (decided at the end, at any look)
+        self.identical = False
+
+    def add(self, snapshot: Snapshot, pair: tuple[str, str]) -> None:
+        both = (pair, pair[::-1])
+        tests = snapshot.tests
+        if len(tests.get("test", ())):
+            ab = zip(tests["learner_a"].tolist(), tests["learner_b"].tolist())
+            mask = np.array([p in both for p in ab], dtype=bool)
+            for t in rows_of(select(tests, mask)):
+                name, position, reject = t["test"], int(t["position"]), bool(t["reject"])
+                ever = reject or (name in self.tests and self.tests[name][3])
+                self.tests[name] = (bool(t["anytime_valid"]), reject, position, ever)
+                self.last_position = max(position, self.last_position or position)
+                if name == "mcnemar":
+                    self.identical = not t["discordant_pairs"]
+        verdicts = snapshot.verdicts
+        if len(verdicts.get("decision", ())):
+            ab = zip(verdicts["learner_a"].tolist(), verdicts["learner_b"].tolist())
+            for p, decision in zip(ab, verdicts["decision"].tolist()):
+                if p in both:
+                    ever = self.verdict is not None and self.verdict[1]
+                    now = decision != "undecided"
+                    self.verdict = (now, now or ever)
+
+    def rules(self) -> list[dict[str, Any]]:
+        """Each rule: its name, whether it is valid under peeking, and whether it decided at
+        the end and at any look."""
+        rules: list[dict[str, Any]] = []
+        if self.verdict is not None:
+            rules.append({
+                "rule": "confidence sequence",
+                "anytime_valid": True,
+                "at_end": self.verdict[0],
+                "at_any_look": self.verdict[1],
+            })
+        for name, (valid, reject, position, ever) in self.tests.items():
+            rules.append({
+                "rule": name,
+                "anytime_valid": valid,
+                "at_end": reject and position == self.last_position,
+                "at_any_look": ever,
+            })
+        return rules
 
 
 def _mean_sd(d: dict[str, float | None]) -> str:

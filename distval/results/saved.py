@@ -25,27 +25,12 @@ from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.results.memory import EvaluationResult
 from distval.results.reader import SavedRun, load_results, read_table
-from distval.results.schema import (
-    EVENT_SCHEMA,
-    FOLD_SCHEMA,
-    PAIRED_SCHEMA,
-    Q_SCHEMA,
-    SUMMARY_MEASURES,
-    TEST_SCHEMA,
-    VERDICT_SCHEMA,
-)
+from distval.results.schema import SUMMARY_MEASURES, TABLE_SCHEMAS, columns_of
 
 __all__ = ["COMPARED_SETTINGS", "TABLES", "comparison", "export_csv", "load_evaluation"]
 
 #: The tables of a results directory: file stem and schema.
-TABLES = {
-    "folds": FOLD_SCHEMA,
-    "tests": TEST_SCHEMA,
-    "q": Q_SCHEMA,
-    "events": EVENT_SCHEMA,
-    "paired": PAIRED_SCHEMA,
-    "verdicts": VERDICT_SCHEMA,
-}
+TABLES = TABLE_SCHEMAS
 
 #: The settings two runs must share for their numbers to be compared: the rows evaluated,
 #: how they are split into folds, and what each measure covers. Learners, seeds, tests and
@@ -80,18 +65,6 @@ def _table(saved: SavedRun, name: str) -> pa.Table:
     if not len(df):
         return schema.empty_table()
     return pa.Table.from_pandas(df[schema.names], schema=schema, preserve_index=False)
-
-
-def _columns(table: pa.Table) -> Columns:
-    """A table as columns, as the aggregator makes them: None where a value is null."""
-    out: Columns = {}
-    for field in table.schema:
-        col = table.column(field.name)
-        if pa.types.is_list(field.type) or col.null_count:
-            out[field.name] = np.fromiter(col.to_pylist(), dtype=object, count=len(col))
-        else:
-            out[field.name] = col.to_numpy()
-    return out
 
 
 def _by_position(columns: Columns, positions: np.ndarray, *, at_or_after: bool) -> list[Columns]:
@@ -133,7 +106,7 @@ def load_evaluation(results_dir: str | os.PathLike[str]) -> EvaluationResult:
         raise DistvalError(
             f"{saved.directory / 'config.json'} does not describe a run: {exc}"
         ) from None
-    tables = {name: _columns(_table(saved, name)) for name in TABLES}
+    tables = {name: columns_of(_table(saved, name)) for name in TABLES}
     positions = np.unique(tables["folds"]["position"].astype(np.int64))
     parts = {
         name: _by_position(cols, positions, at_or_after=name == "events")

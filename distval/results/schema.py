@@ -17,6 +17,7 @@ from distval.columns import (
     Q_SCHEMA,
     TEST_SCHEMA,
     VERDICT_SCHEMA,
+    Columns,
     concat,
 )
 
@@ -28,8 +29,10 @@ __all__ = [
     "Q_SCHEMA",
     "SUMMARY_MEASURES",
     "TABLES",
+    "TABLE_SCHEMAS",
     "TEST_SCHEMA",
     "VERDICT_SCHEMA",
+    "columns_of",
     "finite_or_none",
     "read_batches",
     "table",
@@ -39,6 +42,11 @@ __all__ = [
 #: ``NAME.arrows`` (an Arrow IPC stream, readable up to its last whole batch) while it runs
 #: or after it was killed (:mod:`distval.results.writer`).
 TABLES = ("folds", "tests", "q", "events", "paired", "verdicts")
+
+#: Each table's schema by name.
+TABLE_SCHEMAS: dict[str, pa.Schema] = dict(
+    zip(TABLES, (FOLD_SCHEMA, TEST_SCHEMA, Q_SCHEMA, EVENT_SCHEMA, PAIRED_SCHEMA, VERDICT_SCHEMA))
+)
 
 #: The files of a results directory (a report adds its own beside them).
 FILES = (
@@ -82,6 +90,25 @@ def table(chunks: Sequence[Mapping[str, np.ndarray]], schema: pa.Schema) -> pa.T
     (2, 0)
     """
     return pa.Table.from_pydict(concat(chunks, schema), schema=schema)
+
+
+def columns_of(rows: pa.Table) -> Columns:
+    """An Arrow table as columns, as the aggregator makes them: None where a value is null
+    (:func:`table` the other way).
+
+    >>> one = {"position": np.array([5]), "learner": np.array([None], dtype=object),
+    ...        "fold": np.array([0]), "detector": np.array(["ph"], dtype=object)}
+    >>> columns_of(table([one], EVENT_SCHEMA))["learner"].tolist()
+    [None]
+    """
+    out: Columns = {}
+    for field in rows.schema:
+        col = rows.column(field.name)
+        if pa.types.is_list(field.type) or col.null_count:
+            out[field.name] = np.fromiter(col.to_pylist(), dtype=object, count=len(col))
+        else:
+            out[field.name] = col.to_numpy()
+    return out
 
 
 def read_batches(reader: pa.ipc.RecordBatchStreamReader) -> Iterator[pa.RecordBatch]:

@@ -12,26 +12,17 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Protocol
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from distval.aggregator import Snapshot
+from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.results.provenance import provenance
-from distval.results.schema import (
-    EVENT_SCHEMA,
-    FILES,
-    FOLD_SCHEMA,
-    PAIRED_SCHEMA,
-    Q_SCHEMA,
-    TABLES,
-    TEST_SCHEMA,
-    VERDICT_SCHEMA,
-    read_batches,
-    table,
-)
+from distval.results.reader import read_table
+from distval.results.schema import FILES, TABLE_SCHEMAS, TABLES, read_batches, table
+from distval.results.series import tables_of
 
 __all__ = [
     "CHECKPOINT",
@@ -145,14 +136,10 @@ class ResultWriter:
         #: Rows written to each table so far.
         self.written = dict.fromkeys(TABLES, 0)
         # Each table's snapshots not yet written, as columns.
-        self._folds: list[dict[str, np.ndarray]] = []
-        self._tests: list[dict[str, np.ndarray]] = []
-        self._q: list[dict[str, np.ndarray]] = []
-        self._events: list[dict[str, np.ndarray]] = []
-        self._paired: list[dict[str, np.ndarray]] = []
-        self._verdicts: list[dict[str, np.ndarray]] = []
+        self._pending: dict[str, list[Columns]] = {name: [] for name in TABLES}
         self._streams: dict[str, tuple[pa.NativeFile, pa.ipc.RecordBatchStreamWriter]] = {}
         self._last_flush = time.monotonic()
+        self._closed = False
         self.failed: BaseException | None = None
         if resume is not None:
             self._cut_back(resume)
@@ -160,7 +147,7 @@ class ResultWriter:
     def _cut_back(self, rows: dict[str, int]) -> None:
         """Each table as its first ``rows[name]`` rows, open for appending (an interrupted
         run's Parquet file back to a stream); the summary of the interrupted run goes."""
-        for name, _, schema in self._tables():
+        for name, schema in TABLE_SCHEMAS.items():
             n = rows.get(name, 0)
             parquet, stream = self.dir / f"{name}.parquet", self.dir / f"{name}.arrows"
             if not n and not parquet.exists() and not stream.exists():
@@ -188,30 +175,27 @@ class ResultWriter:
         (self.dir / "config.json").write_text(json.dumps(data, indent=2) + "\n")
 
     def append(self, snapshot: Snapshot) -> None:
-        self._folds.append(snapshot.folds)
-        self._tests.append(snapshot.tests)
-        self._q.append(snapshot.q)
-        self._events.append(snapshot.events)
-        self._paired.append(snapshot.paired)
-        self._verdicts.append(snapshot.verdicts)
+        for name, columns in tables_of(snapshot).items():
+            self._pending[name].append(columns)
         if time.monotonic() - self._last_flush >= self.flush_seconds:
             self.flush()
 
-    def _tables(self) -> tuple[tuple[str, list[dict[str, np.ndarray]], pa.Schema], ...]:
-        return (
-            ("folds", self._folds, FOLD_SCHEMA),
-            ("tests", self._tests, TEST_SCHEMA),
-            ("q", self._q, Q_SCHEMA),
-            ("events", self._events, EVENT_SCHEMA),
-            ("paired", self._paired, PAIRED_SCHEMA),
-            ("verdicts", self._verdicts, VERDICT_SCHEMA),
-        )
+    def table(self, name: str) -> pa.Table:
+        """Table ``name`` as written so far, read back from the directory (each flushed
+        batch; a :class:`~distval.results.series.Series` whose memory does not grow)."""
+        schema = TABLE_SCHEMAS[name]
+        if not self._closed:
+            self.flush()
+        if not any((self.dir / f"{name}.{ext}").exists() for ext in ("parquet", "arrows")):
+            return schema.empty_table()  # e.g. events of a run without a detection
+        return read_table(self.dir, name).select(schema.names).cast(schema)
 
     def flush(self) -> None:
         if self.failed is not None:
             return
         try:
-            for name, chunks, schema in self._tables():
+            for name, chunks in self._pending.items():
+                schema = TABLE_SCHEMAS[name]
                 rows = table(chunks, schema)
                 chunks.clear()
                 optional = f"{name}.parquet" in _ONLY_WITH_ROWS
@@ -255,6 +239,7 @@ class ResultWriter:
         ``finished`` run's checkpoint is removed."""
         if self.failed is None:
             self.flush()
+        self._closed = True
         for sink, writer in self._streams.values():
             with contextlib.suppress(OSError, pa.ArrowException):
                 writer.close()
@@ -340,7 +325,7 @@ def to_parquet(stream: Path, parquet: Path) -> None:
     """
     part = parquet.with_name(parquet.name + ".part")
     try:
-        with pa.memory_map(str(stream)) as source:
+        with pa.OSFile(str(stream)) as source:  # read, not mapped: a batch at a time in RSS
             reader = pa.ipc.open_stream(source)
             with pq.ParquetWriter(part, reader.schema) as out:
                 for batch in read_batches(reader):

@@ -239,6 +239,45 @@ def test_adwin_window_pickles_mid_stream():
     assert np.array_equal(a.C, b.C) and np.array_equal(a.widths, b.widths)
 
 
+def test_adwin_counts_are_those_of_its_last_width_rows_as_a_class_appears():
+    # The window's confusion counts and persistent hits, from its buckets, against a plain
+    # count of the last `width` rows each slot tested, after every batch; class 2 is first
+    # seen at row 5,000 (the buckets' counts grow with the matrix) and ADWIN cuts.
+    rng = np.random.default_rng(3)
+    n = 9000
+    y = np.r_[rng.integers(0, 2, 5000), rng.integers(0, 3, 4000)]
+    wrong = np.r_[rng.random(4000) < 0.1, rng.random(5000) < 0.4]
+    pred = np.where(wrong, np.where(y < 2, 1 - y, 0), y)
+    pred = np.where(rng.random((2, n)) < 0.2, -1, pred)  # rows a slot did not test
+    per_ok = rng.random(n) < 0.5
+    t = ADWINWindow(2)
+    lo = 0
+    while lo < n:
+        hi = min(n, lo + int(rng.integers(1, 700)))
+        t.update(y[lo:hi], pred[:, lo:hi], per_ok[lo:hi])
+        for s in range(2):
+            tested = np.flatnonzero(pred[s, :hi] >= 0)
+            rows = tested[len(tested) - int(t.widths[s]) :]
+            ref = np.zeros(t.C.shape[1:])
+            np.add.at(ref, (y[rows], pred[s, rows]), 1.0)
+            assert t.C[s].tolist() == ref.tolist()
+            assert t.P[s] == per_ok[rows].sum()
+        lo = hi
+    assert t.C.shape == (2, 3, 3) and t.n_detections.min() > 0
+
+
+def test_adwin_state_does_not_grow_with_its_window():
+    # Rows always right: the window never cuts and holds the whole stream.
+    def state_bytes(n):
+        t = ADWINWindow(4)
+        for _ in range(n // 1000):
+            t.update(np.zeros(1000, np.int64), np.zeros((4, 1000), np.int64), np.ones(1000, bool))
+        assert t.widths.tolist() == [n] * 4
+        return sum(v.nbytes for v in vars(t).values() if isinstance(v, np.ndarray))
+
+    assert state_bytes(200_000) <= 2 * state_bytes(20_000)  # a code per row: 10 times
+
+
 def test_class_first_seen_mid_stream_grows_the_matrix():
     t = Cumulative(1, n_classes=2)
     t.update(np.array([0, 1, 0]), np.array([[0, 1, 1]]), np.ones(3, bool))

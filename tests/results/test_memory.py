@@ -74,3 +74,19 @@ def test_a_seedless_learners_twin_is_identical_and_said_to_check_nothing():
                            null_twin="nb", n_folds=2, test_every=500)
     twin = res.summary()["null_twin"]
     assert twin["identical"] and "identical" in twin["line"]
+
+
+def test_the_null_twin_at_any_look_is_what_a_loop_over_every_check_finds():
+    res = distval.evaluate(stream="sea", n_rows=6000, learners=("nb", "hat"), null_twin="hat",
+                           n_folds=3, test_every=300)
+    rules = {r["rule"]: r for r in res.summary()["null_twin"]["rules"]}
+    tests = res.tests()
+    pair = tests[(tests["learner_a"] == "hat") & (tests["learner_b"] == "hat~twin")]
+    last = pair["position"].max()
+    for name, rows in pair.groupby("test", sort=False):
+        assert rules[name]["at_any_look"] == bool(rows["reject"].any()), name
+        end = rows.iloc[-1]
+        assert rules[name]["at_end"] == (bool(end["reject"]) and end["position"] == last)
+    v = res.verdicts()
+    v = v[(v["learner_a"] == "hat") & (v["learner_b"] == "hat~twin")]
+    assert rules["confidence sequence"]["at_any_look"] == bool((v["decision"] != "undecided").any())
