@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 from bench_moa import LEARNERS, names, write_sea
 
-from common import save, table
+from common import load_span, save, table
 
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[1]
@@ -590,14 +590,11 @@ def main() -> None:
                 arff = Path(tmp) / f"sea{sizes[job]}.arff"
                 write_sea(arff, sizes[job])
                 out += compare_profiles(job, sizes[job], arff, a.before_tree, a.rounds)
-        load = os.getloadavg()
         text = "\n".join(
             [
                 "### Where the CPU-seconds go, before and now: the profiled run (every thread)"
                 f" of `{a.before_tree}`'s package and of this one, alternated {a.rounds} times,"
-                f" medians; {os.cpu_count()} cores, load average at the start"
-                " {:.1f} / {:.1f} / {:.1f},".format(*start_load)
-                + f" at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}",
+                f" medians; {os.cpu_count()} cores, {load_span(start_load)}",
                 "",
                 table(out),
                 "",
@@ -644,13 +641,11 @@ def main() -> None:
             rows += got
             parts += breakdown
             print(got, file=sys.stderr, flush=True)
-    load = os.getloadavg()
     text = "\n".join(
         [
             "### distval's CPU-seconds against MOA's CLI, the goal's jobs (issue 31): 10-fold"
             f" prequential bootstrap on MOA's SEA rows, {os.cpu_count()} cores,"
-            " load average at the start {:.1f} / {:.1f} / {:.1f},".format(*start_load)
-            + f" at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}",
+            f" {load_span(start_load)}",
             "",
             table(rows, ["job", "rows", "process", "cpu s", "cpu / moa", "wall s", "wall / moa",
                          "peak RSS MB", "RSS - moa MB", "cpu / bare loop",

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from bench_cpu import measured, python_env, revision
 
-from common import save, table
+from common import load_span, save, table
 
 HERE = Path(__file__).resolve()
 
@@ -125,14 +125,11 @@ def main() -> None:
         }
         for name, rs in runs.items()
     ]
-    load = os.getloadavg()
     text = "\n".join(
         [
             "### The evaluator alone (aggregator + tests every 1,000 rows, no learners), 2"
             f" learners x 10 folds, {a.rows:,} rows: {a.rounds} alternated rounds, medians;"
-            f" {os.cpu_count()} cores, load average at the start"
-            " {:.1f} / {:.1f} / {:.1f},".format(*start_load)
-            + f" at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}",
+            f" {os.cpu_count()} cores, {load_span(start_load)}",
             "",
             table(rows),
             "",

@@ -60,6 +60,15 @@ def machine() -> dict:
     }
 
 
+def load_span(start: tuple[float, float, float]) -> str:
+    """``"load average at the start a / b / c, at the end d / e / f"``: the machine's load
+    over a measurement that began when ``os.getloadavg()`` was ``start``."""
+    def three(load: tuple[float, float, float]) -> str:
+        return " / ".join(f"{x:.1f}" for x in load)
+
+    return f"load average at the start {three(start)}, at the end {three(os.getloadavg())}"
+
+
 def save(name: str, text: str, data: dict) -> None:
     """Write results/<name>.md and results/<name>.json and print the Markdown."""
     RESULTS.mkdir(exist_ok=True)

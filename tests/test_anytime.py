@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from drifting_rows import drifting_rows
 from scipy import integrate, stats
 
 from distval.anytime import (
@@ -86,20 +87,8 @@ def test_coverage_at_every_look_with_a_drifting_dependent_mean():
     # 1 - alpha of the runs; the runs that miss anywhere are checked against a binomial bound.
     rng = np.random.default_rng(12)
     runs, n, alpha = 400, 4000, 0.1
+    x, mu = drifting_rows(rng, runs, n)
     t = np.arange(n)
-    base = 0.05 * np.sin(t / 400.0)
-    x = np.zeros((runs, n))
-    mu = np.zeros((runs, n))
-    prev = np.zeros(runs)
-    for i in range(n):  # the dependence on the previous row needs a loop over rows
-        m = np.clip(base[i] + 0.3 * prev, -0.9, 0.9)
-        mu[:, i] = m
-        # x in {-1, 0, 1} with P(1) - P(-1) = m and P(0) = 0.5
-        up = rng.random(runs) < (1 + m) / 2
-        zero = rng.random(runs) < 0.5
-        x[:, i] = np.where(zero, 0.0, np.where(up, 1.0, -1.0))
-        mu[:, i] = 0.5 * m
-        prev = x[:, i]
     looks = np.arange(20, n + 1, 20)
     delta = (np.cumsum(mu, axis=1) / (t + 1))[:, looks - 1]
     _, lower, upper = confidence_sequence(x, alpha=alpha, at=looks)

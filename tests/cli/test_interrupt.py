@@ -56,6 +56,17 @@ def _tree(root):
     return out
 
 
+def _kill_tree(proc):
+    """SIGKILL the driver, then the processes it had started (a local Ray), by process id:
+    nothing gets a chance to close anything."""
+    started = _tree(proc.pid)
+    proc.kill()
+    proc.communicate(timeout=60)
+    for pid in started - {proc.pid}:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
 def _wait_for_rows(proc, out, rows):
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and proc.poll() is None:
@@ -108,12 +119,7 @@ def test_after_sigkill_what_was_written_reads_back_marked_interrupted(tmp_path, 
     out = tmp_path / "run"
     proc = _start(out, backend)
     _wait_for_rows(proc, out, 6000 if backend == "ray" else 3000)
-    started = _tree(proc.pid)
-    proc.kill()
-    proc.communicate(timeout=60)
-    for pid in started - {proc.pid}:  # a local Ray the killed driver started, by process id
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    _kill_tree(proc)
     assert not (out / "summary.json").exists()  # no chance to close anything
     saved = _same_as_uninterrupted(out, tmp_path)
     assert saved.interrupted_at == saved.final_position >= 3000
@@ -142,12 +148,7 @@ def _stop(proc, how):
         proc.communicate(timeout=120)
         assert proc.returncode == 130
         return
-    started = _tree(proc.pid)
-    proc.kill()
-    proc.communicate(timeout=60)
-    for pid in started - {proc.pid}:  # a local Ray the killed driver started, by process id
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    _kill_tree(proc)
 
 
 #: Summary entries that differ between any two runs of one configuration.

@@ -327,11 +327,12 @@ def test_a_class_first_seen_mid_stream_grows_the_header(tmp_path, moa_cli):
     assert ours == pytest.approx(moa_prequential_accuracy(moa_cli, arff, 3000), abs=1e-9)
 
 
-def test_pickled_replicas_continue_exactly_and_part_shares_them(tmp_path):
+def _moa_and_river_host(tmp_path, slots):
+    """A host of MOA's Hoeffding tree (learner 0) and river's naive Bayes (learner 1) at
+    ``slots``, trained on the first of two 600-row chunks: (host, batch of a chunk, chunks)."""
     arff = write_arff(tmp_path / "rows.arff", n=1200)
     stream = open_config_stream(RunConfig(stream=str(arff)))
     specs = [parse_learner("moa:trees.HoeffdingTree -g 20"), parse_learner("nb")]
-    slots = [(0, 0), (1, 0), (0, 1)]
     host = LearnerHost(specs, slots, stream.feature_names, 1, Schema.of(stream))
     chunks = list(stream.chunks(600))
 
@@ -340,6 +341,11 @@ def test_pickled_replicas_continue_exactly_and_part_shares_them(tmp_path):
         return Batch(c.start, c.X, c.y, w, w.astype(bool))
 
     host.process(batch(chunks[0]))
+    return host, batch, chunks
+
+
+def test_pickled_replicas_continue_exactly_and_part_shares_them(tmp_path):
+    host, batch, chunks = _moa_and_river_host(tmp_path, [(0, 0), (1, 0), (0, 1)])
     copy = pickle.loads(pickle.dumps(host))
     part = host.part([(0, 1), (1, 0)])
     assert part._moa_at == [0]
@@ -673,18 +679,7 @@ def test_a_data_error_while_the_jvm_is_up_is_one_line_and_the_process_exits(tmp_
 def test_parts_with_moa_replicas_pickled_and_joined_continue_exactly(tmp_path):
     """What ``--resume`` does with the checkpoint of Ray actors: their hosts (MOA and
     river replicas), pickled, joined into one host that predicts as the host never split."""
-    arff = write_arff(tmp_path / "rows.arff", n=1200)
-    stream = open_config_stream(RunConfig(stream=str(arff)))
-    specs = [parse_learner("moa:trees.HoeffdingTree -g 20"), parse_learner("nb")]
-    slots = [(0, 0), (0, 1), (1, 0), (1, 1)]
-    host = LearnerHost(specs, slots, stream.feature_names, 1, Schema.of(stream))
-    chunks = list(stream.chunks(600))
-
-    def batch(c):
-        w = np.ones((len(c), 2), dtype=np.int32)
-        return Batch(c.start, c.X, c.y, w, w.astype(bool))
-
-    host.process(batch(chunks[0]))
+    host, batch, chunks = _moa_and_river_host(tmp_path, [(0, 0), (0, 1), (1, 0), (1, 1)])
     parts = [pickle.loads(pickle.dumps(host.part(g))) for g in ([(0, 1), (1, 0)],
                                                                  [(0, 0), (1, 1)])]
     joined = LearnerHost.join(parts)
