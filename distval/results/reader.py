@@ -13,8 +13,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from distval.config import read_config
 from distval.errors import DistvalError
@@ -24,7 +22,7 @@ from distval.results.schema import (
     Q_SCHEMA,
     TEST_SCHEMA,
     VERDICT_SCHEMA,
-    read_batches,
+    read_table,
 )
 
 __all__ = ["SavedRun", "load_results"]
@@ -226,20 +224,3 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
 def _has_table(d: Path, name: str) -> bool:
     return (d / f"{name}.parquet").exists() or (d / f"{name}.arrows").exists()
 
-
-def read_table(directory: str | os.PathLike[str], name: str) -> pa.Table:
-    """Table ``name`` (``folds``, ``tests``, ``q``, ``events``) of a results directory:
-    ``NAME.parquet`` of a closed run, else the ``NAME.arrows`` stream of a running or killed
-    one, up to its last whole batch (:class:`~distval.results.writer.ResultWriter`).
-    """
-    d = Path(directory)
-    path = d / f"{name}.parquet"
-    try:
-        if path.exists() or not (d / f"{name}.arrows").exists():
-            return pq.read_table(path)
-        path = d / f"{name}.arrows"
-        with pa.memory_map(str(path)) as source:
-            reader = pa.ipc.open_stream(source)
-            return pa.Table.from_batches(list(read_batches(reader)), schema=reader.schema)
-    except (OSError, pa.ArrowException) as exc:
-        raise DistvalError(f"cannot read {path}: {exc}") from None

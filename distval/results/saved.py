@@ -24,8 +24,8 @@ from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.results.memory import EvaluationResult
-from distval.results.reader import SavedRun, load_results, read_table
-from distval.results.schema import SUMMARY_MEASURES, TABLE_SCHEMAS, columns_of
+from distval.results.reader import SavedRun, load_results
+from distval.results.schema import SUMMARY_MEASURES, TABLE_SCHEMAS, columns_of, read_table
 
 __all__ = ["COMPARED_SETTINGS", "TABLES", "comparison", "export_csv", "load_evaluation"]
 

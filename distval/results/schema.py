@@ -1,14 +1,18 @@
 """The results-directory format: the Parquet schemas (declared in :mod:`distval.columns`),
-the file names, JSON-ready numbers."""
+the file names, JSON-ready numbers, and reading one table in either of its forms (Parquet
+or an Arrow stream), which the writer and the reader share."""
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TypeVar, overload
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from distval.columns import (
     EVENT_SCHEMA,
@@ -20,6 +24,7 @@ from distval.columns import (
     Columns,
     concat,
 )
+from distval.errors import DistvalError
 
 __all__ = [
     "EVENT_SCHEMA",
@@ -35,6 +40,7 @@ __all__ = [
     "columns_of",
     "finite_or_none",
     "read_batches",
+    "read_table",
     "table",
 ]
 
@@ -121,3 +127,21 @@ def read_batches(reader: pa.ipc.RecordBatchStreamReader) -> Iterator[pa.RecordBa
             return
         except (OSError, pa.ArrowException):
             return  # a torn tail: what came before is whole
+
+
+def read_table(directory: str | os.PathLike[str], name: str) -> pa.Table:
+    """Table ``name`` (``folds``, ``tests``, ``q``, ``events``) of a results directory:
+    ``NAME.parquet`` of a closed run, else the ``NAME.arrows`` stream of a running or killed
+    one, up to its last whole batch (:class:`~distval.results.writer.ResultWriter`).
+    """
+    d = Path(directory)
+    path = d / f"{name}.parquet"
+    try:
+        if path.exists() or not (d / f"{name}.arrows").exists():
+            return pq.read_table(path)
+        path = d / f"{name}.arrows"
+        with pa.memory_map(str(path)) as source:
+            reader = pa.ipc.open_stream(source)
+            return pa.Table.from_batches(list(read_batches(reader)), schema=reader.schema)
+    except (OSError, pa.ArrowException) as exc:
+        raise DistvalError(f"cannot read {path}: {exc}") from None

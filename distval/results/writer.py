@@ -20,8 +20,7 @@ from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.results.provenance import provenance
-from distval.results.reader import read_table
-from distval.results.schema import FILES, TABLE_SCHEMAS, TABLES, read_batches, table
+from distval.results.schema import FILES, TABLE_SCHEMAS, TABLES, read_batches, read_table, table
 from distval.results.series import tables_of
 
 __all__ = [

@@ -19,8 +19,7 @@ import distval
 from distval.cli import main as cli_main
 from distval.errors import DistvalError
 from distval.results import load_results
-from distval.results.reader import read_table
-from distval.results.schema import TABLES
+from distval.results.schema import TABLES, read_table
 from distval.results.writer import CHECKPOINT, read_checkpoint
 
 STREAM = ["--stream", "sea(noise=0.1)", "--learners", "nb", "majority", "--folds", "3",
