@@ -106,7 +106,7 @@ def sliding_batch(  # pragma: no cover - numba
 # at level i, ``bt`` / ``bv`` their totals and variances, oldest first.
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _adwin_insert(
     s: int,
     value: float,
@@ -121,7 +121,9 @@ def _adwin_insert(
 ) -> None:
     bt[s, 0, cnt[s, 0]] = value
     bv[s, 0, cnt[s, 0]] = 0.0
-    bc[s, 0, cnt[s, 0]] = row
+    top = cnt[s, 0]
+    for c in range(row.shape[0]):  # element loops: no temporary arrays on the hot path
+        bc[s, 0, top, c] = row[c]
     cnt[s, 0] += 1
     width = stat[s, 2] + 1.0
     inc = 0.0
@@ -142,20 +144,23 @@ def _adwin_insert(
             cnt[s, i + 1] = 0
         bt[s, i + 1, cnt[s, i + 1]] = t0 + t1
         bv[s, i + 1, cnt[s, i + 1]] = v12
-        bc[s, i + 1, cnt[s, i + 1]] = bc[s, i, 0] + bc[s, i, 1]
+        up = cnt[s, i + 1]
+        for c in range(bc.shape[3]):
+            bc[s, i + 1, up, c] = bc[s, i, 0, c] + bc[s, i, 1, c]
         cnt[s, i + 1] += 1
         left = cnt[s, i] - 2
         for k in range(left):
             bt[s, i, k] = bt[s, i, k + 2]
             bv[s, i, k] = bv[s, i, k + 2]
-            bc[s, i, k] = bc[s, i, k + 2]
+            for c in range(bc.shape[3]):
+                bc[s, i, k, c] = bc[s, i, k + 2, c]
         cnt[s, i] = left
         if cnt[s, i + 1] <= max_buckets:
             break
         i += 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _adwin_drop_oldest(
     s: int,
     stat: np.ndarray,
@@ -178,7 +183,8 @@ def _adwin_drop_oldest(
     for k in range(left):
         bt[s, last, k] = bt[s, last, k + 1]
         bv[s, last, k] = bv[s, last, k + 1]
-        bc[s, last, k] = bc[s, last, k + 1]
+        for c in range(bc.shape[3]):
+            bc[s, last, k, c] = bc[s, last, k + 1, c]
     cnt[s, last] = left
     if left == 0:
         levels[s] -= 1
