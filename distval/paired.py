@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
 from distval.errors import DistvalError
@@ -39,12 +38,9 @@ from distval.metrics import Tracker, make_tracker
 from distval.metrics.kernels import (
     RING,
     ADWINState,
-    _adwin_insert,
-    _adwin_scan,
-    adwin_params,
     adwin_settings,
-    bucket_counts,
-    on_clock,
+    adwin_values_batch,
+    paired_adwin_batch,
 )
 from distval.metrics.trackers import _bucket_counts, _regrow, _room
 
@@ -52,81 +48,6 @@ __all__ = ["PAIRED_FORGETTING", "ADWINMeans", "PairedADWIN", "PairedTracker"]
 
 #: Forgetting mechanisms of the paired trackers.
 PAIRED_FORGETTING = ("adwin", "window", "fading", "cumulative")
-
-
-@numba.njit(cache=True, nogil=True)
-def _paired_adwin_batch(  # pragma: no cover - numba
-    y: np.ndarray,
-    pred: np.ndarray,
-    per_ok: np.ndarray,
-    C: np.ndarray,
-    P: np.ndarray,
-    st: ADWINState,
-    bc: np.ndarray,
-    params: np.ndarray,
-) -> None:
-    """Slots s (side A) and s + m (side B) of a (pair, fold): one ADWIN ``s`` over the rows
-    both tested, on ``(loss_B - loss_A + 1) / 2``; its buckets count both sides' confusion
-    cells (A's, then B's) and the persistent hits, whose sums are the two slots' counts."""
-    stat, ticks, levels, cnt, first, bt, bv = st
-    delta, clock, max_buckets, min_len, grace = adwin_params(params)
-    work = np.empty((5, bt.shape[1] * bt.shape[2]))
-    n_slots, n = pred.shape
-    m = n_slots // 2
-    k = C.shape[1]
-    row = np.zeros(bc.shape[3])
-    for s in range(m):
-        for i in range(n):
-            a = pred[s, i]
-            b = pred[s + m, i]
-            if a < 0 or b < 0:
-                continue
-            la = 1.0 if a != y[i] else 0.0
-            lb = 1.0 if b != y[i] else 0.0
-            row[:] = 0.0
-            row[y[i] * k + a] = 1.0
-            row[k * k + y[i] * k + b] = 1.0
-            row[-1] = per_ok[i]
-            diff = (lb - la + 1.0) * 0.5
-            _adwin_insert(s, diff, stat, levels, cnt, first, bt, bv, max_buckets, bc, row)
-            ticks[s, 0] += 1
-            if (
-                on_clock(ticks[s, 0], clock)
-                and stat[s, 2] > grace
-                and _adwin_scan(s, stat, levels, cnt, first, bt, bv, delta, min_len, work)
-            ):
-                ticks[s, 1] += 1
-        counts = bucket_counts(s, levels, cnt, first, bc)
-        C[s] = counts[: k * k].reshape(k, k)
-        C[s + m] = counts[k * k : 2 * k * k].reshape(k, k)
-        P[s] = counts[-1]
-        P[s + m] = counts[-1]
-
-
-@numba.njit(cache=True, nogil=True)
-def _adwin_values_batch(  # pragma: no cover - numba
-    values: np.ndarray, st: ADWINState, params: np.ndarray
-) -> None:
-    """One ADWIN per slot over ``values`` (slots, rows) in [0, 1]; NaN: no value."""
-    stat, ticks, levels, cnt, first, bt, bv = st
-    delta, clock, max_buckets, min_len, grace = adwin_params(params)
-    work = np.empty((5, bt.shape[1] * bt.shape[2]))
-    bc = np.zeros((0, 0, 0, 0))  # no counts per bucket: only the values' ADWIN
-    row = np.zeros(0)
-    n_slots, n = values.shape
-    for s in range(n_slots):
-        for i in range(n):
-            v = values[s, i]
-            if v != v:  # NaN: no value
-                continue
-            _adwin_insert(s, v, stat, levels, cnt, first, bt, bv, max_buckets, bc, row)
-            ticks[s, 0] += 1
-            if (
-                on_clock(ticks[s, 0], clock)
-                and stat[s, 2] > grace
-                and _adwin_scan(s, stat, levels, cnt, first, bt, bv, delta, min_len, work)
-            ):
-                ticks[s, 1] += 1
 
 
 class ADWINMeans:
@@ -150,7 +71,7 @@ class ADWINMeans:
 
     def update(self, values: np.ndarray) -> None:
         """Take (slots, rows) values in [0, 1] (NaN: the slot has no value on that row)."""
-        _adwin_values_batch(
+        adwin_values_batch(
             np.ascontiguousarray(values, dtype=np.float64), self._adwin, self._params
         )
 
@@ -202,7 +123,7 @@ class PairedADWIN(Tracker):
     def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         self._check(y, pred)
         self._bc = _room(self._bc, self._adwin.stat[:, 2], len(y))
-        _paired_adwin_batch(
+        paired_adwin_batch(
             np.ascontiguousarray(y, dtype=np.int64),
             np.ascontiguousarray(pred, dtype=np.int64),
             np.ascontiguousarray(per_ok, dtype=np.int64),

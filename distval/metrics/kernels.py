@@ -21,8 +21,10 @@ __all__ = [
     "ADWINState",
     "adwin_batch",
     "adwin_settings",
+    "adwin_values_batch",
     "bucket_counts",
     "count_batch",
+    "paired_adwin_batch",
     "sliding_batch",
 ]
 
@@ -160,7 +162,10 @@ def adwin_settings(delta: float) -> np.ndarray:
 # The kernels below take :class:`ADWINState`'s arrays one by one, and each batch kernel
 # writes out its row's step (insert, tick, scan on the clock) in its own loop: a compiled
 # function called on every row with these arrays, inlined or not, took about 3x the CPU of
-# the same step written in the loop (reference counting of the arrays it is handed).
+# the same step written in the loop (reference counting of the arrays it is handed). Every
+# kernel that inlines ``_adwin_insert`` lives in this file: numba's on-disk cache of a
+# kernel is refreshed when its own file changes, not when a function it inlined from
+# another file does.
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
@@ -384,3 +389,78 @@ def adwin_batch(  # pragma: no cover - numba
         counts = bucket_counts(s, levels, cnt, first, bc)
         C[s] = counts[: k * k].reshape(k, k)
         P[s] = counts[-1]
+
+
+@numba.njit(cache=True, nogil=True)
+def paired_adwin_batch(  # pragma: no cover - numba
+    y: np.ndarray,
+    pred: np.ndarray,
+    per_ok: np.ndarray,
+    C: np.ndarray,
+    P: np.ndarray,
+    st: ADWINState,
+    bc: np.ndarray,
+    params: np.ndarray,
+) -> None:
+    """Slots s (side A) and s + m (side B) of a (pair, fold): one ADWIN ``s`` over the rows
+    both tested, on ``(loss_B - loss_A + 1) / 2``; its buckets count both sides' confusion
+    cells (A's, then B's) and the persistent hits, whose sums are the two slots' counts."""
+    stat, ticks, levels, cnt, first, bt, bv = st
+    delta, clock, max_buckets, min_len, grace = adwin_params(params)
+    work = np.empty((5, bt.shape[1] * bt.shape[2]))
+    n_slots, n = pred.shape
+    m = n_slots // 2
+    k = C.shape[1]
+    row = np.zeros(bc.shape[3])
+    for s in range(m):
+        for i in range(n):
+            a = pred[s, i]
+            b = pred[s + m, i]
+            if a < 0 or b < 0:
+                continue
+            la = 1.0 if a != y[i] else 0.0
+            lb = 1.0 if b != y[i] else 0.0
+            row[:] = 0.0
+            row[y[i] * k + a] = 1.0
+            row[k * k + y[i] * k + b] = 1.0
+            row[-1] = per_ok[i]
+            diff = (lb - la + 1.0) * 0.5
+            _adwin_insert(s, diff, stat, levels, cnt, first, bt, bv, max_buckets, bc, row)
+            ticks[s, 0] += 1
+            if (
+                on_clock(ticks[s, 0], clock)
+                and stat[s, 2] > grace
+                and _adwin_scan(s, stat, levels, cnt, first, bt, bv, delta, min_len, work)
+            ):
+                ticks[s, 1] += 1
+        counts = bucket_counts(s, levels, cnt, first, bc)
+        C[s] = counts[: k * k].reshape(k, k)
+        C[s + m] = counts[k * k : 2 * k * k].reshape(k, k)
+        P[s] = counts[-1]
+        P[s + m] = counts[-1]
+
+
+@numba.njit(cache=True, nogil=True)
+def adwin_values_batch(  # pragma: no cover - numba
+    values: np.ndarray, st: ADWINState, params: np.ndarray
+) -> None:
+    """One ADWIN per slot over ``values`` (slots, rows) in [0, 1]; NaN: no value."""
+    stat, ticks, levels, cnt, first, bt, bv = st
+    delta, clock, max_buckets, min_len, grace = adwin_params(params)
+    work = np.empty((5, bt.shape[1] * bt.shape[2]))
+    bc = np.zeros((0, 0, 0, 0))  # no counts per bucket: only the values' ADWIN
+    row = np.zeros(0)
+    n_slots, n = values.shape
+    for s in range(n_slots):
+        for i in range(n):
+            v = values[s, i]
+            if v != v:  # NaN: no value
+                continue
+            _adwin_insert(s, v, stat, levels, cnt, first, bt, bv, max_buckets, bc, row)
+            ticks[s, 0] += 1
+            if (
+                on_clock(ticks[s, 0], clock)
+                and stat[s, 2] > grace
+                and _adwin_scan(s, stat, levels, cnt, first, bt, bv, delta, min_len, work)
+            ):
+                ticks[s, 1] += 1
