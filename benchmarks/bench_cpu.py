@@ -428,24 +428,36 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return dict(chosen, rounds=[r["cpu"] for r in runs])
 
 
+def each_round(run: dict[str, Any]) -> str:
+    """The CPU-seconds of every round of an alternated run (empty for a single run)."""
+    return " / ".join(f"{c:.2f}" for c in run.get("rounds", []))
+
+
 def run_job(
     job: str, n: int, arff: Path, before_tree: Path | None = None, rounds: int = 1
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    moa = [moa_cli(LEARNERS[one], arff, n) for one in names(job)]
-    moa_cpu, moa_wall = sum(r["cpu"] for r in moa), sum(r["wall"] for r in moa)
-    moa_rss = max(r["rss"] for r in moa)
+
+    def moa_run() -> dict[str, Any]:  # one process per learner, summed (RSS: the larger)
+        got = [moa_cli(LEARNERS[one], arff, n) for one in names(job)]
+        return {"cpu": sum(r["cpu"] for r in got), "wall": sum(r["wall"] for r in got),
+                "rss": max(r["rss"] for r in got)}
+
     if before_tree is None:
+        moa = moa_run()
         runs = {
             "distval run, before (old JVM options and exit)": distval_run(job, arff, before=True),
             "distval run, now": distval_run(job, arff),
         }
-    else:  # the two checkouts alternated, round after round: they meet the same load
+    else:  # MOA and the two checkouts alternated, round after round: they meet the same load
         then, now = f"distval run, before ({revision(before_tree)})", "distval run, now"
-        alternated: dict[str, list[dict[str, Any]]] = {then: [], now: []}
+        alternated: dict[str, list[dict[str, Any]]] = {"moa": [], then: [], now: []}
         for _ in range(rounds):
+            alternated["moa"].append(moa_run())
             alternated[then].append(distval_run(job, arff, tree=before_tree))
             alternated[now].append(distval_run(job, arff))
+        moa = median_run(alternated.pop("moa"))
         runs = {what: median_run(rs) for what, rs in alternated.items()}
+    moa_cpu, moa_wall, moa_rss = moa["cpu"], moa["wall"], moa["rss"]
     runs["distval.evaluate in `python -c`, now"] = distval_plain(job, arff)
     host = bare(job, arff)
     prof = profiled(job, arff)
@@ -458,6 +470,7 @@ def run_job(
             "cpu s": moa_cpu,
             "wall s": moa_wall,
             "peak RSS MB": moa_rss / 2**20,
+            "cpu s, each round": each_round(moa),
         },
         {
             "job": job,
@@ -479,7 +492,7 @@ def run_job(
                 "wall / moa": r["wall"] / moa_wall,
                 "RSS - moa MB": (r["rss"] - moa_rss) / 2**20,
                 "cpu / bare loop": r["cpu"] / host["loop_cpu"],
-                "cpu s, each round": " / ".join(f"{c:.2f}" for c in r.get("rounds", [])),
+                "cpu s, each round": each_round(r),
             }
         )
     total = prof["cpu"]
@@ -659,8 +672,8 @@ def main() -> None:
             " --output DIR`, results written; before: "
             + (
                 f"the same program from the checkout `{a.before_tree}` (its commit named in"
-                f" the row), alternated with now {a.rounds} times, the round of median CPU"
-                " shown;"
+                f" the row), alternated with MOA's CLI and now {a.rounds} times (MOA, before,"
+                " now in each round), the round of median CPU shown for each;"
                 if a.before_tree
                 else f"the same with the JVM options (`{BEFORE_JVM}`) and the exit of before"
                 " issue 31;"
