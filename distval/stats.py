@@ -449,8 +449,8 @@ def midranks(v: np.ndarray) -> np.ndarray:
     """
     order = np.argsort(v, kind="mergesort")
     s = v[order]
-    starts = np.r_[0, np.flatnonzero(s[1:] != s[:-1]) + 1]
-    ends = np.r_[starts[1:], len(v)]
+    starts = np.concatenate(([0], np.flatnonzero(s[1:] != s[:-1]) + 1))
+    ends = np.concatenate((starts[1:], [len(v)]))
     ranks = np.empty(len(v))
     ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)
     return ranks

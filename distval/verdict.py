@@ -535,9 +535,10 @@ class PairVerdicts:
             diff = vb - va if self.measure in ("brier", "log_loss") else va - vb
             widths = np.minimum(own_widths[self._a], own_widths[self._b])
             return empty_columns(PAIRED_SCHEMA), self._rows_of(position, tests, diff, widths)
-        diff = self.tracker.difference()
+        acc_a, acc_b = self.tracker.accuracy()
+        diff = acc_a - acc_b  # the verdict's difference is in accuracy, whatever the measure
         widths = self.tracker.widths
-        va, vb = self.fold_values()
+        va, vb = (acc_a, acc_b) if self.measure == "accuracy" else self.fold_values()
         k, n_pairs = self.n_folds, len(self.pairs)
         labels = np.array(self.labels, dtype=object)
         paired = {
