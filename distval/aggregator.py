@@ -298,6 +298,8 @@ class Aggregator:
         self._last_label = 0  # the Persistent classifier's guess for row 0 is class 0 (MOA)
         self.last: Snapshot | None = None
         self._got: dict[int, dict[str, np.ndarray]] = {}  # measures per tracker, this position
+        #: The measures of every tracker's slots, one after the other, when one call gave them.
+        self._all_got: dict[str, np.ndarray] | None = None
 
     @classmethod
     def from_config(
@@ -388,7 +390,7 @@ class Aggregator:
             if self.verdicts is not None and measure in LOWER_IS_BETTER:
                 k = self.n_folds
                 losses = scored.per_row(measure, pred.shape).reshape(len(self.labels), k, n)
-        self._got = {}
+        self._got, self._all_got = {}, None
         if self.pairs:
             by_learner = pred.reshape(len(self.labels), self.n_folds, n)
             a, b = (np.array(side) for side in zip(*self.pairs))
@@ -463,6 +465,8 @@ class Aggregator:
                 n = self.n_slots
                 for i, t in enumerate(plain):
                     self._got[id(t)] = {k: v[i * n : (i + 1) * n] for k, v in stacked.items()}
+                if len(plain) == len(self.trackers) and self.scores is None:
+                    self._all_got = stacked
                 got = self._got[id(tracker)]
             else:
                 got = self._got[id(tracker)] = tracker.get()
@@ -531,16 +535,22 @@ class Aggregator:
         """The fold table (:data:`~distval.columns.FOLD_SCHEMA`): a row per slot of each
         tracker, in the order of ``trackers``."""
         got = [self._measures(tracker) for tracker in self.trackers]
+        merged = self._all_got
+        if merged is None:  # the trackers' measures came from separate calls
+            names = ("n", *MEASURES, *(name for name in PROBA_MEASURES if name in got[0]))
+            merged = {name: np.concatenate([m[name] for m in got]) for name in names}
+            recall = [row for m in got for row in np.asarray(m["recall"], dtype=float).tolist()]
+        else:
+            recall = merged["recall"].tolist()
         keys = self._fold_keys
 
         def measured(name: str) -> np.ndarray:
-            if name not in got[0]:  # a probabilistic measure in a run that asked for none
+            if name not in merged:  # a probabilistic measure in a run that asked for none
                 return keys[name]
-            return np.concatenate([m[name] for m in got], dtype=np.float64)
+            return np.asarray(merged[name], dtype=np.float64)
 
-        recall = [row for m in got for row in np.asarray(m["recall"], dtype=np.float64).tolist()]
         columns: Columns = {
-            "position": np.full(len(keys["fold"]), self.position, dtype=np.int64),
+            "position": np.full(len(recall), self.position, dtype=np.int64),
             "learner": keys["learner"],
             "fold": keys["fold"],
             "forgetting": keys["forgetting"],

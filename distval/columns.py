@@ -192,7 +192,9 @@ def _layout(schema: pa.Schema) -> tuple[Layout, operator.itemgetter[Any]]:
 def to_columns(rows: Sequence[Mapping[str, Any]], schema: pa.Schema) -> Columns:
     """Rows (one dict per row, every column of ``schema``) as columns, in the schema's order."""
     layout, getter = _layout(schema)
-    if not rows or len(layout) < 2:
+    if not rows:
+        return empty_columns(schema)
+    if len(layout) < 2:
         return {name: _column([r[name] for r in rows], dtype) for name, dtype in layout}
     values = zip(*map(getter, rows))  # one tuple per column
     return {name: _column(v, dtype) for (name, dtype), v in zip(layout, values)}

@@ -184,10 +184,9 @@ class PairComparison:
             margin = float((d > 0).sum() - (d < 0).sum())
             out.append(self._outcome(position, "sign", kind, r, margin, self.alpha))
         if "wilcoxon" in self.tests and ok.any():
-            r = stats.wilcoxon(va, vb, alpha=self.alpha)
-            nz = d[d != 0]
-            ranks = stats.midranks(np.abs(nz)) if len(nz) else np.zeros(0)
-            margin = float((np.sign(nz) * ranks).sum())
+            ranks = stats.signed_ranks(d)
+            r = stats.wilcoxon_ranked(ranks, alpha=self.alpha)
+            margin = float(ranks.sum())  # R+ - R- (exact: a sum of half-integers)
             out.append(self._outcome(position, "wilcoxon", kind, r, margin, self.alpha))
         if "mcnemar" in self.tests:
             for forgetting, (n01, n10) in counts.items():

@@ -83,8 +83,9 @@ def kappa_family(
     Bifet et al. 2015, section 5 (kappa, kappa-M, kappa-per, kappa+).
     """
     with np.errstate(divide="ignore", invalid="ignore"):
-        # (p0 - pe) / (1 - pe); 0 when the baseline is perfect (river's convention).
-        kappa, kappa_m, kappa_per = (_ratio(p0 - pe, 1.0 - pe, 0.0) for pe in (p_ran, p_maj, p_per))
+        # (p0 - pe) / (1 - pe) for each baseline; 0 when it is perfect (river's convention).
+        pe = np.stack([p_ran, p_maj, p_per])
+        kappa, kappa_m, kappa_per = _ratio(p0 - pe, 1.0 - pe, 0.0)
     return {
         "accuracy": p0,
         "kappa": kappa,
@@ -122,7 +123,7 @@ def measures(C: np.ndarray, P: np.ndarray) -> dict[str, np.ndarray]:
         # p0 and the baselines' accuracies (random, majority, persistent), in one division
         p0, p_ran, p_maj, p_per = _ratio(
             np.stack([diag.sum(axis=-1), (rows * cols).sum(axis=-1),
-                      rows.max(axis=-1) if c else n, np.broadcast_to(P, n.shape)]),
+                      rows.max(axis=-1) if c else n, P]),
             np.stack([n, n * n, n, n]),
             np.nan,
         )
@@ -135,7 +136,8 @@ def measures(C: np.ndarray, P: np.ndarray) -> dict[str, np.ndarray]:
         harm = n_present / np.where(present, 1.0 / safe, 0.0).sum(axis=-1)
         if c == 2:
             tn, fp, fn, tp = C[..., 0, 0], C[..., 0, 1], C[..., 1, 0], C[..., 1, 1]
-            mcc_den = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+            # (tp + fp) (tp + fn) (tn + fp) (tn + fn): the predicted and true class totals
+            mcc_den = np.sqrt(cols[..., 1] * rows[..., 1] * rows[..., 0] * cols[..., 0])
             mcc = _ratio(tp * tn - fp * fn, mcc_den, 0.0)
             f1 = _ratio(2 * tp, 2 * tp + fp + fn, 0.0)
         else:
