@@ -167,9 +167,9 @@ def column(values: Sequence[Any], field: pa.Field) -> np.ndarray:
 
 
 def _column(values: Sequence[Any], dtype: np.dtype[Any]) -> np.ndarray:
-    if dtype.kind != "O" and None in values:
-        dtype = np.dtype(object)
-    return np.fromiter(values, dtype=dtype, count=len(values))
+    if dtype.kind == "O" or None in values:  # element by element: a value may be a list
+        return np.fromiter(values, dtype=object, count=len(values))
+    return np.array(values, dtype=dtype)
 
 
 Layout = tuple[tuple[str, np.dtype[Any]], ...]
