@@ -444,17 +444,16 @@ def _scipy_wilcoxon(signed_ranks: np.ndarray) -> tuple[float, float]:
 
 def midranks(v: np.ndarray) -> np.ndarray:
     """Ranks from 1 with ties given their mean rank: ``scipy.stats.rankdata(v)`` (same
-    values), without its overhead on the few values of a fold comparison.
+    values, for finite ``v``), without its overhead on the few values of a fold comparison.
+    A value with ``below`` values smaller and ``upto`` values not larger holds the ranks
+    ``below + 1 .. upto``, whose mean is ``(below + upto + 1) / 2``.
 
     >>> midranks(np.array([3.0, 1.0, 3.0])).tolist()
     [2.5, 1.0, 2.5]
     """
-    order = np.argsort(v, kind="mergesort")
-    s = v[order]
-    starts = np.concatenate(([0], np.flatnonzero(s[1:] != s[:-1]) + 1))
-    ends = np.concatenate((starts[1:], [len(v)]))
-    ranks = np.empty(len(v))
-    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)
+    s = np.sort(v)
+    below, upto = s.searchsorted(v, "left"), s.searchsorted(v, "right")
+    ranks: np.ndarray = (below + upto + 1) / 2.0
     return ranks
 
 

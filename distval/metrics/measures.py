@@ -131,9 +131,11 @@ def measures(C: np.ndarray, P: np.ndarray) -> dict[str, np.ndarray]:
         n_present = present.sum(axis=-1)
         recall = np.where(present, diag / rows, np.nan)
         safe = np.where(present, recall, 1.0)
-        arith = np.where(present, recall, 0.0).sum(axis=-1) / n_present
-        geom = np.exp(np.where(present, np.log(safe), 0.0).sum(axis=-1) / n_present)
-        harm = n_present / np.where(present, 1.0 / safe, 0.0).sum(axis=-1)
+        # the sums over the classes present of recall, its log and its inverse
+        sums, logs, inverses = np.where(present, [recall, np.log(safe), 1.0 / safe], 0.0).sum(-1)
+        arith = sums / n_present
+        geom = np.exp(logs / n_present)
+        harm = n_present / inverses
         if c == 2:
             tn, fp, fn, tp = C[..., 0, 0], C[..., 0, 1], C[..., 1, 0], C[..., 1, 1]
             # (tp + fp) (tp + fn) (tn + fp) (tn + fn): the predicted and true class totals
