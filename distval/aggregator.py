@@ -589,8 +589,9 @@ class Aggregator:
             if paired is not None:
                 va, vb = paired[0][p], paired[1][p]
             ok = np.isfinite(va) & np.isfinite(vb)
-            mean_a = float(np.mean(va[ok])) if ok.any() else float("nan")
-            mean_b = float(np.mean(vb[ok])) if ok.any() else float("nan")
+            n_ok = int(ok.sum())  # the means over the folds with both values (np.mean's sums)
+            mean_a = float(va[ok].sum() / n_ok) if n_ok else float("nan")
+            mean_b = float(vb[ok].sum() / n_ok) if n_ok else float("nan")
             if cmp.measure in LOWER_IS_BETTER:  # the tests see "higher is better" values
                 va, vb = -va, -vb
             losses = {kind: (float(c[2][p]), float(c[3][p])) for kind, c in counts.items()}
