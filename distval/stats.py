@@ -510,7 +510,7 @@ def signed_ranks(d: np.ndarray) -> np.ndarray:
     [-1.5, 1.5, 3.0]
     """
     d = d[d != 0.0]
-    ranks = np.sign(d) * midranks(np.abs(d))
+    ranks: np.ndarray = np.sign(d) * midranks(np.abs(d))
     ranks.sort()
     return ranks
 

@@ -481,11 +481,11 @@ class PairVerdicts:
         self._evalues: dict[tuple[str, str], list[tuple[str, float, str | None, bool]]] = {}
         self._a = np.array([a for a, _ in self.pairs], dtype=np.int64)
         self._b = np.array([b for _, b in self.pairs], dtype=np.int64)
-        k, labels = n_folds, np.array(self.labels, dtype=object)
+        k, learners = n_folds, np.array(self.labels, dtype=object)
         #: The paired table's columns that every look repeats: a row per (pair, fold).
         self._paired_keys = {
-            "learner_a": np.repeat(labels[self._a], k),
-            "learner_b": np.repeat(labels[self._b], k),
+            "learner_a": np.repeat(learners[self._a], k),
+            "learner_b": np.repeat(learners[self._b], k),
             "fold": np.tile(np.arange(k, dtype=np.int32), len(self.pairs)),
             "forgetting": np.full(len(self.pairs) * k, self.forgetting, dtype=object),
         }
