@@ -31,18 +31,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
 from distval.errors import DistvalError
 from distval.metrics import Tracker, make_tracker
-from distval.metrics.kernels import LEVELS as _LEVELS
 from distval.metrics.kernels import (
-    _adwin_insert,
-    _adwin_scan,
-    adwin_params,
-    bucket_counts,
-    on_clock,
+    RING,
+    ADWINState,
+    adwin_settings,
+    adwin_values_batch,
+    paired_adwin_batch,
 )
 from distval.metrics.trackers import _bucket_counts, _regrow, _room
 
@@ -50,92 +48,6 @@ __all__ = ["PAIRED_FORGETTING", "ADWINMeans", "PairedADWIN", "PairedTracker"]
 
 #: Forgetting mechanisms of the paired trackers.
 PAIRED_FORGETTING = ("adwin", "window", "fading", "cumulative")
-
-
-@numba.njit(cache=True, nogil=True)
-def _paired_adwin_batch(  # pragma: no cover - numba
-    y: np.ndarray,
-    pred: np.ndarray,
-    per_ok: np.ndarray,
-    C: np.ndarray,
-    P: np.ndarray,
-    stat: np.ndarray,
-    ticks: np.ndarray,
-    levels: np.ndarray,
-    cnt: np.ndarray,
-    bt: np.ndarray,
-    bv: np.ndarray,
-    bc: np.ndarray,
-    params: np.ndarray,
-) -> None:
-    """Slots s (side A) and s + m (side B) of a (pair, fold): one ADWIN ``s`` over the rows
-    both tested, on ``(loss_B - loss_A + 1) / 2``; its buckets count both sides' confusion
-    cells (A's, then B's) and the persistent hits, whose sums are the two slots' counts."""
-    delta, clock, max_buckets, min_len, grace = adwin_params(params)
-    work = np.empty((5, bt.shape[1] * bt.shape[2]))
-    n_slots, n = pred.shape
-    m = n_slots // 2
-    k = C.shape[1]
-    row = np.zeros(bc.shape[3])
-    for s in range(m):
-        for i in range(n):
-            a = pred[s, i]
-            b = pred[s + m, i]
-            if a < 0 or b < 0:
-                continue
-            la = 1.0 if a != y[i] else 0.0
-            lb = 1.0 if b != y[i] else 0.0
-            row[:] = 0.0
-            row[y[i] * k + a] = 1.0
-            row[k * k + y[i] * k + b] = 1.0
-            row[-1] = per_ok[i]
-            _adwin_insert(
-                s, (lb - la + 1.0) * 0.5, stat, levels, cnt, bt, bv, max_buckets, bc, row
-            )
-            ticks[s, 0] += 1
-            if (
-                on_clock(ticks[s, 0], clock)
-                and stat[s, 2] > grace
-                and _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work, bc)
-            ):
-                ticks[s, 1] += 1
-        counts = bucket_counts(s, levels, cnt, bc)
-        C[s] = counts[: k * k].reshape(k, k)
-        C[s + m] = counts[k * k : 2 * k * k].reshape(k, k)
-        P[s] = counts[-1]
-        P[s + m] = counts[-1]
-
-
-@numba.njit(cache=True, nogil=True)
-def _adwin_values_batch(  # pragma: no cover - numba
-    values: np.ndarray,
-    stat: np.ndarray,
-    ticks: np.ndarray,
-    levels: np.ndarray,
-    cnt: np.ndarray,
-    bt: np.ndarray,
-    bv: np.ndarray,
-    params: np.ndarray,
-) -> None:
-    """One ADWIN per slot over ``values`` (slots, rows) in [0, 1]; NaN: no value."""
-    delta, clock, max_buckets, min_len, grace = adwin_params(params)
-    work = np.empty((5, bt.shape[1] * bt.shape[2]))
-    bc = np.zeros((0, 0, 0, 0))  # no counts per bucket: only the values' ADWIN
-    row = np.zeros(0)
-    n_slots, n = values.shape
-    for s in range(n_slots):
-        for i in range(n):
-            v = values[s, i]
-            if v != v:
-                continue
-            _adwin_insert(s, v, stat, levels, cnt, bt, bv, max_buckets, bc, row)
-            ticks[s, 0] += 1
-            if (
-                on_clock(ticks[s, 0], clock)
-                and stat[s, 2] > grace
-                and _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work, bc)
-            ):
-                ticks[s, 1] += 1
 
 
 class ADWINMeans:
@@ -153,38 +65,31 @@ class ADWINMeans:
     """
 
     def __init__(self, n_slots: int, delta: float = 0.002) -> None:
-        max_buckets = 5
         self.delta = delta
-        self._params = np.array([delta, 32, max_buckets, 5, 10], dtype=np.float64)
-        self._stat = np.zeros((n_slots, 3))
-        self._ticks = np.zeros((n_slots, 2), dtype=np.int64)
-        self._levels = np.ones(n_slots, dtype=np.int64)
-        self._cnt = np.zeros((n_slots, _LEVELS), dtype=np.int64)
-        self._bt = np.zeros((n_slots, _LEVELS, max_buckets + 1))
-        self._bv = np.zeros((n_slots, _LEVELS, max_buckets + 1))
+        self._params = adwin_settings(delta)
+        self._adwin = ADWINState.empty(n_slots)
 
     def update(self, values: np.ndarray) -> None:
         """Take (slots, rows) values in [0, 1] (NaN: the slot has no value on that row)."""
-        _adwin_values_batch(
-            np.ascontiguousarray(values, dtype=np.float64), self._stat, self._ticks,
-            self._levels, self._cnt, self._bt, self._bv, self._params,
+        adwin_values_batch(
+            np.ascontiguousarray(values, dtype=np.float64), self._adwin, self._params
         )
 
     @property
     def widths(self) -> np.ndarray:
-        out: np.ndarray = self._stat[:, 2].copy()
+        out: np.ndarray = self._adwin.stat[:, 2].copy()
         return out
 
     @property
     def means(self) -> np.ndarray:
         """Each window's mean (NaN for an empty window)."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            out: np.ndarray = self._stat[:, 0] / self._stat[:, 2]
+            out: np.ndarray = self._adwin.stat[:, 0] / self._adwin.stat[:, 2]
         return out
 
     @property
     def n_detections(self) -> np.ndarray:
-        out: np.ndarray = self._ticks[:, 1].copy()
+        out: np.ndarray = self._adwin.ticks[:, 1].copy()
         return out
 
 
@@ -211,26 +116,18 @@ class PairedADWIN(Tracker):
     def __init__(self, n_comparisons: int, n_classes: int = 2, delta: float = 0.002) -> None:
         super().__init__(2 * n_comparisons, n_classes)
         self.delta = delta
-        max_buckets = 5
-        m = n_comparisons
-        self._params = np.array([delta, 32, max_buckets, 5, 10], dtype=np.float64)
-        self._stat = np.zeros((m, 3))
-        self._ticks = np.zeros((m, 2), dtype=np.int64)
-        self._levels = np.ones(m, dtype=np.int64)
-        self._cnt = np.zeros((m, _LEVELS), dtype=np.int64)
-        self._bt = np.zeros((m, _LEVELS, max_buckets + 1))
-        self._bv = np.zeros((m, _LEVELS, max_buckets + 1))
-        self._bc = _bucket_counts(m, 1, max_buckets + 1, self.n_classes, sides=2)
+        self._params = adwin_settings(delta)
+        self._adwin = ADWINState.empty(n_comparisons)
+        self._bc = _bucket_counts(n_comparisons, 1, RING, self.n_classes, sides=2)
 
     def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         self._check(y, pred)
-        self._bc = _room(self._bc, self._stat[:, 2], len(y))
-        _paired_adwin_batch(
+        self._bc = _room(self._bc, self._adwin.stat[:, 2], len(y))
+        paired_adwin_batch(
             np.ascontiguousarray(y, dtype=np.int64),
             np.ascontiguousarray(pred, dtype=np.int64),
             np.ascontiguousarray(per_ok, dtype=np.int64),
-            self.C, self.P, self._stat, self._ticks, self._levels, self._cnt, self._bt,
-            self._bv, self._bc, self._params,
+            self.C, self.P, self._adwin, self._bc, self._params,
         )
 
     def grow(self, n_classes: int) -> None:
@@ -240,13 +137,13 @@ class PairedADWIN(Tracker):
 
     @property
     def widths(self) -> np.ndarray:
-        out: np.ndarray = np.concatenate([self._stat[:, 2], self._stat[:, 2]])
+        out: np.ndarray = np.concatenate([self._adwin.stat[:, 2], self._adwin.stat[:, 2]])
         return out
 
     @property
     def n_detections(self) -> np.ndarray:
         """Changes ADWIN has detected in each comparison's difference."""
-        out: np.ndarray = self._ticks[:, 1].copy()
+        out: np.ndarray = self._adwin.ticks[:, 1].copy()
         return out
 
 

@@ -8,14 +8,25 @@ the oldest codes beyond the window's length leave both.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 
 from distval.metrics.measures import CLASS_MASK, PRED_SHIFT, Y_SHIFT
 
-__all__ = ["LEVELS", "adwin_batch", "bucket_counts", "count_batch", "sliding_batch"]
+__all__ = [
+    "LEVELS",
+    "RING",
+    "ADWINState",
+    "adwin_batch",
+    "adwin_settings",
+    "adwin_values_batch",
+    "bucket_counts",
+    "count_batch",
+    "paired_adwin_batch",
+    "sliding_batch",
+]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -101,9 +112,60 @@ def sliding_batch(  # pragma: no cover - numba
 
 # ADWIN (Bifet & Gavalda 2007) with the arithmetic of river's compiled ``AdaptiveWindowing``,
 # operation for operation, so the windows are river's exactly (tests/metrics/test_trackers.py checks
-# width and detection row by row). State of slot s: ``stat[s]`` = (total, variance, width),
-# ``ticks[s]`` = (tick, detections), ``levels[s]`` bucket levels in use, ``cnt[s, i]`` buckets
-# at level i, ``bt`` / ``bv`` their totals and variances, oldest first.
+# width and detection row by row). A slot's buckets are kept per level in a ring of RING
+# places: merging the two oldest or dropping the oldest moves the level's start, not its
+# buckets.
+
+RING = 8  # places per level: river's 5 buckets + the one that triggers a merge, a power of two
+
+
+class ADWINState(NamedTuple):
+    """The ADWIN windows of ``n`` slots, as arrays the kernels update in place.
+
+    ``stat[s]`` = (total, variance, width); ``ticks[s]`` = (rows seen, detections);
+    ``levels[s]`` bucket levels in use; at level i (buckets of 2**i rows) ``cnt[s, i]``
+    buckets, the oldest at place ``first[s, i]`` of ``bt[s, i]`` / ``bv[s, i]`` (their totals
+    and variances), the next ones after it around the ring.
+
+    >>> ADWINState.empty(3).bt.shape
+    (3, 64, 8)
+    """
+
+    stat: np.ndarray
+    ticks: np.ndarray
+    levels: np.ndarray
+    cnt: np.ndarray
+    first: np.ndarray
+    bt: np.ndarray
+    bv: np.ndarray
+
+    @classmethod
+    def empty(cls, n_slots: int) -> ADWINState:
+        """``n_slots`` empty windows."""
+        return cls(
+            np.zeros((n_slots, 3)),
+            np.zeros((n_slots, 2), dtype=np.int64),
+            np.ones(n_slots, dtype=np.int64),
+            np.zeros((n_slots, LEVELS), dtype=np.int64),
+            np.zeros((n_slots, LEVELS), dtype=np.int64),
+            np.zeros((n_slots, LEVELS, RING)),
+            np.zeros((n_slots, LEVELS, RING)),
+        )
+
+
+def adwin_settings(delta: float) -> np.ndarray:
+    """An ADWIN kernel's settings with river's defaults: delta, clock 32, 5 buckets per
+    level, minimum sub-window length 5, grace period 10 rows (:func:`adwin_params`)."""
+    return np.array([delta, 32, RING - 3, 5, 10], dtype=np.float64)
+
+
+# The kernels below take :class:`ADWINState`'s arrays one by one, and each batch kernel
+# writes out its row's step (insert, tick, scan on the clock) in its own loop: a compiled
+# function called on every row with these arrays, inlined or not, took about 3x the CPU of
+# the same step written in the loop (reference counting of the arrays it is handed). Every
+# kernel that inlines ``_adwin_insert`` lives in this file: numba's on-disk cache of a
+# kernel is refreshed when its own file changes, not when a function it inlined from
+# another file does.
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
@@ -113,15 +175,19 @@ def _adwin_insert(
     stat: np.ndarray,
     levels: np.ndarray,
     cnt: np.ndarray,
+    first: np.ndarray,
     bt: np.ndarray,
     bv: np.ndarray,
     max_buckets: int,
     bc: np.ndarray,
     row: np.ndarray,
 ) -> None:
-    bt[s, 0, cnt[s, 0]] = value
-    bv[s, 0, cnt[s, 0]] = 0.0
-    top = cnt[s, 0]
+    """Add one row to slot s's window: a bucket at level 0, merging the two oldest buckets
+    of each full level into one of the next; ``row`` holds its counts (``bc``'s cells)."""
+    mask = RING - 1
+    top = (first[s, 0] + cnt[s, 0]) & mask
+    bt[s, 0, top] = value
+    bv[s, 0, top] = 0.0
     for c in range(row.shape[0]):  # element loops: no temporary arrays on the hot path
         bc[s, 0, top, c] = row[c]
     cnt[s, 0] += 1
@@ -136,25 +202,23 @@ def _adwin_insert(
     i = 0
     while cnt[s, i] == max_buckets + 1:
         n1 = float(np.int64(1) << i)
-        t0, t1 = bt[s, i, 0], bt[s, i, 1]
+        p0 = first[s, i]
+        p1 = (p0 + 1) & mask
+        t0, t1 = bt[s, i, p0], bt[s, i, p1]
         mu1, mu2 = t0 / n1, t1 / n1
-        v12 = bv[s, i, 0] + bv[s, i, 1] + n1 * 0.5 * (mu1 - mu2) * (mu1 - mu2)
+        v12 = bv[s, i, p0] + bv[s, i, p1] + n1 * 0.5 * (mu1 - mu2) * (mu1 - mu2)
         if i + 1 >= levels[s]:
             levels[s] += 1
             cnt[s, i + 1] = 0
-        bt[s, i + 1, cnt[s, i + 1]] = t0 + t1
-        bv[s, i + 1, cnt[s, i + 1]] = v12
-        up = cnt[s, i + 1]
+            first[s, i + 1] = 0
+        up = (first[s, i + 1] + cnt[s, i + 1]) & mask
+        bt[s, i + 1, up] = t0 + t1
+        bv[s, i + 1, up] = v12
         for c in range(bc.shape[3]):
-            bc[s, i + 1, up, c] = bc[s, i, 0, c] + bc[s, i, 1, c]
+            bc[s, i + 1, up, c] = bc[s, i, p0, c] + bc[s, i, p1, c]
         cnt[s, i + 1] += 1
-        left = cnt[s, i] - 2
-        for k in range(left):
-            bt[s, i, k] = bt[s, i, k + 2]
-            bv[s, i, k] = bv[s, i, k + 2]
-            for c in range(bc.shape[3]):
-                bc[s, i, k, c] = bc[s, i, k + 2, c]
-        cnt[s, i] = left
+        first[s, i] = (p0 + 2) & mask
+        cnt[s, i] -= 2
         if cnt[s, i + 1] <= max_buckets:
             break
         i += 1
@@ -166,27 +230,23 @@ def _adwin_drop_oldest(
     stat: np.ndarray,
     levels: np.ndarray,
     cnt: np.ndarray,
+    first: np.ndarray,
     bt: np.ndarray,
     bv: np.ndarray,
-    bc: np.ndarray,
 ) -> None:
     last = levels[s] - 1
     n = float(np.int64(1) << last)
-    u, v = bt[s, last, 0], bv[s, last, 0]
+    p = first[s, last]
+    u, v = bt[s, last, p], bv[s, last, p]
     mu = u / n
     stat[s, 2] -= n
     stat[s, 0] -= u
     width = stat[s, 2]
     mu_window = stat[s, 0] / width
     stat[s, 1] -= v + n * width * (mu - mu_window) * (mu - mu_window) / (n + width)
-    left = cnt[s, last] - 1
-    for k in range(left):
-        bt[s, last, k] = bt[s, last, k + 1]
-        bv[s, last, k] = bv[s, last, k + 1]
-        for c in range(bc.shape[3]):
-            bc[s, last, k, c] = bc[s, last, k + 1, c]
-    cnt[s, last] = left
-    if left == 0:
+    first[s, last] = (p + 1) & (bt.shape[2] - 1)
+    cnt[s, last] -= 1
+    if cnt[s, last] == 0:
         levels[s] -= 1
 
 
@@ -196,12 +256,12 @@ def _adwin_scan(
     stat: np.ndarray,
     levels: np.ndarray,
     cnt: np.ndarray,
+    first: np.ndarray,
     bt: np.ndarray,
     bv: np.ndarray,
     delta: float,
     min_len: float,
     work: np.ndarray,
-    bc: np.ndarray,
 ) -> bool:
     """ADWIN's check of every cut of slot s's window, dropping the oldest bucket while one
     cut's means differ; whether any did (river's ``detect_change`` on a clock tick).
@@ -210,6 +270,7 @@ def _adwin_scan(
     again. The running sums are taken in river's order, then every cut's test is computed in a
     separate (vectorisable) loop: the same operations on the same values, so the same answers.
     """
+    mask = RING - 1
     n0s, n1s, u0s, u1s = work[0], work[1], work[2], work[3]
     detected = False
     while True:
@@ -219,10 +280,11 @@ def _adwin_scan(
         for i in range(levels[s] - 1, -1, -1):
             size = float(np.int64(1) << i)
             for k in range(cnt[s, i]):
+                t = bt[s, i, (first[s, i] + k) & mask]
                 n0 += size
                 n1 -= size
-                u0 += bt[s, i, k]
-                u1 -= bt[s, i, k]
+                u0 += t
+                u1 -= t
                 n0s[m], n1s[m], u0s[m], u1s[m] = n0, n1, u0, u1
                 m += 1
         m -= 1  # the newest bucket is never a cut point
@@ -248,7 +310,7 @@ def _adwin_scan(
             return detected
         detected = True
         if width > 0.0:
-            _adwin_drop_oldest(s, stat, levels, cnt, bt, bv, bc)
+            _adwin_drop_oldest(s, stat, levels, cnt, first, bt, bv)
         else:  # pragma: no cover - river scans on without dropping; the window is empty
             return detected
 
@@ -262,7 +324,7 @@ def on_clock(tick: int, clock: int) -> bool:
     return tick % clock == 0
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def adwin_params(params: np.ndarray) -> tuple[Any, ...]:
     """An ADWIN kernel's settings from its float array: delta, clock, max buckets, minimum
     sub-window length, grace rows."""
@@ -270,12 +332,17 @@ def adwin_params(params: np.ndarray) -> tuple[Any, ...]:
 
 
 @numba.njit(cache=True, nogil=True)
-def bucket_counts(s: int, levels: np.ndarray, cnt: np.ndarray, bc: np.ndarray) -> np.ndarray:
+def bucket_counts(
+    s: int, levels: np.ndarray, cnt: np.ndarray, first: np.ndarray, bc: np.ndarray
+) -> np.ndarray:
     """The counts of every row in slot s's ADWIN window: the sum of its buckets' counts."""
     out = np.zeros(bc.shape[3])
+    mask = RING - 1
     for i in range(levels[s]):
         for k in range(cnt[s, i]):
-            out += bc[s, i, k]
+            place = (first[s, i] + k) & mask
+            for c in range(bc.shape[3]):
+                out[c] += bc[s, i, place, c]
     return out
 
 
@@ -286,12 +353,7 @@ def adwin_batch(  # pragma: no cover - numba
     per_ok: np.ndarray,
     C: np.ndarray,
     P: np.ndarray,
-    stat: np.ndarray,
-    ticks: np.ndarray,
-    levels: np.ndarray,
-    cnt: np.ndarray,
-    bt: np.ndarray,
-    bv: np.ndarray,
+    st: ADWINState,
     bc: np.ndarray,
     params: np.ndarray,
     trace: np.ndarray,
@@ -299,6 +361,7 @@ def adwin_batch(  # pragma: no cover - numba
     """ADWIN over each slot's 0/1 loss; each bucket also counts its rows' confusion cells
     (``y * classes + pred``) and persistent hits (last), so the window's confusion counts
     ``C`` and ``P`` are the sum of its buckets': memory O(log width), not O(width)."""
+    stat, ticks, levels, cnt, first, bt, bv = st
     delta, clock, max_buckets, min_len, grace = adwin_params(params)
     tracing = trace.shape[1] > 0
     work = np.empty((5, bt.shape[1] * bt.shape[2]))
@@ -313,17 +376,91 @@ def adwin_batch(  # pragma: no cover - numba
             row[:] = 0.0
             row[y[i] * k + p] = 1.0
             row[-1] = per_ok[i]
-            _adwin_insert(
-                s, 1.0 if y[i] != p else 0.0, stat, levels, cnt, bt, bv, max_buckets, bc, row
-            )
+            loss = 1.0 if y[i] != p else 0.0
+            _adwin_insert(s, loss, stat, levels, cnt, first, bt, bv, max_buckets, bc, row)
             ticks[s, 0] += 1
             hit = False
             if on_clock(ticks[s, 0], clock) and stat[s, 2] > grace:
-                hit = _adwin_scan(s, stat, levels, cnt, bt, bv, delta, min_len, work, bc)
+                hit = _adwin_scan(s, stat, levels, cnt, first, bt, bv, delta, min_len, work)
                 if hit:
                     ticks[s, 1] += 1
             if tracing:
                 trace[s, i] = -stat[s, 2] if hit else stat[s, 2]
-        counts = bucket_counts(s, levels, cnt, bc)
+        counts = bucket_counts(s, levels, cnt, first, bc)
         C[s] = counts[: k * k].reshape(k, k)
         P[s] = counts[-1]
+
+
+@numba.njit(cache=True, nogil=True)
+def paired_adwin_batch(  # pragma: no cover - numba
+    y: np.ndarray,
+    pred: np.ndarray,
+    per_ok: np.ndarray,
+    C: np.ndarray,
+    P: np.ndarray,
+    st: ADWINState,
+    bc: np.ndarray,
+    params: np.ndarray,
+) -> None:
+    """Slots s (side A) and s + m (side B) of a (pair, fold): one ADWIN ``s`` over the rows
+    both tested, on ``(loss_B - loss_A + 1) / 2``; its buckets count both sides' confusion
+    cells (A's, then B's) and the persistent hits, whose sums are the two slots' counts."""
+    stat, ticks, levels, cnt, first, bt, bv = st
+    delta, clock, max_buckets, min_len, grace = adwin_params(params)
+    work = np.empty((5, bt.shape[1] * bt.shape[2]))
+    n_slots, n = pred.shape
+    m = n_slots // 2
+    k = C.shape[1]
+    row = np.zeros(bc.shape[3])
+    for s in range(m):
+        for i in range(n):
+            a = pred[s, i]
+            b = pred[s + m, i]
+            if a < 0 or b < 0:
+                continue
+            la = 1.0 if a != y[i] else 0.0
+            lb = 1.0 if b != y[i] else 0.0
+            row[:] = 0.0
+            row[y[i] * k + a] = 1.0
+            row[k * k + y[i] * k + b] = 1.0
+            row[-1] = per_ok[i]
+            diff = (lb - la + 1.0) * 0.5
+            _adwin_insert(s, diff, stat, levels, cnt, first, bt, bv, max_buckets, bc, row)
+            ticks[s, 0] += 1
+            if (
+                on_clock(ticks[s, 0], clock)
+                and stat[s, 2] > grace
+                and _adwin_scan(s, stat, levels, cnt, first, bt, bv, delta, min_len, work)
+            ):
+                ticks[s, 1] += 1
+        counts = bucket_counts(s, levels, cnt, first, bc)
+        C[s] = counts[: k * k].reshape(k, k)
+        C[s + m] = counts[k * k : 2 * k * k].reshape(k, k)
+        P[s] = counts[-1]
+        P[s + m] = counts[-1]
+
+
+@numba.njit(cache=True, nogil=True)
+def adwin_values_batch(  # pragma: no cover - numba
+    values: np.ndarray, st: ADWINState, params: np.ndarray
+) -> None:
+    """One ADWIN per slot over ``values`` (slots, rows) in [0, 1]; NaN: no value."""
+    stat, ticks, levels, cnt, first, bt, bv = st
+    delta, clock, max_buckets, min_len, grace = adwin_params(params)
+    work = np.empty((5, bt.shape[1] * bt.shape[2]))
+    bc = np.zeros((0, 0, 0, 0))  # no counts per bucket: only the values' ADWIN
+    row = np.zeros(0)
+    n_slots, n = values.shape
+    for s in range(n_slots):
+        for i in range(n):
+            v = values[s, i]
+            if v != v:  # NaN: no value
+                continue
+            _adwin_insert(s, v, stat, levels, cnt, first, bt, bv, max_buckets, bc, row)
+            ticks[s, 0] += 1
+            if (
+                on_clock(ticks[s, 0], clock)
+                and stat[s, 2] > grace
+                and _adwin_scan(s, stat, levels, cnt, first, bt, bv, delta, min_len, work)
+            ):
+                ticks[s, 1] += 1

@@ -24,7 +24,15 @@ from __future__ import annotations
 import numpy as np
 
 from distval.errors import DistvalError, check_open_unit, check_positive_int
-from distval.metrics.kernels import LEVELS, adwin_batch, count_batch, sliding_batch
+from distval.metrics.kernels import (
+    LEVELS,
+    RING,
+    ADWINState,
+    adwin_batch,
+    adwin_settings,
+    count_batch,
+    sliding_batch,
+)
 from distval.metrics.measures import FORGETTING, class_count, kappa_family, measures
 
 __all__ = [
@@ -347,15 +355,9 @@ class ADWINWindow(Tracker):
         check_open_unit(delta, "ADWIN's delta")
         super().__init__(n_slots, n_classes)
         self.delta = delta
-        max_buckets = 5
-        self._bc = _bucket_counts(n_slots, 1, max_buckets + 1, self.n_classes)
-        self._params = np.array([delta, 32, max_buckets, 5, 10], dtype=np.float64)
-        self._stat = np.zeros((n_slots, 3))
-        self._ticks = np.zeros((n_slots, 2), dtype=np.int64)
-        self._levels = np.ones(n_slots, dtype=np.int64)
-        self._cnt = np.zeros((n_slots, LEVELS), dtype=np.int64)
-        self._bt = np.zeros((n_slots, LEVELS, max_buckets + 1))
-        self._bv = np.zeros((n_slots, LEVELS, max_buckets + 1))
+        self._params = adwin_settings(delta)
+        self._adwin = ADWINState.empty(n_slots)
+        self._bc = _bucket_counts(n_slots, 1, RING, self.n_classes)
 
     def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         self.update_traced(y, pred, per_ok, trace=False)
@@ -371,7 +373,7 @@ class ADWINWindow(Tracker):
         array([[1., 2., 0.]])
         """
         self._check(y, pred)
-        self._bc = _room(self._bc, self._stat[:, 2], len(y))
+        self._bc = _room(self._bc, self._adwin.stat[:, 2], len(y))
         out = np.zeros(pred.shape if trace else (pred.shape[0], 0))
         adwin_batch(
             np.ascontiguousarray(y, dtype=np.int64),
@@ -379,12 +381,7 @@ class ADWINWindow(Tracker):
             np.ascontiguousarray(per_ok, dtype=np.int64),
             self.C,
             self.P,
-            self._stat,
-            self._ticks,
-            self._levels,
-            self._cnt,
-            self._bt,
-            self._bv,
+            self._adwin,
             self._bc,
             self._params,
             out,
@@ -398,13 +395,13 @@ class ADWINWindow(Tracker):
 
     @property
     def widths(self) -> np.ndarray:
-        out: np.ndarray = self._stat[:, 2].copy()
+        out: np.ndarray = self._adwin.stat[:, 2].copy()
         return out
 
     @property
     def n_detections(self) -> np.ndarray:
         """Changes ADWIN has detected in each slot."""
-        out: np.ndarray = self._ticks[:, 1].copy()
+        out: np.ndarray = self._adwin.ticks[:, 1].copy()
         return out
 
 

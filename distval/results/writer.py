@@ -35,7 +35,7 @@ __all__ = [
 #: The checkpoint file of a results directory (:meth:`ResultWriter.checkpoint`).
 CHECKPOINT = "checkpoint.pkl"
 #: Its format number (a checkpoint of another format is refused, not misread).
-_CHECKPOINT_FORMAT = 1
+_CHECKPOINT_FORMAT = 2  # 2: ADWIN windows as ADWINState rings
 
 #: Files written only once they have a row: drift detections; the paired windows and the
 #: verdicts (runs with two learners or more).
