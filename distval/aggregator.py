@@ -34,7 +34,6 @@ import numpy as np
 from distval import stats
 from distval.columns import (
     EVENT_SCHEMA,
-    FOLD_SCHEMA,
     PAIRED_SCHEMA,
     Q_SCHEMA,
     TEST_SCHEMA,
@@ -238,10 +237,6 @@ class Aggregator:
         self.labels = list(labels)
         self.n_folds = n_folds
         self.n_slots = len(self.labels) * self.n_folds
-        self._slot_learners = np.array(
-            [self.labels[s // self.n_folds] for s in range(self.n_slots)], dtype=object
-        )
-        self._slot_folds = np.arange(self.n_slots, dtype=np.int64) % max(self.n_folds, 1)
         kw: dict[str, Any] = {
             "window": tr.window,
             "fading": tr.fading,
@@ -252,6 +247,16 @@ class Aggregator:
         self.trackers = [make_tracker(tr.forgetting, self.n_slots, **kw)]
         if tr.forgetting != "cumulative":
             self.trackers.append(make_tracker("cumulative", self.n_slots, **kw))
+        #: The fold table's columns that every look repeats: a row per (tracker, slot).
+        rows = len(self.trackers) * self.n_slots
+        slots = np.tile(np.arange(self.n_slots, dtype=np.int64), len(self.trackers))
+        self._fold_keys: Columns = {
+            "learner": np.array(self.labels, dtype=object)[slots // max(self.n_folds, 1)],
+            "fold": slots % max(self.n_folds, 1),
+            "forgetting": np.repeat(np.array([t.name for t in self.trackers], dtype=object),
+                                    self.n_slots),
+            **{name: np.full(rows, None, dtype=object) for name in PROBA_MEASURES},
+        }
         #: With a probabilistic measure (:data:`~distval.metrics.PROBA_MEASURES`), each
         #: tracker's window of class probabilities, in the order of ``trackers``.
         self.scores: list[ScoreWindows] | None = None
@@ -293,6 +298,8 @@ class Aggregator:
         self._last_label = 0  # the Persistent classifier's guess for row 0 is class 0 (MOA)
         self.last: Snapshot | None = None
         self._got: dict[int, dict[str, np.ndarray]] = {}  # measures per tracker, this position
+        #: The measures of every tracker's slots, one after the other, when one call gave them.
+        self._all_got: dict[str, np.ndarray] | None = None
 
     @classmethod
     def from_config(
@@ -383,7 +390,7 @@ class Aggregator:
             if self.verdicts is not None and measure in LOWER_IS_BETTER:
                 k = self.n_folds
                 losses = scored.per_row(measure, pred.shape).reshape(len(self.labels), k, n)
-        self._got = {}
+        self._got, self._all_got = {}, None
         if self.pairs:
             by_learner = pred.reshape(len(self.labels), self.n_folds, n)
             a, b = (np.array(side) for side in zip(*self.pairs))
@@ -458,6 +465,8 @@ class Aggregator:
                 n = self.n_slots
                 for i, t in enumerate(plain):
                     self._got[id(t)] = {k: v[i * n : (i + 1) * n] for k, v in stacked.items()}
+                if len(plain) == len(self.trackers) and self.scores is None:
+                    self._all_got = stacked
                 got = self._got[id(tracker)]
             else:
                 got = self._got[id(tracker)] = tracker.get()
@@ -468,7 +477,7 @@ class Aggregator:
 
     def snapshot(self) -> Snapshot:
         cmp, forgetting = self.comparison, self.tracker_settings.forgetting
-        folds = [self._fold_columns(tracker) for tracker in self.trackers]
+        folds = self._fold_table()
         tests, q_rows = self._test_rows()
         friedman = None
         if "friedman" in cmp.tests and len(self.labels) >= 3:
@@ -512,7 +521,7 @@ class Aggregator:
             paired, verdicts = empty_columns(PAIRED_SCHEMA), empty_columns(VERDICT_SCHEMA)
         self.last = Snapshot(
             self.position,
-            {name: np.concatenate([f[name] for f in folds]) for name in FOLD_SCHEMA.names},
+            folds,
             to_columns(tests, TEST_SCHEMA),
             friedman,
             to_columns(events, EVENT_SCHEMA),
@@ -522,27 +531,36 @@ class Aggregator:
         )
         return self.last
 
-    def _fold_columns(self, tracker: Tracker) -> Columns:
-        """The fold table of one tracker: a row per slot (:data:`~distval.columns.FOLD_SCHEMA`)."""
-        m = self._measures(tracker)
-        n = self.n_slots
-        recall = np.asarray(m["recall"], dtype=np.float64)
+    def _fold_table(self) -> Columns:
+        """The fold table (:data:`~distval.columns.FOLD_SCHEMA`): a row per slot of each
+        tracker, in the order of ``trackers``."""
+        got = [self._measures(tracker) for tracker in self.trackers]
+        merged = self._all_got
+        if merged is None:  # the trackers' measures came from separate calls
+            names = ("n", *MEASURES, *(name for name in PROBA_MEASURES if name in got[0]))
+            merged = {name: np.concatenate([m[name] for m in got]) for name in names}
+            recall = [row for m in got for row in np.asarray(m["recall"], dtype=float).tolist()]
+        else:
+            recall = merged["recall"].tolist()
+        keys = self._fold_keys
+
+        def measured(name: str) -> np.ndarray:
+            if name not in merged:  # a probabilistic measure in a run that asked for none
+                return keys[name]
+            return np.asarray(merged[name], dtype=np.float64)
+
         columns: Columns = {
-            "position": np.full(n, self.position, dtype=np.int64),
-            "learner": self._slot_learners,
-            "fold": self._slot_folds,
-            "forgetting": np.full(n, tracker.name, dtype=object),
-            "n": np.asarray(m["n"], dtype=np.float64),
-            "width": np.asarray(tracker.widths, dtype=np.float64),
-            **{name: np.asarray(m[name], dtype=np.float64) for name in MEASURES},
-            "recall_by_class": np.fromiter(recall.tolist(), dtype=object, count=n),
-            **{  # null (None) in a run that asked for none
-                name: np.asarray(m[name], dtype=np.float64) if name in m
-                else np.full(n, None, dtype=object)
-                for name in PROBA_MEASURES
-            },
+            "position": np.full(len(recall), self.position, dtype=np.int64),
+            "learner": keys["learner"],
+            "fold": keys["fold"],
+            "forgetting": keys["forgetting"],
+            "n": measured("n"),
+            "width": np.concatenate([t.widths for t in self.trackers], dtype=np.float64),
+            **{name: measured(name) for name in MEASURES},
+            "recall_by_class": np.fromiter(recall, dtype=object, count=len(recall)),
+            **{name: measured(name) for name in PROBA_MEASURES},
         }
-        return {name: columns[name] for name in FOLD_SCHEMA.names}
+        return columns
 
     def _test_rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Test rows (:data:`~distval.columns.TEST_SCHEMA`) and Q rows (``Q_SCHEMA``) of
@@ -571,8 +589,9 @@ class Aggregator:
             if paired is not None:
                 va, vb = paired[0][p], paired[1][p]
             ok = np.isfinite(va) & np.isfinite(vb)
-            mean_a = float(np.mean(va[ok])) if ok.any() else float("nan")
-            mean_b = float(np.mean(vb[ok])) if ok.any() else float("nan")
+            n_ok = int(ok.sum())  # the means over the folds with both values (np.mean's sums)
+            mean_a = float(va[ok].sum() / n_ok) if n_ok else float("nan")
+            mean_b = float(vb[ok].sum() / n_ok) if n_ok else float("nan")
             if cmp.measure in LOWER_IS_BETTER:  # the tests see "higher is better" values
                 va, vb = -va, -vb
             losses = {kind: (float(c[2][p]), float(c[3][p])) for kind, c in counts.items()}
@@ -605,8 +624,8 @@ class Aggregator:
                         discordant_pairs=o.n if pairs else None,
                     )
                 )
-            for kind, (la, lb) in losses.items():
-                q = float(q_statistic(la, lb))
+            sides = np.array(list(losses.values())).T  # (A, B) x forgetting
+            for (kind, (la, lb)), q in zip(losses.items(), q_statistic(*sides).tolist()):
                 q_rows.append(
                     {
                         "position": pos,

@@ -27,6 +27,7 @@ A column that may hold nulls (``favours``, ``boundary``, ...) is an object array
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -166,32 +167,42 @@ def column(values: Sequence[Any], field: pa.Field) -> np.ndarray:
 
 
 def _column(values: Sequence[Any], dtype: np.dtype[Any]) -> np.ndarray:
-    if dtype.kind != "O" and any(v is None for v in values):
-        dtype = np.dtype(object)
-    return np.fromiter(values, dtype=dtype, count=len(values))
+    if dtype.kind == "O" or None in values:  # element by element: a value may be a list
+        return np.fromiter(values, dtype=object, count=len(values))
+    return np.array(values, dtype=dtype)
 
 
-_LAYOUTS: dict[int, tuple[pa.Schema, tuple[tuple[str, np.dtype[Any]], ...]]] = {}
+Layout = tuple[tuple[str, np.dtype[Any]], ...]
+_LAYOUTS: dict[int, tuple[pa.Schema, Layout, operator.itemgetter[Any]]] = {}
 
 
-def _layout(schema: pa.Schema) -> tuple[tuple[str, np.dtype[Any]], ...]:
-    """Each column's name and numpy dtype, worked out once per schema object (a snapshot
-    builds several tables at every look; hashing a schema costs more than the lookup saves,
-    so the schemas are told apart by identity, and kept)."""
+def _layout(schema: pa.Schema) -> tuple[Layout, operator.itemgetter[Any]]:
+    """Each column's name and numpy dtype, and a getter of a row's values in that order,
+    worked out once per schema object (a snapshot builds several tables at every look;
+    hashing a schema costs more than the lookup saves, so the schemas are told apart by
+    identity, and kept)."""
     got = _LAYOUTS.get(id(schema))
     if got is None or got[0] is not schema:
-        got = _LAYOUTS[id(schema)] = (schema, tuple((f.name, _dtype(f)) for f in schema))
-    return got[1]
+        layout = tuple((f.name, _dtype(f)) for f in schema)
+        getter = operator.itemgetter(*(name for name, _ in layout))
+        got = _LAYOUTS[id(schema)] = (schema, layout, getter)
+    return got[1], got[2]
 
 
 def to_columns(rows: Sequence[Mapping[str, Any]], schema: pa.Schema) -> Columns:
     """Rows (one dict per row, every column of ``schema``) as columns, in the schema's order."""
-    return {name: _column([r[name] for r in rows], dtype) for name, dtype in _layout(schema)}
+    layout, getter = _layout(schema)
+    if not rows:
+        return empty_columns(schema)
+    if len(layout) < 2:
+        return {name: _column([r[name] for r in rows], dtype) for name, dtype in layout}
+    values = zip(*map(getter, rows))  # one tuple per column
+    return {name: _column(v, dtype) for (name, dtype), v in zip(layout, values)}
 
 
 def empty_columns(schema: pa.Schema) -> Columns:
     """A table of ``schema`` with no row."""
-    return {name: np.empty(0, dtype=dtype) for name, dtype in _layout(schema)}
+    return {name: np.empty(0, dtype=dtype) for name, dtype in _layout(schema)[0]}
 
 
 def rows_of(columns: Mapping[str, np.ndarray]) -> list[dict[str, Any]]:

@@ -177,17 +177,15 @@ class PairComparison:
         out: list[Outcome] = []
         ok = np.isfinite(values_a) & np.isfinite(values_b)
         va, vb = values_a[ok], values_b[ok]
-        d = va - vb
         kind = self.fold_forgetting
         if "sign" in self.tests and ok.any():
             r = stats.sign_test(va, vb, alpha=self.alpha, method=self.sign_method)
-            margin = float((d > 0).sum() - (d < 0).sum())
+            margin = 2.0 * r.statistic - r.n  # A's wins less its losses
             out.append(self._outcome(position, "sign", kind, r, margin, self.alpha))
         if "wilcoxon" in self.tests and ok.any():
-            r = stats.wilcoxon(va, vb, alpha=self.alpha)
-            nz = d[d != 0]
-            ranks = stats.midranks(np.abs(nz)) if len(nz) else np.zeros(0)
-            margin = float((np.sign(nz) * ranks).sum())
+            ranks = stats.signed_ranks(va - vb)
+            r = stats.wilcoxon_ranked(ranks, alpha=self.alpha)
+            margin = float(ranks.sum())  # R+ - R- (exact: a sum of half-integers)
             out.append(self._outcome(position, "wilcoxon", kind, r, margin, self.alpha))
         if "mcnemar" in self.tests:
             for forgetting, (n01, n10) in counts.items():

@@ -57,6 +57,8 @@ def check_open_unit(value: object, name: str) -> float:
     ...
     distval.errors.DistvalError: `alpha` must be in (0, 1), got 1.5
     """
+    if type(value) is float and 0.0 < value < 1.0:  # the common case, without ABC checks
+        return value
     import numbers
 
     # `value <= 0 or not value < 1` is `not 0 < value < 1` (NaN fails both ways), written with

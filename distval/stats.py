@@ -50,8 +50,10 @@ __all__ = [
     "nemenyi_critical_difference",
     "sign_test",
     "sign_test_critical_value",
+    "signed_ranks",
     "smallest_pvalue",
     "wilcoxon",
+    "wilcoxon_ranked",
 ]
 
 SIGN_TEST_METHODS = ("exact", "critical")
@@ -442,17 +444,16 @@ def _scipy_wilcoxon(signed_ranks: np.ndarray) -> tuple[float, float]:
 
 def midranks(v: np.ndarray) -> np.ndarray:
     """Ranks from 1 with ties given their mean rank: ``scipy.stats.rankdata(v)`` (same
-    values), without its overhead on the few values of a fold comparison.
+    values, for finite ``v``), without its overhead on the few values of a fold comparison.
+    A value with ``below`` values smaller and ``upto`` values not larger holds the ranks
+    ``below + 1 .. upto``, whose mean is ``(below + upto + 1) / 2``.
 
     >>> midranks(np.array([3.0, 1.0, 3.0])).tolist()
     [2.5, 1.0, 2.5]
     """
-    order = np.argsort(v, kind="mergesort")
-    s = v[order]
-    starts = np.r_[0, np.flatnonzero(s[1:] != s[:-1]) + 1]
-    ends = np.r_[starts[1:], len(v)]
-    ranks = np.empty(len(v))
-    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)
+    s = np.sort(v)
+    below, upto = s.searchsorted(v, "left"), s.searchsorted(v, "right")
+    ranks: np.ndarray = (below + upto + 1) / 2.0
     return ranks
 
 
@@ -497,16 +498,34 @@ def wilcoxon(a: Any, b: Any, *, alpha: float = 0.05) -> PairedTestResult:
     >>> res.statistic, round(res.pvalue, 4), res.reject
     (3.0, 0.0098, True)
     """
-    alpha = check_open_unit(alpha, "alpha")
     a_arr, b_arr = _check_pair(a, b)
-    d = a_arr - b_arr
+    return wilcoxon_ranked(signed_ranks(a_arr - b_arr), alpha=alpha)
+
+
+def signed_ranks(d: np.ndarray) -> np.ndarray:
+    """The signed mid-ranks of the absolute non-zero values of ``d``, sorted: what
+    :func:`wilcoxon` tests (their sum is R+ - R-).
+
+    >>> signed_ranks(np.array([0.5, 0.0, -0.2, 0.2])).tolist()
+    [-1.5, 1.5, 3.0]
+    """
     d = d[d != 0.0]
-    n = int(d.size)
+    ranks: np.ndarray = np.sign(d) * midranks(np.abs(d))
+    ranks.sort()
+    return ranks
+
+
+def wilcoxon_ranked(ranks: np.ndarray, *, alpha: float = 0.05) -> PairedTestResult:
+    """:func:`wilcoxon` on the :func:`signed_ranks` of the differences.
+
+    >>> wilcoxon_ranked(signed_ranks(np.array([0.5, -0.2, 0.3]))).statistic
+    1.0
+    """
+    alpha = check_open_unit(alpha, "alpha")
+    n = int(ranks.size)
     if n == 0:
         return _null("wilcoxon", alpha)
-    signed_ranks = np.sign(d) * midranks(np.abs(d))
-    signed_ranks.sort()
-    statistic, pvalue = _wilcoxon_signed_ranks(tuple(signed_ranks.tolist()))
+    statistic, pvalue = _wilcoxon_signed_ranks(tuple(ranks.tolist()))
     if not math.isfinite(pvalue):  # defensive: never report nan as a decision
         return PairedTestResult("wilcoxon", statistic, 1.0, alpha, False, n)
     return PairedTestResult("wilcoxon", statistic, pvalue, alpha, pvalue <= alpha, n)

@@ -481,6 +481,15 @@ class PairVerdicts:
         self._evalues: dict[tuple[str, str], list[tuple[str, float, str | None, bool]]] = {}
         self._a = np.array([a for a, _ in self.pairs], dtype=np.int64)
         self._b = np.array([b for _, b in self.pairs], dtype=np.int64)
+        k, learners = n_folds, np.array(self.labels, dtype=object)
+        #: The paired table's columns that every look repeats: a row per (pair, fold).
+        self._paired_keys = {
+            "learner_a": np.repeat(learners[self._a], k),
+            "learner_b": np.repeat(learners[self._b], k),
+            "fold": np.tile(np.arange(k, dtype=np.int32), len(self.pairs)),
+            "forgetting": np.full(len(self.pairs) * k, self.forgetting, dtype=object),
+        }
+        self._accuracy: tuple[np.ndarray, np.ndarray] | None = None  # since the last batch
 
     def update(
         self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray,
@@ -494,6 +503,7 @@ class PairVerdicts:
         pa, pb = pred[self._a], pred[self._b]
         if self.tracker is not None:
             self.tracker.update(y, pa, pb, per_ok)
+            self._accuracy = None
         both = (pa >= 0) & (pb >= 0)
         if losses is not None:
             la, lb = losses[self._a], losses[self._b]
@@ -513,9 +523,16 @@ class PairVerdicts:
         rows that fold tested with both learners under the paired forgetting."""
         assert self.tracker is not None, "a probabilistic measure has no paired windows"
         if self.measure == "accuracy":  # the common case: no other measure computed
-            return self.tracker.accuracy()
+            return self._paired_accuracy()
         a, b = self.tracker.get()
         return a[self.measure], b[self.measure]
+
+    def _paired_accuracy(self) -> tuple[np.ndarray, np.ndarray]:
+        """The paired trackers' (pairs, folds) accuracies of A and B, once per batch."""
+        assert self.tracker is not None
+        if self._accuracy is None:
+            self._accuracy = self.tracker.accuracy()
+        return self._accuracy
 
     def look(
         self, position: int, tests: Sequence[dict[str, Any]] = (),
@@ -535,17 +552,14 @@ class PairVerdicts:
             diff = vb - va if self.measure in ("brier", "log_loss") else va - vb
             widths = np.minimum(own_widths[self._a], own_widths[self._b])
             return empty_columns(PAIRED_SCHEMA), self._rows_of(position, tests, diff, widths)
-        diff = self.tracker.difference()
+        acc_a, acc_b = self._paired_accuracy()
+        diff = acc_a - acc_b  # the verdict's difference is in accuracy, whatever the measure
         widths = self.tracker.widths
         va, vb = self.fold_values()
-        k, n_pairs = self.n_folds, len(self.pairs)
-        labels = np.array(self.labels, dtype=object)
+        keys = self._paired_keys
         paired = {
-            "position": np.full(n_pairs * k, position, dtype=np.int64),
-            "learner_a": np.repeat(labels[self._a], k),
-            "learner_b": np.repeat(labels[self._b], k),
-            "fold": np.tile(np.arange(k, dtype=np.int32), n_pairs),
-            "forgetting": np.full(n_pairs * k, self.forgetting, dtype=object),
+            "position": np.full(len(keys["fold"]), position, dtype=np.int64),
+            **keys,
             "width": np.asarray(widths, dtype=np.float64).ravel(),
             "difference": np.asarray(diff, dtype=np.float64).ravel(),
             "value_a": np.asarray(va, dtype=np.float64).ravel(),

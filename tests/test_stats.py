@@ -610,3 +610,29 @@ def test_smallest_pvalue_is_scipy_exact_floor(n):
         assert ds.smallest_pvalue("wilcoxon", n) == pytest.approx(wil, rel=1e-12)
     with pytest.raises(DistvalError, match="sign"):
         ds.smallest_pvalue("mcnemar", n)
+
+
+def test_signed_ranks_are_scipys_ranks_of_the_nonzero_differences():
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        d = rng.integers(-3, 4, 12) / 4.0  # ties and zeros
+        nz = d[d != 0]
+        expected = np.sort(np.sign(nz) * st.rankdata(np.abs(nz)))
+        assert ds.signed_ranks(d).tolist() == expected.tolist()
+        if len(nz):  # the sum of the signed ranks is R+ - R-, what the comparison reports
+            r_plus = st.rankdata(np.abs(nz))[nz > 0].sum()
+            r_minus = st.rankdata(np.abs(nz))[nz < 0].sum()
+            assert ds.signed_ranks(d).sum() == r_plus - r_minus
+
+
+def test_wilcoxon_ranked_is_wilcoxon_on_the_differences():
+    rng = np.random.default_rng(8)
+    for _ in range(30):
+        a, b = rng.integers(0, 5, 10) / 10.0, rng.integers(0, 5, 10) / 10.0
+        nz = (a - b)[a != b]
+        got = ds.wilcoxon_ranked(ds.signed_ranks(a - b), alpha=0.05)
+        if len(nz):
+            res = st.wilcoxon(nz, alternative="two-sided", method="auto")
+            assert got.statistic == pytest.approx(res.statistic)
+            assert got.pvalue == pytest.approx(res.pvalue)
+        assert got == ds.wilcoxon(a, b, alpha=0.05)

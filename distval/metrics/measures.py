@@ -71,14 +71,8 @@ def unpack(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _ratio(num: np.ndarray, den: np.ndarray, empty: float) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = num / den
-    return np.where(den == 0, empty, out)
-
-
-def _chance_corrected(p0: np.ndarray, pe: np.ndarray) -> np.ndarray:
-    # (p0 - pe) / (1 - pe); 0 when the baseline is perfect (river's convention).
-    return _ratio(p0 - pe, 1.0 - pe, 0.0)
+    """``num / den``, ``empty`` where ``den`` is 0 (the callers silence numpy's warnings)."""
+    return np.where(den == 0, empty, num / den)
 
 
 def kappa_family(
@@ -88,12 +82,14 @@ def kappa_family(
 
     Bifet et al. 2015, section 5 (kappa, kappa-M, kappa-per, kappa+).
     """
-    kappa = _chance_corrected(p0, p_ran)
-    kappa_per = _chance_corrected(p0, p_per)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # (p0 - pe) / (1 - pe) for each baseline; 0 when it is perfect (river's convention).
+        pe = np.stack([p_ran, p_maj, p_per])
+        kappa, kappa_m, kappa_per = _ratio(p0 - pe, 1.0 - pe, 0.0)
     return {
         "accuracy": p0,
         "kappa": kappa,
-        "kappa_m": _chance_corrected(p0, p_maj),
+        "kappa_m": kappa_m,
         "kappa_per": kappa_per,
         "kappa_plus": np.sqrt(np.maximum(kappa, 0.0) * np.maximum(kappa_per, 0.0)),
     }
@@ -123,41 +119,46 @@ def measures(C: np.ndarray, P: np.ndarray) -> dict[str, np.ndarray]:
     diag = np.diagonal(C, axis1=-2, axis2=-1)
     rows = C.sum(axis=-1)
     cols = C.sum(axis=-2)
-    nan = np.full(n.shape, np.nan)
-    p0 = _ratio(diag.sum(axis=-1), n, np.nan)
-    p_ran = _ratio((rows * cols).sum(axis=-1), n * n, np.nan)
-    p_maj = _ratio(rows.max(axis=-1) if c else n, n, np.nan)
-    p_per = _ratio(P, n, np.nan)
-
-    present = rows > 0
-    n_present = present.sum(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
+        # p0 and the baselines' accuracies (random, majority, persistent), in one division
+        p0, p_ran, p_maj, p_per = _ratio(
+            np.stack([diag.sum(axis=-1), (rows * cols).sum(axis=-1),
+                      rows.max(axis=-1) if c else n, P]),
+            np.stack([n, n * n, n, n]),
+            np.nan,
+        )
+        present = rows > 0
+        n_present = present.sum(axis=-1)
         recall = np.where(present, diag / rows, np.nan)
         safe = np.where(present, recall, 1.0)
-        arith = np.where(present, recall, 0.0).sum(axis=-1) / n_present
-        geom = np.exp(np.where(present, np.log(safe), 0.0).sum(axis=-1) / n_present)
-        harm = n_present / np.where(present, 1.0 / safe, 0.0).sum(axis=-1)
-    if c == 2:
-        tn, fp, fn, tp = C[..., 0, 0], C[..., 0, 1], C[..., 1, 0], C[..., 1, 1]
-        with np.errstate(invalid="ignore"):
-            mcc_den = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-        mcc = np.where(n == 0, np.nan, _ratio(tp * tn - fp * fn, mcc_den, 0.0))
-        f1 = np.where(n == 0, np.nan, _ratio(2 * tp, 2 * tp + fp + fn, 0.0))
-    else:
-        mcc, f1 = nan, nan
-    empty = n == 0
+        # the sums over the classes present of recall, its log and its inverse
+        sums, logs, inverses = np.where(present, [recall, np.log(safe), 1.0 / safe], 0.0).sum(-1)
+        arith = sums / n_present
+        geom = np.exp(logs / n_present)
+        harm = n_present / inverses
+        if c == 2:
+            tn, fp, fn, tp = C[..., 0, 0], C[..., 0, 1], C[..., 1, 0], C[..., 1, 1]
+            # (tp + fp) (tp + fn) (tn + fp) (tn + fn): the predicted and true class totals
+            mcc_den = np.sqrt(cols[..., 1] * rows[..., 1] * rows[..., 0] * cols[..., 0])
+            mcc = _ratio(tp * tn - fp * fn, mcc_den, 0.0)
+            f1 = _ratio(2 * tp, 2 * tp + fp + fn, 0.0)
+        else:
+            mcc = f1 = np.full(n.shape, np.nan)
     out = {
         **kappa_family(p0, p_ran, p_maj, p_per),
-        "recall_arith": np.where(empty, np.nan, arith),
-        "recall_geom": np.where(empty, np.nan, geom),
-        "recall_harm": np.where(empty, np.nan, harm),
+        "recall_arith": arith,
+        "recall_geom": geom,
+        "recall_harm": harm,
         "mcc": mcc,
         "f1": f1,
         "p_maj": p_maj,
         "p_per": p_per,
     }
-    for key in ("kappa", "kappa_m", "kappa_per", "kappa_plus"):
-        out[key] = np.where(empty, np.nan, out[key])
+    empty = n == 0
+    if empty.any():  # no tested row: NaN, not a perfect baseline's 0
+        for key in ("kappa", "kappa_m", "kappa_per", "kappa_plus", "recall_arith",
+                    "recall_geom", "recall_harm", "mcc", "f1"):
+            out[key] = np.where(empty, np.nan, out[key])
     out["recall"] = recall
     out["n"] = n
     return out
