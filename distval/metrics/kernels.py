@@ -161,8 +161,8 @@ def adwin_settings(delta: float) -> np.ndarray:
 
 # The kernels below take :class:`ADWINState`'s arrays one by one, and each batch kernel
 # writes out its row's step (insert, tick, scan on the clock) in its own loop: a compiled
-# function called on every row with these arrays, inlined or not, took about 3x the CPU of
-# the same step written in the loop (reference counting of the arrays it is handed). Every
+# function called on every row with these arrays, inlined or not, was several times slower
+# than the same step written in the loop in a trial (docs/performance-cpu.md). Every
 # kernel that inlines ``_adwin_insert`` lives in this file: numba's on-disk cache of a
 # kernel is refreshed when its own file changes, not when a function it inlined from
 # another file does.
