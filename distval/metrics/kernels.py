@@ -116,7 +116,9 @@ def sliding_batch(  # pragma: no cover - numba
 # places: merging the two oldest or dropping the oldest moves the level's start, not its
 # buckets.
 
-RING = 8  # places per level: river's 5 buckets + the one that triggers a merge, a power of two
+MAX_BUCKETS = 5  # river's buckets per level before two merge
+RING = 8  # places per level: MAX_BUCKETS + 1 (the one that triggers the merge), rounded up
+# to a power of two so that a place wraps around the ring by a mask
 
 
 class ADWINState(NamedTuple):
@@ -156,7 +158,7 @@ class ADWINState(NamedTuple):
 def adwin_settings(delta: float) -> np.ndarray:
     """An ADWIN kernel's settings with river's defaults: delta, clock 32, 5 buckets per
     level, minimum sub-window length 5, grace period 10 rows (:func:`adwin_params`)."""
-    return np.array([delta, 32, RING - 3, 5, 10], dtype=np.float64)
+    return np.array([delta, 32, MAX_BUCKETS, 5, 10], dtype=np.float64)
 
 
 # The kernels below take :class:`ADWINState`'s arrays one by one, and each batch kernel
