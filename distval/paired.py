@@ -183,6 +183,7 @@ class PairedTracker:
                 kind, 2 * m, n_classes, window=window, fading=fading, adwin_delta=adwin_delta
             )
         self._got: dict[str, np.ndarray] | None = None
+        self._accuracy: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def name(self) -> str:
@@ -197,7 +198,7 @@ class PairedTracker:
         pa = np.where(both, pred_a, -1).reshape(-1, n)
         pb = np.where(both, pred_b, -1).reshape(-1, n)
         self.tracker.update(y, np.concatenate([pa, pb]), per_ok)
-        self._got = None
+        self._got = self._accuracy = None
 
     def _measures(self) -> dict[str, np.ndarray]:
         if self._got is None:
@@ -218,13 +219,16 @@ class PairedTracker:
 
     def accuracy(self) -> tuple[np.ndarray, np.ndarray]:
         """(pairs, folds) accuracy of side A and of side B over the paired rows (NaN: none);
-        the diagonal of the confusion counts over their total, without the other measures.
+        the diagonal of the confusion counts over their total, without the other measures;
+        worked out once per batch.
 
         >>> t = PairedTracker("cumulative", 1, 1)
         >>> t.update(np.array([0, 1]), np.array([[[0, 1]]]), np.array([[[0, 0]]]), np.ones(2, bool))
         >>> [x.tolist() for x in t.accuracy()]
         [[[1.0]], [[0.5]]]
         """
+        if self._accuracy is not None:
+            return self._accuracy
         C = self.tracker.C
         total = C.sum(axis=(1, 2))
         right = np.trace(C, axis1=1, axis2=2)
@@ -232,7 +236,8 @@ class PairedTracker:
         np.divide(right, total, out=acc, where=total > 0)
         m = self.n_pairs * self.n_folds
         shape = (self.n_pairs, self.n_folds)
-        return acc[:m].reshape(shape), acc[m:].reshape(shape)
+        self._accuracy = acc[:m].reshape(shape), acc[m:].reshape(shape)
+        return self._accuracy
 
     def difference(self) -> np.ndarray:
         """(pairs, folds) accuracy of A minus accuracy of B over the same rows (NaN: none)."""

@@ -489,7 +489,6 @@ class PairVerdicts:
             "fold": np.tile(np.arange(k, dtype=np.int32), len(self.pairs)),
             "forgetting": np.full(len(self.pairs) * k, self.forgetting, dtype=object),
         }
-        self._accuracy: tuple[np.ndarray, np.ndarray] | None = None  # since the last batch
 
     def update(
         self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray,
@@ -503,7 +502,6 @@ class PairVerdicts:
         pa, pb = pred[self._a], pred[self._b]
         if self.tracker is not None:
             self.tracker.update(y, pa, pb, per_ok)
-            self._accuracy = None
         both = (pa >= 0) & (pb >= 0)
         if losses is not None:
             la, lb = losses[self._a], losses[self._b]
@@ -523,16 +521,9 @@ class PairVerdicts:
         rows that fold tested with both learners under the paired forgetting."""
         assert self.tracker is not None, "a probabilistic measure has no paired windows"
         if self.measure == "accuracy":  # the common case: no other measure computed
-            return self._paired_accuracy()
+            return self.tracker.accuracy()
         a, b = self.tracker.get()
         return a[self.measure], b[self.measure]
-
-    def _paired_accuracy(self) -> tuple[np.ndarray, np.ndarray]:
-        """The paired trackers' (pairs, folds) accuracies of A and B, once per batch."""
-        assert self.tracker is not None
-        if self._accuracy is None:
-            self._accuracy = self.tracker.accuracy()
-        return self._accuracy
 
     def look(
         self, position: int, tests: Sequence[dict[str, Any]] = (),
@@ -552,8 +543,7 @@ class PairVerdicts:
             diff = vb - va if self.measure in ("brier", "log_loss") else va - vb
             widths = np.minimum(own_widths[self._a], own_widths[self._b])
             return empty_columns(PAIRED_SCHEMA), self._rows_of(position, tests, diff, widths)
-        acc_a, acc_b = self._paired_accuracy()
-        diff = acc_a - acc_b  # the verdict's difference is in accuracy, whatever the measure
+        diff = self.tracker.difference()  # in accuracy, whatever the measure
         widths = self.tracker.widths
         va, vb = self.fold_values()
         keys = self._paired_keys
