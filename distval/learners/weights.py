@@ -23,7 +23,7 @@ __all__ = ["learn_weighted", "learns_with_weight"]
 def learns_with_weight(model: Any) -> bool:
     """Whether ``model.learn_one`` takes the training weight as an argument ``w``."""
     try:
-        return "w" in inspect.signature(model.learn_one).parameters
+        return "w" in inspect.signature(getattr(model, "learn_one", None)).parameters
     except (TypeError, ValueError):
         return False
 
