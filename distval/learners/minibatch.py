@@ -186,13 +186,13 @@ def sklearn_template(obj: Any) -> tuple[str, dict[str, Any] | None]:
 def check_river_minibatch(name: str, model: Any) -> None:
     """Refuse ``mini_batch`` on a river model that cannot learn in mini-batches.
 
-    >>> from river import linear_model, naive_bayes
+    >>> from river import linear_model, tree
     >>> check_river_minibatch("lr", linear_model.LogisticRegression())
     >>> try:
-    ...     check_river_minibatch("nb", naive_bayes.GaussianNB())
+    ...     check_river_minibatch("ht", tree.HoeffdingTreeClassifier())
     ... except DistvalError as e:
     ...     print(str(e)[:60])
-    learner 'nb' has no learn_many and predict_many: `mini_batch
+    learner 'ht' has no learn_many and predict_many: `mini_batch
     """
     if not all(callable(getattr(model, m, None)) for m in ("learn_many", "predict_many")):
         raise DistvalError(
