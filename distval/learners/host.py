@@ -135,6 +135,13 @@ class LearnerHost:
         #: River models by slot position; None at the positions of MOA replicas.
         self.models: list[Any] = [by_slot.get(s) for s in self.slots]
         self.labels = [spec.label for spec in learners]
+        for m, (i, _) in zip(self.models, self.slots):
+            if proba and isinstance(m, MiniBatchReplica) and not m.has_proba:
+                raise DistvalError(
+                    f"learner {self.labels[i]!r} gives no class probabilities (no "
+                    "predict_proba), which the measure needs: choose a probabilistic model "
+                    "(e.g. SGDClassifier(loss='log_loss')) or a measure of predicted classes"
+                )
         self._weighted = [m is not None and learns_with_weight(m) for m in self.models]
         #: Replicas that get nominal features as category names (the others: codes).
         self._categorical = [m is not None and accepts_nominal(m) for m in self.models]

@@ -245,6 +245,11 @@ class MiniBatchReplica:
         self._fitted = not sklearn  # river models predict before they learn
         self._buffer: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
+    @property
+    def has_proba(self) -> bool:
+        """Whether it gives class probabilities (``predict_proba``, ``predict_proba_many``)."""
+        return hasattr(self.model, "predict_proba" if self.sklearn else "predict_proba_many")
+
     def __repr__(self) -> str:
         return f"MiniBatchReplica({self.model!r}, size={self.size})"
 

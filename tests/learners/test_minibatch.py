@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from river import linear_model
 from sklearn.linear_model import PassiveAggressiveClassifier, SGDClassifier
+from sklearn.metrics import log_loss
 from sklearn.naive_bayes import GaussianNB
 
 import distval
@@ -197,6 +198,36 @@ def test_a_class_after_the_announced_ones_is_refused():
     host.process(Batch(0, X, np.tile([0, 1], 5), ones, ones.astype(bool)))
     with pytest.raises(DistvalError, match="class index 2 appeared"):
         host.process(Batch(10, X, np.full(10, 2), ones, ones.astype(bool)))
+
+
+def test_a_probabilistic_measure_refuses_a_model_without_probabilities(capsys):
+    from distval.cli import main
+
+    code = main(["run", "--stream", "sea", "--n-rows", "500", "--no-progress",
+                 "--backend", "inprocess", "--learners", "sklearn:SGDClassifier", "nb",
+                 "--measure", "log_loss"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "no predict_proba" in err[0]
+
+
+def test_a_probabilistic_measure_gets_sklearns_probabilities():
+    cfg = RunConfig(**OPTS, learners=[f"sklearn:SGDClassifier(loss='log_loss', mini_batch={B})"],
+                    measure="log_loss", forgetting="cumulative")
+    X, y, _ = stream_rows(cfg)
+    weights, tested = routing(cfg, len(y))
+    loss = []
+    for f in range(cfg.n_folds):
+        model = SGDClassifier(loss="log_loss", random_state=replica_seed(cfg.seed, 0, f))
+        p = np.full((len(y), 2), 0.5)
+        for lo in range(0, len(y), B):
+            if lo:
+                p[lo:lo + B] = model.predict_proba(X[lo:lo + B])
+            train = np.flatnonzero(weights[lo:lo + B, f]) + lo
+            model.partial_fit(X[train], y[train], classes=[0, 1],
+                              sample_weight=weights[train, f].astype(float))
+        loss.append(log_loss(y, p, labels=[0, 1]))
+    folds = distval.evaluate(cfg).final_folds().sort_values("fold")
+    np.testing.assert_allclose(folds.log_loss, loss, rtol=1e-9)
 
 
 @pytest.mark.ray
