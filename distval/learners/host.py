@@ -360,13 +360,14 @@ class LearnerHost:
         """Slot ``j``'s mini-batch replica through the batch; its probabilities into
         ``proba``. It may predict any class announced to it, seen yet or not."""
         learner, fold = self.slots[j]
-        model = self.models[j]
+        model: MiniBatchReplica = self.models[j]
         if batch.release is not None:
             raise DistvalError(
                 f"learner {self.labels[learner]!r} learns in mini-batches, which delayed "
                 "labels do not support: run it without --delay"
             )
         n_classes = max(self._n_classes, top + 1)
+        preds: np.ndarray
         try:
             preds, probs = model.process(
                 batch.start, batch.X, batch.y, batch.weights[:, fold], batch.tested[:, fold],

@@ -111,8 +111,8 @@ def sklearn_class(name: str) -> type:
     >>> try:
     ...     sklearn_class("sklearn:RandomForestClassifier")
     ... except DistvalError as e:
-    ...     print(str(e)[:64])
-    learner 'sklearn:RandomForestClassifier' has no partial_fit: distv
+    ...     print(str(e)[:59])
+    learner 'sklearn:RandomForestClassifier' has no partial_fit
     """
     path = name[len(SKLEARN_PREFIX):] if name.startswith(SKLEARN_PREFIX) else name
     path = path.removeprefix("sklearn.")
@@ -301,8 +301,10 @@ class MiniBatchReplica:
                 p = model.predict_proba(X)
                 c = min(p.shape[1], probs.shape[1])
                 probs[rows, :c] = p[:, :c]
-                return np.asarray(model.classes_)[np.argmax(p, axis=1)].astype(np.int64)
-            return np.asarray(model.predict(X)).astype(np.int64)
+                best: np.ndarray = np.asarray(model.classes_)[np.argmax(p, axis=1)]
+                return best.astype(np.int64)
+            predicted: np.ndarray = np.asarray(model.predict(X))
+            return predicted.astype(np.int64)
         import pandas as pd
 
         frame = pd.DataFrame(X, columns=names)

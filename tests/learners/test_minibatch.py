@@ -214,7 +214,7 @@ def test_a_probabilistic_measure_gets_sklearns_probabilities():
     cfg = RunConfig(**OPTS, learners=[f"sklearn:SGDClassifier(loss='log_loss', mini_batch={B})"],
                     measure="log_loss", forgetting="cumulative")
     X, y, _ = stream_rows(cfg)
-    weights, tested = routing(cfg, len(y))
+    weights, _ = routing(cfg, len(y))
     loss = []
     for f in range(cfg.n_folds):
         model = SGDClassifier(loss="log_loss", random_state=replica_seed(cfg.seed, 0, f))
