@@ -200,14 +200,22 @@ def test_a_class_after_the_announced_ones_is_refused():
         host.process(Batch(10, X, np.full(10, 2), ones, ones.astype(bool)))
 
 
-def test_a_probabilistic_measure_refuses_a_model_without_probabilities(capsys):
+@pytest.mark.parametrize(
+    ("learners", "match"),
+    [
+        (["sklearn:SGDClassifier", "nb", "--measure", "log_loss"], "no predict_proba"),
+        (["sklearn:RandomForestClassifier", "nb"], "has no partial_fit"),
+        (["sklearn:SGDRegressor", "nb"], "is not a classifier"),
+    ],
+)
+def test_the_command_line_refuses_in_one_line(capsys, learners, match):
     from distval.cli import main
 
     code = main(["run", "--stream", "sea", "--n-rows", "500", "--no-progress",
-                 "--backend", "inprocess", "--learners", "sklearn:SGDClassifier", "nb",
-                 "--measure", "log_loss"])
+                 "--backend", "inprocess", "--learners", *learners])
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "no predict_proba" in err[0]
+    assert code == 2 and len(err) == 1 and err[0].startswith("distval: error: ")
+    assert match in err[0]
 
 
 def test_a_probabilistic_measure_gets_sklearns_probabilities():
