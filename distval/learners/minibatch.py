@@ -319,6 +319,8 @@ class MiniBatchReplica:
                 probs[rows] = np.where(total > 0, probs[rows] / total, 1.0 / probs.shape[1])
         got = model.predict_many(frame)
         values = got.to_numpy() if hasattr(got, "to_numpy") else np.asarray(got)
+        if values.ndim != 1:  # river's naive Bayes: an empty frame before its first class
+            return np.zeros(len(X), dtype=np.int64)
         if values.dtype == object:  # river predicts None before it has learned a class
             values = np.array([0 if v is None else v for v in values])
         return values.astype(np.int64)

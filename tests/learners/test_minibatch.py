@@ -10,7 +10,7 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
-from river import linear_model
+from river import linear_model, naive_bayes
 from sklearn.linear_model import PassiveAggressiveClassifier, SGDClassifier
 from sklearn.metrics import log_loss
 from sklearn.naive_bayes import GaussianNB
@@ -64,20 +64,27 @@ def sklearn_loop(make, X, y, weights, tested, weighted=True):
     return preds
 
 
-def river_loop(X, y, names, weights, tested):
+def river_loop(make, X, y, names, weights, tested, weighted=True):
+    """The same with river's predict_many / learn_many; an empty answer (no class learned
+    yet) predicts class 0."""
     k = weights.shape[1]
     preds = np.full((k, len(y)), -1)
     for f in range(k):
-        model = linear_model.LogisticRegression()
+        model = make()
         for lo in range(0, len(y), B):
             test = np.flatnonzero(tested[lo:lo + B, f]) + lo
             if len(test):
-                got = model.predict_many(pd.DataFrame(X[test], columns=names))
-                preds[f, test] = np.asarray(got, dtype=int)
+                got = np.asarray(model.predict_many(pd.DataFrame(X[test], columns=names)))
+                preds[f, test] = got.astype(int) if got.ndim == 1 else 0
             train = np.flatnonzero(weights[lo:lo + B, f]) + lo
             if len(train):
-                model.learn_many(pd.DataFrame(X[train], columns=names), pd.Series(y[train]),
-                                 w=pd.Series(weights[train, f].astype(float)))
+                w = weights[train, f]
+                if weighted:
+                    model.learn_many(pd.DataFrame(X[train], columns=names),
+                                     pd.Series(y[train]), w=pd.Series(w.astype(float)))
+                else:
+                    model.learn_many(pd.DataFrame(np.repeat(X[train], w, axis=0), columns=names),
+                                     pd.Series(np.repeat(y[train], w)))
     return preds
 
 
@@ -125,8 +132,17 @@ def test_river_learn_many_equals_a_plain_river_loop_over_the_same_blocks():
     cfg = RunConfig(**OPTS, learners=[f"river.linear_model:LogisticRegression(mini_batch={B})"])
     X, y, names = stream_rows(cfg)
     weights, tested = routing(cfg, len(y))
-    np.testing.assert_array_equal(host_predictions(cfg),
-                                  river_loop(X, y, names, weights, tested))
+    expected = river_loop(linear_model.LogisticRegression, X, y, names, weights, tested)
+    np.testing.assert_array_equal(host_predictions(cfg), expected)
+
+
+def test_a_river_learn_many_without_weights_gets_the_rows_repeated():
+    cfg = RunConfig(**OPTS, learners=[f"river.naive_bayes:GaussianNB(mini_batch={B})"])
+    X, y, names = stream_rows(cfg)
+    weights, tested = routing(cfg, len(y))
+    expected = river_loop(naive_bayes.GaussianNB, X, y, names, weights, tested, weighted=False)
+    assert (expected[:, :B] == 0).all() and expected[:, B:].any()
+    np.testing.assert_array_equal(host_predictions(cfg), expected)
 
 
 def test_every_measure_is_that_of_the_plain_loop_rows():
