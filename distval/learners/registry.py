@@ -297,8 +297,10 @@ class LearnerSpec:
 
                 return clone(self.template)
             return self.template.clone()
+        from distval.learners.minibatch import MINI_BATCH
+
         factory = self.factory()
-        params = {k: v for k, v in self.params.items() if k != "mini_batch"}
+        params = {k: v for k, v in self.params.items() if k != MINI_BATCH}
         try:
             return factory(**params)
         except TypeError as exc:
