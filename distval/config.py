@@ -182,8 +182,9 @@ class RunConfig:
     learners: Any = _option(  # noqa: RUF009 - a dataclass field (metadata), built once
         ("ht", "nb"),
         "built-in names (ht, hat, nb, arf, lb, logreg, majority, persistent, tc(base=...), "
-        "ta(base=..., lags=...)), moa:<MOA class and options>, or package.module:Class, each "
-        "optionally NAME(key=value,...)",
+        "ta(base=..., lags=...)), moa:<MOA class and options>, package.module:Class, or "
+        "sklearn:<estimator with partial_fit>, each optionally NAME(key=value,...); "
+        "mini_batch=N learns in blocks of N rows (docs/minibatch.md)",
         metavar="LEARNER",
         nargs="+",
         group="learners and validation",

@@ -28,6 +28,7 @@ LAYERS = {
     "distval.anytime": 1,  # confidence sequences of a pair's per-row difference
     "distval.multiplicity": 1,  # Holm, e-BH
     "distval.learners": 2,
+    "distval.learners.minibatch": 2,  # partial_fit / learn_many replicas, below the host
     "distval.metrics": 2,
     "distval.prequential": 2,
     "distval.paired": 2,  # both learners of a pair over the same rows

@@ -16,5 +16,7 @@ def main(args: argparse.Namespace) -> int:
 
     for name, (_, what) in BUILTIN.items():
         print(f"{name:12s} {what}")
+    print("sklearn:NAME scikit-learn classifiers with partial_fit, in mini-batches "
+          "(SGDClassifier, Perceptron, MultinomialNB, MLPClassifier, ...)")
     moa.print_families()
     return 0

@@ -7,7 +7,9 @@ then a replica that uses the label sequence observes the row's label if it teste
 the row (see :mod:`distval.learners.labels`).
 The in-process engine runs one host with every slot; the Ray engine wraps the same class in
 actors, each hosting a share of the slots. The ``moa:`` slots of a host run together in the
-JVM, one call per batch (:class:`~distval.learners.moa.replicas.MoaReplicas`).
+JVM, one call per batch (:class:`~distval.learners.moa.replicas.MoaReplicas`). Mini-batch
+replicas (``sklearn:`` learners, river models with ``mini_batch``) predict and learn by
+blocks of rows instead (:mod:`distval.learners.minibatch`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numpy as np
 from distval.delays import Release
 from distval.errors import DistvalError
 from distval.learners.labels import observes_labels
+from distval.learners.minibatch import MiniBatchReplica
 from distval.learners.nominal import accepts_nominal, category_names
 from distval.learners.registry import LearnerSpec, make_replicas, replica_seed
 from distval.learners.schema import Schema
@@ -132,6 +135,13 @@ class LearnerHost:
         #: River models by slot position; None at the positions of MOA replicas.
         self.models: list[Any] = [by_slot.get(s) for s in self.slots]
         self.labels = [spec.label for spec in learners]
+        for m, (i, _) in zip(self.models, self.slots):
+            if proba and isinstance(m, MiniBatchReplica) and not m.has_proba:
+                raise DistvalError(
+                    f"learner {self.labels[i]!r} gives no class probabilities (no "
+                    "predict_proba), which the measure needs: choose a probabilistic model "
+                    "(e.g. SGDClassifier(loss='log_loss')) or a measure of predicted classes"
+                )
         self._weighted = [m is not None and learns_with_weight(m) for m in self.models]
         #: Replicas that get nominal features as category names (the others: codes).
         self._categorical = [m is not None and accepts_nominal(m) for m in self.models]
@@ -307,6 +317,11 @@ class LearnerHost:
         for j, (learner, fold) in enumerate(self.slots):
             if self.models[j] is None:
                 continue
+            if isinstance(self.models[j], MiniBatchReplica):
+                t0 = time.perf_counter()
+                out[j] = self._minibatch(j, batch, proba, top)
+                busy[j] += time.perf_counter() - t0
+                continue
             if nominal and categorical[j]:
                 if named is None:
                     named = to_dicts(batch.X, self.feature_names, nominal)
@@ -340,6 +355,36 @@ class LearnerHost:
             out[j] = self._checked(preds, batch, learner, fold, top)
             busy[j] += time.perf_counter() - t0
         return out, proba
+
+    def _minibatch(self, j: int, batch: Batch, proba: np.ndarray | None, top: int) -> np.ndarray:
+        """Slot ``j``'s mini-batch replica through the batch; its probabilities into
+        ``proba``. It may predict any class announced to it, seen yet or not."""
+        learner, fold = self.slots[j]
+        model: MiniBatchReplica = self.models[j]
+        if batch.release is not None:
+            raise DistvalError(
+                f"learner {self.labels[learner]!r} learns in mini-batches, which delayed "
+                "labels do not support: run it without --delay"
+            )
+        n_classes = max(self._n_classes, top + 1)
+        preds: np.ndarray
+        try:
+            preds, probs = model.process(
+                batch.start, batch.X, batch.y, batch.weights[:, fold], batch.tested[:, fold],
+                self.feature_names, n_classes, proba is not None,
+            )
+        except Exception as exc:
+            raise DistvalError(
+                f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
+                f"at row {batch.start}: {type(exc).__name__}: {exc}"
+            ) from exc
+        if proba is not None and probs is not None:
+            c = min(proba.shape[2], probs.shape[1])
+            proba[j, :, :c] = probs[:, :c]
+        known = max(top, len(model.classes) - 1 if model.classes is not None else 0)
+        if (batch.tested[:, fold] & ((preds < 0) | (preds > known))).any():
+            self._checked(list(preds), batch, learner, fold, known)  # raises, naming the row
+        return preds
 
     def _checked(
         self, preds: list[Any], batch: Batch, learner: int, fold: int, top: int

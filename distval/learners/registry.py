@@ -8,6 +8,10 @@ itself, or what the text builds); every seeded part of it (its own ``seed`` para
 steps of a pipeline, the estimators a wrapper such as bagging holds) gets the replica's
 distinct seed per (learner, fold).
 
+``sklearn:NAME(...)`` names a scikit-learn classifier with ``partial_fit``; it, and a river
+model given the reserved parameter ``mini_batch=N``, learns in mini-batches
+(:mod:`distval.learners.minibatch`).
+
 How a replica learns a row of training weight w is :mod:`distval.learners.weights`; how
 ``persistent``, ``tc``, ``ta`` and any learner with an ``observe_label(y)`` method see the
 labels of the stream without training on them is :mod:`distval.learners.labels`.
@@ -247,6 +251,19 @@ class LearnerSpec:
         return self.name.startswith("moa:")
 
     @property
+    def is_sklearn(self) -> bool:
+        """Whether this is a ``sklearn:`` learner (:mod:`distval.learners.minibatch`)."""
+        return self.name.removeprefix(OBJECT_PREFIX).startswith("sklearn:")
+
+    @property
+    def mini_batch(self) -> int | None:
+        """The block size of a mini-batch learner (:mod:`distval.learners.minibatch`);
+        None for a per-row learner."""
+        from distval.learners.minibatch import mini_batch_size
+
+        return mini_batch_size(self.params, self.is_sklearn)
+
+    @property
     def movable(self) -> bool:
         """Whether its replicas may move between hosts mid-run
         (:attr:`~distval.learners.host.LearnerHost.movable`): JVM replicas stay."""
@@ -257,6 +274,10 @@ class LearnerSpec:
             from distval.learners import moa
 
             return lambda: moa.template(moa.moa_cli(self.name))
+        if self.is_sklearn:
+            from distval.learners.minibatch import sklearn_class
+
+            return sklearn_class(self.name)
         if self.name in BUILTIN:
             return BUILTIN[self.name][0]
         module_name, _, attr = self.name.partition(":")
@@ -271,10 +292,17 @@ class LearnerSpec:
     def build(self) -> Any:
         """A fresh, untrained template of this learner."""
         if self.template is not None:
+            if self.is_sklearn:
+                from sklearn.base import clone
+
+                return clone(self.template)
             return self.template.clone()
+        from distval.learners.minibatch import MINI_BATCH
+
         factory = self.factory()
+        params = {k: v for k, v in self.params.items() if k != MINI_BATCH}
         try:
-            return factory(**self.params)
+            return factory(**params)
         except TypeError as exc:
             raise DistvalError(f"learner {self.text!r}: bad parameter: {exc}") from None
 
@@ -324,15 +352,30 @@ def parse_learner(text: str) -> LearnerSpec:
     key = name.lower()
     key = _ALIASES.get(key, key)
     if key in BUILTIN:
-        return LearnerSpec(key, params)
+        spec = LearnerSpec(key, params)
+        if spec.mini_batch is not None:
+            _check_mini_batch(spec)
+        return spec
     if ":" not in name:
         raise DistvalError(
             f"unknown learner {name!r}; built-in names are {', '.join(BUILTIN)}, "
             "or give an import path package.module:Class"
         )
     spec = LearnerSpec(name, params)
-    spec.factory()  # fail now, with a clear message, if it does not import
+    if spec.mini_batch is not None:  # build now: refuse a bad estimator before the run
+        _check_mini_batch(spec)
+    else:
+        spec.factory()  # fail now, with a clear message, if it does not import
     return spec
+
+
+def _check_mini_batch(spec: LearnerSpec) -> None:
+    if not spec.is_sklearn:
+        from distval.learners.minibatch import check_river_minibatch
+
+        check_river_minibatch(spec.text, spec.build())
+    else:
+        spec.build()
 
 
 def _is_literal(value: Any) -> bool:
@@ -406,6 +449,14 @@ def learner_spec(learner: Any) -> LearnerSpec:
         return learner
     if isinstance(learner, str):
         return parse_learner(learner)
+    from distval.learners.minibatch import is_sklearn_estimator, sklearn_template
+
+    if is_sklearn_estimator(learner):
+        name, changed = sklearn_template(learner)
+        if changed is None:
+            label = type(learner).__name__
+            return LearnerSpec(OBJECT_PREFIX + name, label=label, template=learner)
+        return LearnerSpec(name, changed, template=learner)
     if not all(callable(getattr(learner, m, None)) for m in ("clone", "predict_one", "learn_one")):
         raise DistvalError(
             f"learner {learner!r} is not a river classifier: "
@@ -445,6 +496,16 @@ def make_replicas(
     """
     if spec.is_moa:
         raise DistvalError(f"learner {spec.text!r} is a MOA learner: host it with MoaReplicas")
+    from distval.learners import minibatch
+
+    size = spec.mini_batch
+    if spec.is_sklearn:
+        sk = spec.build()
+        return [
+            minibatch.sklearn_replica(sk, size or minibatch.DEFAULT_MINI_BATCH,
+                                      replica_seed(seed, learner, f))
+            for f in folds
+        ]
     template = spec.build()
     try:
         template._get_params()
@@ -469,6 +530,9 @@ def make_replicas(
     for f in folds:
         new = _seeded(template, replica_seed(seed, learner, f))
         replicas.append(template.clone(new or None))
+    if size is not None:
+        minibatch.check_river_minibatch(spec.text, template)
+        return [minibatch.river_replica(r, size) for r in replicas]
     return replicas
 
 

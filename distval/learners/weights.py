@@ -23,7 +23,8 @@ __all__ = ["learn_weighted", "learns_with_weight"]
 def learns_with_weight(model: Any) -> bool:
     """Whether ``model.learn_one`` takes the training weight as an argument ``w``."""
     try:
-        return "w" in inspect.signature(model.learn_one).parameters
+        learn = getattr(model, "learn_one", None)  # a mini-batch replica has none
+        return learn is not None and "w" in inspect.signature(learn).parameters
     except (TypeError, ValueError):
         return False
 
