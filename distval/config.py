@@ -32,9 +32,10 @@ RENAMED = {"delta": "adwin_delta"}
 
 #: Keys a run adds to its ``config.json`` besides the fields of :class:`RunConfig`: the
 #: format number, the backend and the stream's display name, the provenance (versions, git
-#: commit), and what a permuted copy of ``--permute`` adds.
+#: commit), what a permuted copy of ``--permute`` adds, and the run id of its tables.
 RUN_KEYS = frozenset(
-    {"format", "backend", "stream_name", "provenance", "permutation", "copy", "permutation_seed"}
+    {"format", "backend", "stream_name", "provenance", "permutation", "copy", "permutation_seed",
+     "run_id"}
 )
 
 
