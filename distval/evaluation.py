@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from distval.config import RunConfig, read_config
+from distval.delays import check_time_column, untrained
 from distval.engine import (
     CHECKPOINT_SECONDS,
     Checkpoint,
@@ -181,6 +182,10 @@ def evaluate(
     if warning:  # once, at the start, when the input is known to be good
         warnings.warn(warning, LowPowerWarning, stacklevel=2)
     notice = no_horizon(config, stream)
+    if notice:
+        warnings.warn(notice, DistvalWarning, stacklevel=2)
+    check_time_column(config.label_delay, stream.nominal)
+    notice = untrained(config.label_delay, stream.n_rows or config.n_rows)
     if notice:
         warnings.warn(notice, DistvalWarning, stacklevel=2)
     if config.stream_text != config.stream:  # a Python object: opened, kept as its name

@@ -2,6 +2,8 @@
 
 Dictionary (categorical) columns are nominal with their declared category order (or the
 ``nominal_categories`` schema metadata); string columns are nominal by first appearance.
+Timestamp and date columns are numbers, Unix seconds; an integer beyond ±2^53 (which a
+float64 feature cannot hold exactly) is refused with its column and row.
 """
 
 from __future__ import annotations
@@ -142,6 +144,8 @@ def _is_numeric(t: pa.DataType) -> bool:
         or pa.types.is_boolean(t)
         or pa.types.is_null(t)
         or pa.types.is_decimal(t)
+        or pa.types.is_timestamp(t)  # as Unix seconds (a time column for --delay-column)
+        or pa.types.is_date(t)
     )
 
 
