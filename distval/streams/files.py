@@ -104,10 +104,16 @@ class _FileStream(Stream):
 
 def _beyond_float(path: str, feature: str, arr: pa.Array, start: int) -> DistvalError:
     """The error of an integer column holding a value float64 cannot hold exactly."""
-    big = pc.greater(pc.abs_checked(pc.cast(arr, pa.float64(), safe=False)), float(2**53))
-    row = start + int(np.argmax(np.asarray(big.fill_null(False)))) + 1
+    where = ""
+    if pa.types.is_integer(arr.type):
+        values = pc.fill_null(arr, 0).to_numpy()
+        big = values > 2**53
+        if pa.types.is_signed_integer(arr.type):
+            big |= values < -(2**53)
+        if big.any():
+            where = f" (data row {start + int(np.argmax(big)) + 1})"
     return DistvalError(
-        f"{path}: column {feature!r} holds integers beyond ±2^53 (data row {row}), which a "
+        f"{path}: column {feature!r} holds integers beyond ±2^53{where}, which a "
         "float64 feature cannot hold exactly; store times as a timestamp type, or scale them "
         "(e.g. to seconds)"
     )
