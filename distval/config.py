@@ -97,6 +97,19 @@ def read_config(
     return out
 
 
+def _labels(given: tuple[str, ...], specs: list[LearnerSpec]) -> list[str]:
+    """The learners' labels: those ``given`` if one per learner and distinct, else each
+    spec's, a repeated one numbered from its second (``ht``, ``ht#2``)."""
+    if len(given) == len(specs) and len(set(given)) == len(given):
+        return list(given)
+    labels: list[str] = []
+    seen: dict[str, int] = {}
+    for spec in specs:
+        seen[spec.label] = seen.get(spec.label, 0) + 1
+        labels.append(spec.label if seen[spec.label] == 1 else f"{spec.label}#{seen[spec.label]}")
+    return labels
+
+
 def _option(default: Any, help: str, **cli: Any) -> Any:
     """A field whose metadata is the single source of its command-line option: ``help``,
     and ``flag`` / ``metavar`` / ``choices`` / ``type`` / ``nargs`` / ``group`` for argparse
@@ -333,15 +346,7 @@ class RunConfig:
         if self.null_twin is not None:
             learners, specs, given = self._with_twin(learners, specs, given)
             object.__setattr__(self, "learners", learners)
-        labels: list[str] = list(given)
-        if not (len(given) == len(specs) and len(set(given)) == len(given)):
-            labels = []
-            seen: dict[str, int] = {}
-            for spec in specs:
-                seen[spec.label] = seen.get(spec.label, 0) + 1
-                labels.append(
-                    spec.label if seen[spec.label] == 1 else f"{spec.label}#{seen[spec.label]}"
-                )
+        labels = _labels(given, specs)
         object.__setattr__(self, "labels", tuple(labels))
         object.__setattr__(
             self,
@@ -405,7 +410,7 @@ class RunConfig:
     ) -> tuple[tuple[Any, ...], list[LearnerSpec], tuple[str, ...]]:
         """The learners with the null twin of ``null_twin`` appended (unless a saved
         configuration already holds it): the same learner, labelled ``<label>~twin``."""
-        names = list(given) if len(given) == len(specs) else [s.label for s in specs]
+        names = _labels(given, specs)  # a learner given twice: ht, ht#2 (as the tables)
         twin = str(self.null_twin)
         if twin.endswith("~twin"):
             twin = twin[: -len("~twin")]
