@@ -438,12 +438,13 @@ def numeric_column(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
             seconds = (whole // per).astype(np.float64) + (whole % per) / per
             seconds[~valid] = np.nan
             return seconds
-        return (ticks // per).astype(np.float64) + (ticks % per) / per
+        out: np.ndarray = (ticks // per).astype(np.float64) + (ticks % per) / per
+        return out
     if arr.type != pa.float64():
         arr = pc.cast(arr, pa.float64())
     if arr.null_count:
         arr = pc.fill_null(arr, np.nan)
-    out: np.ndarray = arr.to_numpy(zero_copy_only=False)
+    out = arr.to_numpy(zero_copy_only=False)
     return out
 
 

@@ -109,6 +109,11 @@ class ParquetStream(_FileStream):
             return pq.ParquetFile(self.path)
         except (pa.ArrowException, OSError) as e:
             raise DistvalError(f"cannot read {self.path} as Parquet: {e}") from None
+        except UnicodeDecodeError as e:  # a column name that is not UTF-8
+            raise DistvalError(
+                f"cannot read {self.path} as Parquet: a name in its schema is not UTF-8 "
+                f"({e.reason} at byte {e.start} of {e.object[:40]!r})"
+            ) from None
 
     def _open_pass(self, size: int) -> _Pass:
         decoder = self._new_decoder()
