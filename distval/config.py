@@ -450,9 +450,9 @@ class RunConfig:
                 f"{', '.join(SPENDING)}"
             )
         if self.sequential != "none" and not self.tests:
-            raise DistvalError(
-                f"--sequential {self.sequential} decides tests: give two learners or more"
-            )
+            why = ("--tests none runs none" if len(self.learners) >= 2
+                   else "give two learners or more")
+            raise DistvalError(f"--sequential {self.sequential} decides tests: {why}")
         if self.sequential != "spending":
             if self.planned_rows is not None:
                 raise DistvalError("--planned-rows is the horizon of --sequential spending")

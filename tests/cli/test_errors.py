@@ -153,3 +153,19 @@ def test_a_csv_row_that_is_not_utf8_gives_only_the_one_line(tmp_path):
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert lines[0].startswith(f"distval: error: cannot read {path}: CSV parse error: "
                                "Expected 3 columns, got 4")
+
+
+def test_checkpoint_seconds_nan_is_refused(capsys):
+    """Before: accepted (a NaN period: never due, silently)."""
+    with pytest.raises(SystemExit) as done:  # a usage error, from argparse
+        main([*RUN, "--checkpoint-seconds", "nan"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert done.value.code == 2 and len(err) == 1 and err[0].startswith("distval: error: ")
+    assert "--checkpoint-seconds: expected a number of seconds, got 'nan'" in err[0]
+
+
+def test_tests_none_with_a_sequential_rule_blames_the_tests_not_the_learners(capsys):
+    """Before: "give two learners or more" to a run that had two."""
+    line = one_line_error(capsys, *RUN, "--stream", "sea", "--learners", "nb", "majority",
+                          "--tests", "none", "--sequential", "spending")
+    assert line == "distval: error: --sequential spending decides tests: --tests none runs none"
