@@ -19,14 +19,15 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType, ModuleType
 from typing import NoReturn
 
 from distval.errors import DistvalError
 
-__all__ = ["build_parser", "command", "main", "os_error", "program", "terminate_as_interrupt"]
+__all__ = ["build_parser", "command", "handled", "main", "os_error", "program",
+           "terminate_as_interrupt"]
 
 #: Commands: module under ``distval.cli`` and help text.
 COMMANDS = {
@@ -82,9 +83,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
+    return handled(lambda: int(_module(args.command).main(args)))
+
+
+def handled(call: Callable[[], int]) -> int:
+    """``call()`` as every command runs: SIGTERM as Ctrl-C, and bad input (a
+    :class:`DistvalError`) or the machine's refusal (an ``OSError``) as one line
+    ``distval: error: ...`` on stderr and exit status 2.
+
+    >>> def bad() -> int:
+    ...     raise DistvalError("no such stream")
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+    ...     handled(bad), err.getvalue()
+    (2, 'distval: error: no such stream\\n')
+    """
     try:
         with terminate_as_interrupt():
-            return int(_module(args.command).main(args))
+            return call()
     except DistvalError as exc:
         print(f"distval: error: {exc}", file=sys.stderr)
         return 2

@@ -278,12 +278,8 @@ class ResultWriter:
         # protocol 4: arrays come back writable even when they were read-only here
         # (states fetched from Ray's object store); protocol 5 keeps the flag
         payload = pickle.dumps(state, protocol=4)
-        header = {
-            RUN_ID: self.run_id,
-            "written": dict(self.written),
-            "sha256": hashlib.sha256(payload).hexdigest(),
-            "bytes": len(payload),
-        }
+        header: dict[str, Any] = {RUN_ID: self.run_id, "written": dict(self.written)}
+        header |= {"sha256": _digest(header, payload), "bytes": len(payload)}
         part = self.dir / f"{CHECKPOINT}.part"
         try:
             with open(part, "wb") as f:
@@ -348,10 +344,17 @@ def _first_rows(parquet: Path, stream: Path, n: int) -> pa.Table:
         raise DistvalError(f"cannot read {path}: {exc}") from None
 
 
+def _digest(header: dict[str, Any], payload: bytes) -> str:
+    """The SHA-256 of a checkpoint: its run id and rows (as canonical JSON), then the
+    pickled state; so a changed header is found as surely as a changed state."""
+    told = json.dumps({RUN_ID: header[RUN_ID], "written": header["written"]}, sort_keys=True)
+    return hashlib.sha256(told.encode() + b"\n" + payload).hexdigest()
+
+
 def checkpoint_header(directory: str | os.PathLike[str]) -> dict[str, Any]:
     """The header of a directory's checkpoint, checked, without unpickling anything: its
-    run id, the rows of each table and the SHA-256 digest and size of the pickled state
-    that follows. One clear :class:`DistvalError` if there is none or it is not a
+    run id, the rows of each table, and the size of the pickled state that follows and the
+    SHA-256 digest of all three. One clear :class:`DistvalError` if there is none or it is not a
     checkpoint of this format."""
     path = Path(directory) / CHECKPOINT
     if not path.exists():
@@ -417,9 +420,7 @@ def read_checkpoint(
             payload = f.read(header["bytes"] + 1)
     except OSError as exc:
         raise DistvalError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(payload) != header["bytes"] or (
-        hashlib.sha256(payload).hexdigest() != header["sha256"]
-    ):
+    if len(payload) != header["bytes"] or _digest(header, payload) != header["sha256"]:
         raise DistvalError(f"{path} is damaged (its SHA-256 digest does not match)")
     try:
         state = pickle.loads(payload)

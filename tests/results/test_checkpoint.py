@@ -90,6 +90,14 @@ def test_a_damaged_checkpoint_is_refused_before_it_is_unpickled(tmp_path, capsys
         w.checkpoint(state)
         w.close()
         assert "does not hold a run's state" in _one_error(capsys, d)
+    # the digest: SHA-256 of the run id and rows (canonical JSON), a newline, the state
     (d / CHECKPOINT).write_bytes(data)
     header = checkpoint_header(d)
-    assert header["sha256"] == hashlib.sha256(data[header_end:]).hexdigest()
+    told = json.dumps({"run_id": header["run_id"], "written": header["written"]},
+                      sort_keys=True)
+    assert header["sha256"] == hashlib.sha256(told.encode() + b"\n" + data[header_end:]
+                                              ).hexdigest()
+    # other rows in the header than the checkpoint was written with: refused, not cut back
+    fewer = data.replace(b'"folds": ', b'"folds": 1', 1)
+    (d / CHECKPOINT).write_bytes(fewer)
+    assert "SHA-256 digest does not match" in _one_error(capsys, d)
