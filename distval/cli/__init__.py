@@ -26,7 +26,7 @@ from typing import NoReturn
 
 from distval.errors import DistvalError
 
-__all__ = ["build_parser", "command", "handled", "main", "os_error", "program",
+__all__ = ["build_parser", "command", "handled", "main", "one_line", "os_error", "program",
            "terminate_as_interrupt"]
 
 #: Commands: module under ``distval.cli`` and help text.
@@ -102,11 +102,23 @@ def handled(call: Callable[[], int]) -> int:
         with terminate_as_interrupt():
             return call()
     except DistvalError as exc:
-        print(f"distval: error: {exc}", file=sys.stderr)
+        print(f"distval: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:  # the machine's: a full or read-only disk, a path under a file
-        print(f"distval: error: {os_error(exc)}", file=sys.stderr)
+        print(f"distval: error: {one_line(os_error(exc))}", file=sys.stderr)
         return 2
+
+
+def one_line(text: str) -> str:
+    """A message as one printable line: line breaks and runs of white space as one space
+    (an Arrow message spans lines; a damaged file's text quoted in it may hold any byte),
+    other control characters escaped, so nothing reaches the terminal but the line.
+
+    >>> one_line("Invalid data\\nDeserializing failed.\\n\\n"), one_line("a\\x1b[2Jb")
+    ('Invalid data Deserializing failed.', 'a\\\\x1b[2Jb')
+    """
+    text = " ".join(text.split())
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

@@ -62,6 +62,8 @@ class ParquetStream(_FileStream):
         pf = self._open()
         try:
             self._inspect(pf, target)
+        except (pa.ArrowException, OSError) as e:  # a damaged first page
+            raise DistvalError(f"cannot read {self.path} as Parquet: {e}") from None
         finally:
             pf.close()
 
