@@ -282,9 +282,9 @@ def fuzz(fmt: str, n: int, seed: int, work: Path, *, base: Path | None = None,
             elif kind == "error":
                 outcome.errors[_gist(what)] += 1
                 if len(kept) < keep and fmt != "checkpoint":
-                    keep = work / f"kept-{i}.{fmt}"
-                    shutil.copy(target, keep)
-                    kept.append(keep)
+                    copy = work / f"kept-{i}.{fmt}"
+                    shutil.copy(target, copy)
+                    kept.append(copy)
     finally:
         if fmt == "checkpoint":
             target.write_bytes(original)
