@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import functools
 import json
 import os
 import socket
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from distval.errors import DistvalError
 
@@ -39,7 +41,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["LOCK", "DirectoryLock", "holder"]
+__all__ = ["LOCK", "DirectoryLock", "holder", "locks_output"]
 
 #: The lock file of a results directory.
 LOCK = "run.lock"
@@ -87,6 +89,8 @@ class DirectoryLock:
         """Lock ``directory`` (created if needed) for this process, or refuse in one line
         (:class:`DistvalError`) naming the live holder; a stale lock is taken over."""
         d = Path(directory)
+        if d.exists() and not d.is_dir():
+            raise DistvalError(f"output path {d} exists and is not a directory")
         d.mkdir(parents=True, exist_ok=True)
         path = d / LOCK
         for _ in range(100):  # the file may go (its holder closing) between open and lock
@@ -150,3 +154,26 @@ class DirectoryLock:
 
     def __del__(self) -> None:  # a writer dropped without closing (an error on the way)
         self.release()
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def locks_output(func: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``func`` holding the lock of its ``output_dir`` (a keyword; None: no directory)
+    while it runs: a study that writes a directory of runs (a suite, ``--permute``'s
+    copies) is its one writer too."""
+
+    @functools.wraps(func)
+    def locked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        directory = kwargs.get("output_dir")
+        if directory is None:
+            return func(*args, **kwargs)
+        lock = DirectoryLock.take(directory)  # type: ignore[arg-type]
+        try:
+            return func(*args, **kwargs)
+        finally:
+            lock.release()
+
+    return locked

@@ -122,3 +122,22 @@ def test_the_lock_file_says_who_holds_it(tmp_path):
         assert who["host"] == os.uname().nodename
     finally:
         lock.release()
+
+
+def test_a_suite_or_permuted_copies_directory_has_one_writer_too(tmp_path):
+    from distval.experiments.robustness import run_robustness
+    from distval.experiments.suite import suite
+
+    d = tmp_path / "study"
+    lock = DirectoryLock.take(d, "r")
+    try:
+        with pytest.raises(DistvalError, match="in use by another distval run"):
+            suite(["sea"], learners=("nb", "majority"), n_rows=300, output_dir=d)
+        with pytest.raises(DistvalError, match="in use by another distval run"):
+            run_robustness(distval.RunConfig(stream="sea", n_rows=300), permute="random",
+                           repeats=2, output_dir=d, overwrite=True)
+    finally:
+        lock.release()
+    res = suite(["sea"], learners=("nb", "majority"), n_rows=300, n_folds=2, output_dir=d,
+                figures=False)
+    assert res is not None and not (d / LOCK).exists()
