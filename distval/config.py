@@ -32,9 +32,10 @@ RENAMED = {"delta": "adwin_delta"}
 
 #: Keys a run adds to its ``config.json`` besides the fields of :class:`RunConfig`: the
 #: format number, the backend and the stream's display name, the provenance (versions, git
-#: commit), and what a permuted copy of ``--permute`` adds.
+#: commit), what a permuted copy of ``--permute`` adds, and the run id of its tables.
 RUN_KEYS = frozenset(
-    {"format", "backend", "stream_name", "provenance", "permutation", "copy", "permutation_seed"}
+    {"format", "backend", "stream_name", "provenance", "permutation", "copy", "permutation_seed",
+     "run_id"}
 )
 
 
@@ -94,6 +95,19 @@ def read_config(
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise DistvalError(f"{source}: unknown key {key!r}{hint}")
     return out
+
+
+def _labels(given: tuple[str, ...], specs: list[LearnerSpec]) -> list[str]:
+    """The learners' labels: those ``given`` if one per learner and distinct, else each
+    spec's, a repeated one numbered from its second (``ht``, ``ht#2``)."""
+    if len(given) == len(specs) and len(set(given)) == len(given):
+        return list(given)
+    labels: list[str] = []
+    seen: dict[str, int] = {}
+    for spec in specs:
+        seen[spec.label] = seen.get(spec.label, 0) + 1
+        labels.append(spec.label if seen[spec.label] == 1 else f"{spec.label}#{seen[spec.label]}")
+    return labels
 
 
 def _option(default: Any, help: str, **cli: Any) -> Any:
@@ -333,15 +347,7 @@ class RunConfig:
         if self.null_twin is not None:
             learners, specs, given = self._with_twin(learners, specs, given)
             object.__setattr__(self, "learners", learners)
-        labels: list[str] = list(given)
-        if not (len(given) == len(specs) and len(set(given)) == len(given)):
-            labels = []
-            seen: dict[str, int] = {}
-            for spec in specs:
-                seen[spec.label] = seen.get(spec.label, 0) + 1
-                labels.append(
-                    spec.label if seen[spec.label] == 1 else f"{spec.label}#{seen[spec.label]}"
-                )
+        labels = _labels(given, specs)
         object.__setattr__(self, "labels", tuple(labels))
         object.__setattr__(
             self,
@@ -405,7 +411,7 @@ class RunConfig:
     ) -> tuple[tuple[Any, ...], list[LearnerSpec], tuple[str, ...]]:
         """The learners with the null twin of ``null_twin`` appended (unless a saved
         configuration already holds it): the same learner, labelled ``<label>~twin``."""
-        names = list(given) if len(given) == len(specs) else [s.label for s in specs]
+        names = _labels(given, specs)  # a learner given twice: ht, ht#2 (as the tables)
         twin = str(self.null_twin)
         if twin.endswith("~twin"):
             twin = twin[: -len("~twin")]
@@ -445,9 +451,9 @@ class RunConfig:
                 f"{', '.join(SPENDING)}"
             )
         if self.sequential != "none" and not self.tests:
-            raise DistvalError(
-                f"--sequential {self.sequential} decides tests: give two learners or more"
-            )
+            why = ("--tests none runs none" if len(self.learners) >= 2
+                   else "give two learners or more")
+            raise DistvalError(f"--sequential {self.sequential} decides tests: {why}")
         if self.sequential != "spending":
             if self.planned_rows is not None:
                 raise DistvalError("--planned-rows is the horizon of --sequential spending")

@@ -15,7 +15,11 @@ as *after* row ``u - 1`` was), where ``u`` is:
 - ``delay_column=COL, delay=D``: the first row after ``t`` whose time has reached
   ``time[t] + D``, the time of a row being the largest value of ``COL`` so far (time never runs
   backwards). ``D`` is in the column's units, or a duration (``"30min"``, ``"2h"``, ``"1d"``,
-  ``"45s"``) counted in seconds (a column of Unix times).
+  ``"45s"``) counted in seconds (a column of Unix times). A row whose time is behind the
+  clock (an out-of-order row) is due when the clock reaches its own time plus ``D``: at the
+  next row already if it is behind by ``D`` or more; so on a decreasing column every row
+  but the first is known at the next row once the times have fallen ``D`` below the
+  first, and the first row never is.
 
 Labels known before the same row are used in the order of their due time, then of their row.
 **End of the stream:** the rows still waiting are scored with the predictions made when
@@ -51,7 +55,7 @@ import datetime as dt
 import math
 import numbers
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +63,8 @@ import numpy as np
 
 from distval.errors import DistvalError
 
-__all__ = ["Delay", "LabelSchedule", "Release", "delay_spec", "parse_duration"]
+__all__ = ["Delay", "LabelSchedule", "Release", "check_time_column", "delay_spec",
+           "parse_duration", "untrained"]
 
 _UNITS = {
     "s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0,
@@ -163,6 +168,43 @@ def delay_spec(
     if not math.isfinite(seconds) or seconds < 0:
         raise DistvalError(f"--delay must be a finite time >= 0, got {text!r}")
     return Delay(amount=seconds, column=column, probability=p)
+
+
+def check_time_column(delay: Delay | None, nominal: Collection[str]) -> None:
+    """Refuse a ``--delay-column`` read as text: its category codes are no times. A time
+    column holds numbers (in the units of ``--delay``; seconds for a duration) or, in a
+    Parquet file, a timestamp type (read as Unix seconds).
+
+    >>> check_time_column(delay_spec("10min", column="t"), nominal={"t"})
+    Traceback (most recent call last):
+    ...
+    distval.errors.DistvalError: --delay-column 't' holds text, not numbers: ...
+    """
+    if delay is not None and delay.column is not None and delay.column in nominal:
+        raise DistvalError(
+            f"--delay-column {delay.column!r} holds text, not numbers: give a column of "
+            "numbers (such as Unix seconds) or, in a Parquet file, a timestamp column"
+        )
+
+
+def untrained(delay: Delay | None, n_rows: int | None) -> str | None:
+    """Why the learners would train on nothing (a warning), or None: no label is revealed
+    (``label_probability=0``), or a delay of at least the stream's rows.
+
+    >>> untrained(delay_spec(None, probability=0.0), 100)[:40]
+    'label_probability is 0: no label reaches'
+    >>> untrained(delay_spec("500"), 400)[:30], untrained(delay_spec("5"), 400)
+    ('--delay 500 rows is as long as', None)
+    """
+    if delay is None:
+        return None
+    if delay.probability == 0.0:
+        return ("label_probability is 0: no label reaches the learners, which train on "
+                "nothing (every row is still scored)")
+    if delay.rows is not None and n_rows is not None and delay.rows >= n_rows:
+        return (f"--delay {delay.rows} rows is as long as the stream ({n_rows} rows) or "
+                "longer: no label is known before the end and the learners train on nothing")
+    return None
 
 
 @dataclass(frozen=True, slots=True)

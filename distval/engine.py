@@ -38,6 +38,7 @@ from distval.learners.host import Batch, LearnerHost
 from distval.learners.schema import Schema
 from distval.metrics import PROBA_MEASURES
 from distval.results import EvaluationResult, ResultWriter
+from distval.results.lock import DirectoryLock
 from distval.results.saved import load_evaluation
 from distval.streams import Chunk, Stream, open_stream
 from distval.validation import FoldAssigner
@@ -423,7 +424,8 @@ class Run:
     A step's :class:`Checkpoint` goes to the output directory with what the run has
     recorded so far (:meth:`ResultWriter.checkpoint`). ``resume``: what
     :func:`~distval.results.writer.read_checkpoint` read from ``output_dir``, whose tables
-    are cut back to the checkpoint and appended to; the result so far is read back from them.
+    are cut back to the checkpoint and appended to; the result so far is read back from them
+    (``run_id``: the checkpoint's, ``lock``: the directory's, already taken).
     """
 
     def __init__(
@@ -437,6 +439,8 @@ class Run:
         backend: str = "inprocess",
         line_seconds: float = 10.0,
         resume: tuple[dict[str, Any], dict[str, int]] | None = None,
+        run_id: str | None = None,
+        lock: DirectoryLock | None = None,
     ):
         self.config = config
         self.stream = stream
@@ -447,7 +451,10 @@ class Run:
             if out is None:
                 raise ValueError("resume needs the output_dir of the checkpoint")
             state, written = resume
-            self.writer: ResultWriter | None = ResultWriter(out, resume=written)
+            #: The checkpoint this run goes on from.
+            self.resumed_from: Checkpoint | None = state["checkpoint"]
+            self.writer: ResultWriter | None = ResultWriter(out, resume=written, run_id=run_id,
+                                                            lock=lock)
             if written.get("folds"):
                 self.result = load_evaluation(out)
             self.result.n_rows = state["checkpoint"].rows
@@ -455,6 +462,7 @@ class Run:
             self.result.interrupted = False
             self._before = state["elapsed"]
         else:
+            self.resumed_from = None
             self.writer = ResultWriter(output_dir, overwrite=overwrite) if output_dir else None
             if self.writer:
                 extra = {"backend": backend, "stream_name": stream.name}

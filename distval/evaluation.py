@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from distval.config import RunConfig, read_config
+from distval.delays import check_time_column, untrained
 from distval.engine import (
     CHECKPOINT_SECONDS,
     Checkpoint,
@@ -26,8 +27,9 @@ from distval.engine import (
 )
 from distval.errors import DistvalError, DistvalWarning, LowPowerWarning, check_positive_int
 from distval.results import EvaluationResult
+from distval.results.lock import DirectoryLock
 from distval.results.saved import load_evaluation
-from distval.results.writer import read_checkpoint
+from distval.results.writer import CHECKPOINT, RUN_ID, checkpoint_header, read_checkpoint
 from distval.stats import folds_to_reach, smallest_pvalue
 from distval.streams import Stream
 
@@ -182,6 +184,10 @@ def evaluate(
     notice = no_horizon(config, stream)
     if notice:
         warnings.warn(notice, DistvalWarning, stacklevel=2)
+    check_time_column(config.label_delay, stream.nominal)
+    notice = untrained(config.label_delay, stream.n_rows or config.n_rows)
+    if notice:
+        warnings.warn(notice, DistvalWarning, stacklevel=2)
     if config.stream_text != config.stream:  # a Python object: opened, kept as its name
         config = dataclasses.replace(config, stream=config.stream_text)
     if backend == "auto" and (address or n_actors):
@@ -234,13 +240,39 @@ def resume(
     if finished(d):
         return load_evaluation(d)
     check_backend(backend, address, n_actors)
-    state, written = read_checkpoint(d)
+    lock = DirectoryLock.take(d)  # before anything is read: a live run's directory is refused
+    try:
+        run = _resumed(d, lock, progress, backend, address, n_actors)
+    except BaseException:
+        lock.release()
+        raise
+    if backend == "auto" and (address or n_actors):
+        backend = "ray"
+    steps = _steps(backend, run.config, run.stream, address, n_actors,
+                   run.resumed_from, checkpoint_seconds)
+    return _drive(run, steps)
+
+
+def _resumed(
+    d: Path,
+    lock: DirectoryLock,
+    progress: bool | str,
+    backend: str,
+    address: str | None,
+    n_actors: int | None,
+) -> Run:
+    """The :class:`Run` that goes on from ``d``'s checkpoint: its header, then its run id
+    against ``config.json``'s, its digest, then what it holds, checked before use."""
+    header = checkpoint_header(d)
     try:
         saved = read_config(json.loads((d / "config.json").read_text()), str(d / "config.json"))
     except OSError as exc:
         raise DistvalError(f"cannot read {d / 'config.json'}: {exc.strerror or exc}") from None
     except (ValueError, RecursionError) as exc:
         raise DistvalError(f"{d / 'config.json'} is not valid JSON: {exc}") from None
+    run_id = saved.get(RUN_ID)
+    state, written = read_checkpoint(d, run_id if isinstance(run_id, str) else "")
+    _check_state(state, d / CHECKPOINT)
     names = {f.name for f in dataclasses.fields(RunConfig)}
     config = RunConfig.from_dict({k: v for k, v in saved.items() if k in names})
     if state.get("config") != config.to_dict():
@@ -250,8 +282,35 @@ def resume(
     stream = open_config_stream(config)
     if backend == "auto" and (address or n_actors):
         backend = "ray"
-    run = Run(config, stream, output_dir=d, progress=progress, backend=backend,
-              resume=(state, written))
-    steps = _steps(backend, config, stream, address, n_actors, state["checkpoint"],
-                   checkpoint_seconds)
-    return _drive(run, steps)
+    return Run(config, stream, output_dir=d, progress=progress, backend=backend,
+               resume=(state, written), run_id=header[RUN_ID], lock=lock)
+
+
+def _check_state(state: object, path: Path) -> None:
+    """Refuse a checkpoint's state that is not what :class:`Run` saves: a dict of the
+    :class:`Checkpoint` (its row, learner hosts and aggregator), the configuration, the
+    rows each place evaluated and the seconds so far."""
+    from distval.aggregator import Aggregator
+    from distval.learners.host import LearnerHost
+
+    cp = state.get("checkpoint") if isinstance(state, dict) else None
+    by = state.get("evaluated_by") if isinstance(state, dict) else None
+    ok = (
+        isinstance(state, dict)
+        and isinstance(cp, Checkpoint)
+        and type(cp.rows) is int
+        and cp.rows >= 0
+        and isinstance(cp.hosts, list)
+        and len(cp.hosts) > 0
+        and all(isinstance(h, LearnerHost) for h in cp.hosts)
+        and isinstance(cp.aggregator, Aggregator)
+        and isinstance(state.get("config"), dict)
+        and isinstance(by, dict)
+        and all(isinstance(k, str) and type(v) is int for k, v in by.items())
+        and isinstance(state.get("elapsed"), (int, float))
+    )
+    if not ok:
+        raise DistvalError(f"{path} does not hold a run's state (damaged, or not distval's)")
+
+
+

@@ -38,6 +38,7 @@ LAYERS = {
     "distval.verdict": 3,  # the verdict line of a pair, and its live state
     "distval.aggregator": 4,
     "distval.results": 5,  # schema, tables <- writer, reader <- memory (EvaluationResult)
+    "distval.results.lock": 5,  # one writer per results directory (below the writer)
     "distval.report": 6,
     "distval.engine": 7,
     "distval.ray_backend": 8,

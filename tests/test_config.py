@@ -18,6 +18,26 @@ def test_null_twin_appends_a_copy_of_the_learner_and_survives_a_saved_config():
     assert again == c and again.labels == c.labels  # not a second twin
 
 
+def test_the_null_twin_of_a_learner_given_twice_is_in_the_tables_it_checks():
+    """Before: with ``ht majority ht --null-twin ht`` the twin was ``ht#3`` in every table
+    while the summary checked the pair (ht, ht~twin), absent: "0 rules"."""
+    import distval
+
+    c = RunConfig(learners=("nb", "majority", "nb"), null_twin="nb")
+    assert c.labels == ("nb", "majority", "nb#2", "nb~twin")
+    assert RunConfig(learners=("nb", "majority", "nb"), null_twin="nb#2").twin_pair == (
+        "nb#2", "nb#2~twin")
+    res = distval.evaluate(stream="sea", n_rows=1000, n_folds=2, test_every=500,
+                           learners=("nb", "majority", "nb"), null_twin="nb")
+    folds = res.folds()
+    twin = res.summary()["null_twin"]
+    assert set(twin["pair"]) <= set(folds["learner"])
+    assert len(twin["rules"]) > 0
+    a, b = (folds[folds["learner"] == x].drop(columns="learner").reset_index(drop=True)
+            for x in twin["pair"])
+    assert a.equals(b)  # naive Bayes has no seed: its twin is the same learner
+
+
 def test_null_twin_by_label_of_a_dict_of_learners():
     from river import naive_bayes
 

@@ -14,7 +14,7 @@ import distval
 from distval.config import RunConfig
 from distval.delays import LabelSchedule, delay_spec
 from distval.engine import iter_batches, open_config_stream
-from distval.errors import DistvalError
+from distval.errors import DistvalError, DistvalWarning
 from distval.learners import parse_learner
 from distval.learners.host import LearnerHost
 
@@ -317,3 +317,81 @@ def test_drift_events_name_the_stream_rows_of_the_labels():
     events = plain.events()
     assert len(events) > 0
     assert events.equals(late.events())
+
+
+def test_an_out_of_order_time_column_follows_the_documented_watermark_rule():
+    """On a decreasing time column (each row 60 s before the last, --delay 600 s) a row is
+    due when the watermark (the largest time so far: the first row's) reaches its time plus
+    600: rows 10 and on at the next row, rows 0-9 (and the last) never before the end. The
+    release order equals a plain loop over that rule."""
+    n = 60
+    times = 10_000.0 - 60.0 * np.arange(n)
+    X = np.c_[times, np.arange(n, dtype=float)]
+    y = np.arange(n) % 2
+    sched = LabelSchedule(delay_spec("10min", column="t"), ["t", "v"], n_folds=1)
+    ones = np.ones((n, 1))
+    known_before: dict[int, int] = {}
+    for lo in range(0, n, 16):
+        hi = min(lo + 16, n)
+        rel = sched.release(lo, X[lo:hi], y[lo:hi], ones[lo:hi], ones[lo:hi] > 0,
+                            X[hi] if hi < n else None)
+        for row, after, known in zip(rel.rows, rel.after, rel.known):
+            known_before[int(row)] = lo + int(after) if known else -1
+    # the rule, row by row: the first u > t whose watermark reached times[t] + 600
+    want = {}
+    for t in range(n):
+        u = next((u for u in range(t + 1, n) if times[: u + 1].max() >= times[t] + 600), None)
+        want[t] = -1 if u is None else u
+    assert known_before == want
+    assert [t for t, u in want.items() if u == -1] == [*range(10), n - 1]  # the last: no next
+    assert all(want[t] == t + 1 for t in range(10, n - 1))
+
+
+def test_a_text_time_column_is_refused_in_one_line(tmp_path):
+    """Before: ISO times as text were read as categories whose codes were taken as seconds
+    (a 600-row delay for --delay 10min; exit 0)."""
+    path = tmp_path / "iso.csv"
+    lines = ["time,x,class"] + [
+        f"2024-01-01T{h:02d}:{m:02d}:00,{(h * 60 + m) % 7},{'ab'[(h + m) % 2]}"
+        for h in range(10) for m in range(60)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    done = run_cli("--stream", str(path), "--learners", "nb", "majority", "--delay-column",
+                   "time", "--delay", "10min", "--backend", "inprocess", "--no-progress",
+                   "--output", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stderr
+    err = [x for x in done.stderr.strip().splitlines() if not x.startswith("distval: warning")]
+    assert err == ["distval: error: --delay-column 'time' holds text, not numbers: give a "
+                   "column of numbers (such as Unix seconds) or, in a Parquet file, a "
+                   "timestamp column"]
+
+
+def test_a_parquet_timestamp_column_is_a_time_in_seconds(tmp_path):
+    """A timestamp[ns] column (epoch nanoseconds beyond 2^53) is read as Unix seconds: the
+    same run as an float column of those seconds."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = 1200
+    rng = np.random.default_rng(5)
+    ns = 1_700_000_000_000_000_000 + np.cumsum(rng.integers(1, 90, n)) * 1_000_000_000
+    x, cls = rng.normal(size=n), np.where(rng.random(n) < 0.5, "a", "b")
+    pq.write_table(pa.table({"t": pa.array(ns.astype("datetime64[ns]")), "x": x,
+                             "class": cls}), tmp_path / "ts.parquet")
+    pq.write_table(pa.table({"t": (ns // 1_000_000_000).astype(float), "x": x, "class": cls}),
+                   tmp_path / "s.parquet")
+    runs = [distval.evaluate(stream=str(tmp_path / f), learners=("nb", "majority"),
+                             n_folds=2, test_every=400, delay="10min", delay_column="t")
+            for f in ("ts.parquet", "s.parquet")]
+    assert runs[0].folds().equals(runs[1].folds())
+    assert len(runs[0].folds()) > 0
+
+
+@pytest.mark.parametrize(("opts", "says"), [
+    ({"label_probability": 0.0}, "label_probability is 0"),
+    ({"delay": 600}, "--delay 600 rows is as long as the stream (500 rows)"),
+])
+def test_a_run_that_trains_nothing_warns(opts, says):
+    with pytest.warns(DistvalWarning, match=says.replace("(", r"\(").replace(")", r"\)")):
+        distval.evaluate(stream="sea", n_rows=500, learners=("nb", "majority"), n_folds=2,
+                         **opts)

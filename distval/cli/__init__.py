@@ -19,14 +19,15 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType, ModuleType
 from typing import NoReturn
 
 from distval.errors import DistvalError
 
-__all__ = ["build_parser", "command", "main", "os_error", "program", "terminate_as_interrupt"]
+__all__ = ["build_parser", "command", "handled", "main", "one_line", "os_error", "program",
+           "terminate_as_interrupt"]
 
 #: Commands: module under ``distval.cli`` and help text.
 COMMANDS = {
@@ -82,15 +83,42 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
+    return handled(lambda: int(_module(args.command).main(args)))
+
+
+def handled(call: Callable[[], int]) -> int:
+    """``call()`` as every command runs: SIGTERM as Ctrl-C, and bad input (a
+    :class:`DistvalError`) or the machine's refusal (an ``OSError``) as one line
+    ``distval: error: ...`` on stderr and exit status 2.
+
+    >>> def bad() -> int:
+    ...     raise DistvalError("no such stream")
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+    ...     handled(bad), err.getvalue()
+    (2, 'distval: error: no such stream\\n')
+    """
     try:
         with terminate_as_interrupt():
-            return int(_module(args.command).main(args))
+            return call()
     except DistvalError as exc:
-        print(f"distval: error: {exc}", file=sys.stderr)
+        print(f"distval: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:  # the machine's: a full or read-only disk, a path under a file
-        print(f"distval: error: {os_error(exc)}", file=sys.stderr)
+        print(f"distval: error: {one_line(os_error(exc))}", file=sys.stderr)
         return 2
+
+
+def one_line(text: str) -> str:
+    """A message as one printable line: line breaks and runs of white space as one space
+    (an Arrow message spans lines; a damaged file's text quoted in it may hold any byte),
+    other control characters escaped, so nothing reaches the terminal but the line.
+
+    >>> one_line("Invalid data\\nDeserializing failed.\\n\\n"), one_line("a\\x1b[2Jb")
+    ('Invalid data Deserializing failed.', 'a\\\\x1b[2Jb')
+    """
+    text = " ".join(text.split())
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

@@ -6,10 +6,11 @@ Plain numbers use argparse's own ``int`` and ``float``, whose errors are already
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 
-__all__ = ["positive_integer", "progress_wanted"]
+__all__ = ["positive_integer", "progress_wanted", "seconds"]
 
 
 def positive_integer(text: str) -> int:
@@ -24,6 +25,22 @@ def positive_integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A number of seconds (negative and infinite ones included), not NaN; or argparse's
+    one-line error.
+
+    >>> seconds("2.5"), seconds("-1")
+    (2.5, -1.0)
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}")
     return value
 
 

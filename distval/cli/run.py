@@ -25,7 +25,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from distval.cli.argtypes import progress_wanted
+from distval.cli.argtypes import progress_wanted, seconds
 from distval.config import RunConfig, read_config
 from distval.engine import CHECKPOINT_SECONDS
 from distval.errors import DistvalError, DistvalWarning
@@ -141,7 +141,7 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--checkpoint-seconds",
-        type=float,
+        type=seconds,
         default=CHECKPOINT_SECONDS,
         metavar="S",
         help="save the run's state in the output directory every S seconds, for --resume, "

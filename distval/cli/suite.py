@@ -125,6 +125,9 @@ def read_toml(path: str) -> dict[str, Any]:
         raise DistvalError(f"cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise DistvalError(f"{path} is not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 text
+        raise DistvalError(f"{path} is not valid TOML: not UTF-8 text ({exc.reason} at "
+                           f"byte {exc.start})") from None
     fields = {f.name for f in dataclasses.fields(RunConfig)} - {"stream", "labels"}
     unknown = sorted(set(data) - fields - set(SUITE_KEYS) - {"folds"})
     if unknown:

@@ -25,6 +25,7 @@ from distval.evaluation import check_backend, evaluate
 from distval.experiments.study import Part, StudyProgress, run_study
 from distval.metrics import MEASURES
 from distval.results import EvaluationResult, claim_output, finite_or_none, markdown_table
+from distval.results.lock import locks_output
 from distval.streams.permutations import (
     PermutationSpec,
     average_neighbour_distance,
@@ -345,6 +346,7 @@ def _finished(
     try:
         saved = json.loads((directory / "config.json").read_text())
         saved.pop("provenance", None)  # the versions that ran it, not a setting
+        saved.pop("run_id", None)  # which run wrote it, not a setting
     except (OSError, ValueError, AttributeError):
         saved = None
     if saved != json.loads(json.dumps(config.to_dict() | extra)):
@@ -359,6 +361,7 @@ def _finished(
     return None if summary.get("interrupted", True) else summary
 
 
+@locks_output
 def run_robustness(
     config: RunConfig,
     *,

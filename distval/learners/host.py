@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import time
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -350,7 +351,7 @@ class LearnerHost:
             except Exception as exc:
                 raise DistvalError(
                     f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
-                    f"at row {batch.start}: {type(exc).__name__}: {exc}"
+                    f"at row {batch.start}: {_described(exc)}"
                 ) from exc
             out[j] = self._checked(preds, batch, learner, fold, top)
             busy[j] += time.perf_counter() - t0
@@ -550,3 +551,25 @@ def _probabilities(dicts: list[Any], n_classes: int) -> np.ndarray:
 def _wide(a: np.ndarray, c: int) -> np.ndarray:
     """(slots, rows, classes) probabilities padded with zeros to ``c`` classes."""
     return a if a.shape[2] >= c else np.pad(a, ((0, 0), (0, 0), (0, c - a.shape[2])))
+
+
+def _described(exc: BaseException) -> str:
+    """A learner's exception in a few words: its type and message, or, for one without a
+    message (a bare ``raise NotImplementedError``), the method that raised it.
+
+    >>> def learn_one():
+    ...     raise NotImplementedError
+    >>> try:
+    ...     learn_one()
+    ... except NotImplementedError as e:
+    ...     _described(e)
+    'NotImplementedError in learn_one (the learner does not implement it)'
+    """
+    name = type(exc).__name__
+    if str(exc):
+        return f"{name}: {exc}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" in {frames[-1].name}" if frames else ""
+    if isinstance(exc, NotImplementedError):
+        return f"{name}{where} (the learner does not implement it)"
+    return f"{name}{where}"

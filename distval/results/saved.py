@@ -201,7 +201,7 @@ def comparison(
             cells[at : at + 2] = [f"{t.pvalue:.4g}", "yes" if t.reject else "no"]
     measures = (
         f"Final measures under `{forgetting}` forgetting, mean ± sd over folds "
-        f"(A: {a.directory}, B: {b.directory}); last column: cumulative accuracy.",
+        f"(A: {_run_name(a)}, B: {_run_name(b)}); last column: cumulative accuracy.",
         ["run", "learner", *SUMMARY_MEASURES, "accuracy (cumulative)"],
         measure_rows,
         "ll" + "r" * (len(SUMMARY_MEASURES) + 1),
@@ -221,6 +221,13 @@ def comparison(
         "lllrlrl",
     )
     return [measures, tests]
+
+
+def _run_name(run: SavedRun) -> str:
+    """A run's directory, and where it was interrupted if it did not finish (a killed run
+    has no summary: its measures show "–")."""
+    at = run.interrupted_at
+    return f"{run.directory}" if at is None else f"{run.directory}, interrupted at row {at}"
 
 
 def export_csv(

@@ -4,10 +4,13 @@ checkpoints."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import pickle
+import re
 import time
+import uuid
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Protocol
@@ -19,14 +22,17 @@ from distval.aggregator import Snapshot
 from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError
+from distval.results.lock import LOCK, DirectoryLock
 from distval.results.provenance import provenance
 from distval.results.schema import FILES, TABLE_SCHEMAS, TABLES, read_batches, read_table, table
 from distval.results.series import tables_of
 
 __all__ = [
     "CHECKPOINT",
+    "RUN_ID",
     "ResultWriter",
     "Summarised",
+    "checkpoint_header",
     "claim_output",
     "read_checkpoint",
     "to_parquet",
@@ -35,7 +41,13 @@ __all__ = [
 #: The checkpoint file of a results directory (:meth:`ResultWriter.checkpoint`).
 CHECKPOINT = "checkpoint.pkl"
 #: Its format number (a checkpoint of another format is refused, not misread).
-_CHECKPOINT_FORMAT = 2  # 2: ADWIN windows as ADWINState rings
+_CHECKPOINT_FORMAT = 3  # 2: ADWIN windows as ADWINState rings; 3: a checked header
+#: The first line of a checkpoint file.
+_MAGIC = f"distval checkpoint {_CHECKPOINT_FORMAT}\n".encode()
+#: The most a checkpoint's header line may hold (it is read before anything is trusted).
+_HEADER_BYTES = 65536
+#: The key of the run id in each table's Arrow schema metadata (and in ``config.json``).
+RUN_ID = "run_id"
 
 #: Files written only once they have a row: drift detections; the paired windows and the
 #: verdicts (runs with two learners or more).
@@ -78,7 +90,7 @@ def claim_output(
     d = Path(directory)
     if d.exists() and not d.is_dir():
         raise DistvalError(f"output path {d} exists and is not a directory")
-    present = sorted(p.name for p in d.iterdir()) if d.exists() else []
+    present = sorted(p.name for p in d.iterdir() if p.name != LOCK) if d.exists() else []
     foreign = [n for n in present if n not in owned]
     if present and not overwrite:
         if not resumable:
@@ -126,11 +138,28 @@ class ResultWriter:
         overwrite: bool = False,
         flush_seconds: float = 2.0,
         resume: dict[str, int] | None = None,
+        run_id: str | None = None,
+        lock: DirectoryLock | None = None,
     ) -> None:
-        if resume is None:
-            self.dir = claim_output(directory, FILES, overwrite=overwrite)
-        else:
-            self.dir = Path(directory)
+        d = Path(directory)
+        if d.exists() and not d.is_dir():
+            raise DistvalError(f"output path {d} exists and is not a directory")
+        #: This run's identity: in ``config.json``, every table's schema metadata and every
+        #: checkpoint, so that a checkpoint goes on only with the tables it was written with.
+        self.run_id = run_id or uuid.uuid4().hex
+        # One writer per directory, taken before anything there is changed.
+        self._lock = lock or DirectoryLock.take(d, self.run_id)
+        try:
+            if resume is None:
+                self.dir = claim_output(d, FILES, overwrite=overwrite)
+            else:
+                self.dir = d
+            self._start(flush_seconds, resume)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def _start(self, flush_seconds: float, resume: dict[str, int] | None) -> None:
         self.flush_seconds = flush_seconds
         #: Rows written to each table so far.
         self.written = dict.fromkeys(TABLES, 0)
@@ -146,11 +175,18 @@ class ResultWriter:
     def _cut_back(self, rows: dict[str, int]) -> None:
         """Each table as its first ``rows[name]`` rows, open for appending (an interrupted
         run's Parquet file back to a stream); the summary of the interrupted run goes."""
+        for name in TABLE_SCHEMAS:
+            n = rows.get(name, 0)
+            parquet, stream = self.dir / f"{name}.parquet", self.dir / f"{name}.arrows"
+            if not n and not parquet.exists() and not stream.exists():
+                continue
+            self._check_run(parquet if parquet.exists() else stream)
         for name, schema in TABLE_SCHEMAS.items():
             n = rows.get(name, 0)
             parquet, stream = self.dir / f"{name}.parquet", self.dir / f"{name}.arrows"
             if not n and not parquet.exists() and not stream.exists():
                 continue
+            schema = self._schema(name)
             kept = _first_rows(parquet, stream, n) if n else schema.empty_table()
             if kept.num_rows < n:
                 raise DistvalError(
@@ -169,8 +205,30 @@ class ResultWriter:
         for name in ("summary.json", "summary.md", f"{CHECKPOINT}.part"):
             (self.dir / name).unlink(missing_ok=True)
 
+    def _check_run(self, path: Path) -> None:
+        """Refuse a table that another run wrote (its schema's run id is not this one's)."""
+        try:
+            if path.suffix == ".parquet":
+                schema = pq.read_schema(path)
+            else:
+                with pa.OSFile(str(path)) as source:
+                    schema = pa.ipc.open_stream(source).schema
+        except (OSError, pa.ArrowException) as exc:
+            raise DistvalError(f"cannot read {path}: {exc}") from None
+        found = (schema.metadata or {}).get(RUN_ID.encode(), b"").decode(errors="replace")
+        if found != self.run_id:
+            raise DistvalError(
+                f"{path} was written by another run ({found or 'no run id'}) than the "
+                f"checkpoint's ({self.run_id}); refusing to mix them"
+            )
+
+    def _schema(self, name: str) -> pa.Schema:
+        """Table ``name``'s schema, marked with this run's id."""
+        return TABLE_SCHEMAS[name].with_metadata({RUN_ID: self.run_id})
+
     def write_config(self, config: RunConfig, extra: dict[str, Any] | None = None) -> None:
-        data = config.to_dict() | (extra or {}) | {"provenance": provenance()}
+        data = config.to_dict() | (extra or {}) | {
+            "provenance": provenance(), RUN_ID: self.run_id}
         (self.dir / "config.json").write_text(json.dumps(data, indent=2) + "\n")
 
     def append(self, snapshot: Snapshot) -> None:
@@ -202,7 +260,7 @@ class ResultWriter:
                     continue  # e.g. events only with drift detection (and a detection)
                 if name not in self._streams:
                     sink = pa.OSFile(str(self.dir / f"{name}.arrows"), "wb")
-                    self._streams[name] = (sink, pa.ipc.new_stream(sink, schema))
+                    self._streams[name] = (sink, pa.ipc.new_stream(sink, self._schema(name)))
                 if rows.num_rows:
                     self._streams[name][1].write_table(rows)
                     self.written[name] += rows.num_rows
@@ -217,13 +275,16 @@ class ResultWriter:
         self.flush()
         if self.failed is not None:
             return
-        data = {"format": _CHECKPOINT_FORMAT, "written": dict(self.written), "state": state}
+        # protocol 4: arrays come back writable even when they were read-only here
+        # (states fetched from Ray's object store); protocol 5 keeps the flag
+        payload = pickle.dumps(state, protocol=4)
+        header: dict[str, Any] = {RUN_ID: self.run_id, "written": dict(self.written)}
+        header |= {"sha256": _digest(header, payload), "bytes": len(payload)}
         part = self.dir / f"{CHECKPOINT}.part"
         try:
             with open(part, "wb") as f:
-                # protocol 4: arrays come back writable even when they were read-only here
-                # (states fetched from Ray's object store); protocol 5 keeps the flag
-                pickle.dump(data, f, protocol=4)
+                f.write(_MAGIC + json.dumps(header).encode() + b"\n")
+                f.write(payload)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(part, self.dir / CHECKPOINT)
@@ -235,7 +296,13 @@ class ResultWriter:
 
     def close(self, result: Summarised | None = None, *, finished: bool = False) -> None:
         """Flush, turn each table's stream into its Parquet file, write the summary; a
-        ``finished`` run's checkpoint is removed."""
+        ``finished`` run's checkpoint is removed; the directory's lock is let go."""
+        try:
+            self._close(result, finished=finished)
+        finally:
+            self._lock.release()
+
+    def _close(self, result: Summarised | None, *, finished: bool) -> None:
         if self.failed is None:
             self.flush()
         self._closed = True
@@ -277,19 +344,18 @@ def _first_rows(parquet: Path, stream: Path, n: int) -> pa.Table:
         raise DistvalError(f"cannot read {path}: {exc}") from None
 
 
-def read_checkpoint(directory: str | os.PathLike[str]) -> tuple[Any, dict[str, int]]:
-    """The state and the rows of each table of a directory's checkpoint
-    (:meth:`ResultWriter.checkpoint`); one clear :class:`DistvalError` if there is none or
-    it cannot be read. Like a config file, a checkpoint is code-equivalent input: resume
-    only your own runs.
+def _digest(header: dict[str, Any], payload: bytes) -> str:
+    """The SHA-256 of a checkpoint: its run id and rows (as canonical JSON), then the
+    pickled state; so a changed header is found as surely as a changed state."""
+    told = json.dumps({RUN_ID: header[RUN_ID], "written": header["written"]}, sort_keys=True)
+    return hashlib.sha256(told.encode() + b"\n" + payload).hexdigest()
 
-    >>> import tempfile
-    >>> d = Path(tempfile.mkdtemp())
-    >>> w = ResultWriter(d)
-    >>> w.checkpoint({"rows": 5})
-    >>> read_checkpoint(d)
-    ({'rows': 5}, {'folds': 0, 'tests': 0, 'q': 0, 'events': 0, 'paired': 0, 'verdicts': 0})
-    """
+
+def checkpoint_header(directory: str | os.PathLike[str]) -> dict[str, Any]:
+    """The header of a directory's checkpoint, checked, without unpickling anything: its
+    run id, the rows of each table, and the size of the pickled state that follows and the
+    SHA-256 digest of all three. One clear :class:`DistvalError` if there is none or it is not a
+    checkpoint of this format."""
     path = Path(directory) / CHECKPOINT
     if not path.exists():
         raise DistvalError(
@@ -298,15 +364,69 @@ def read_checkpoint(directory: str | os.PathLike[str]) -> tuple[Any, dict[str, i
         )
     try:
         with open(path, "rb") as f:
-            data = pickle.load(f)
-        if data["format"] != _CHECKPOINT_FORMAT:
-            raise DistvalError(f"{path} is of checkpoint format {data['format']}, not "
-                               f"{_CHECKPOINT_FORMAT}: written by another distval version")
-        return data["state"], dict(data["written"])
-    except DistvalError:
-        raise
-    except Exception as exc:  # a damaged file, or classes this version lacks
-        raise DistvalError(f"cannot read {path}: {exc}") from None
+            magic = f.readline(len(_MAGIC))
+            line = f.readline(_HEADER_BYTES)
+    except OSError as exc:
+        raise DistvalError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if magic != _MAGIC:
+        raise DistvalError(f"{path} is not a distval checkpoint of format "
+                           f"{_CHECKPOINT_FORMAT} (damaged, or written by another version)")
+    try:
+        header = json.loads(line)
+    except ValueError:
+        header = None
+    if not (
+        isinstance(header, dict)
+        and isinstance(header.get(RUN_ID), str)
+        and re.fullmatch(r"[0-9a-f]{64}", str(header.get("sha256")))
+        and type(header.get("bytes")) is int
+        and isinstance(header.get("written"), dict)
+        and all(k in TABLES and type(v) is int and v >= 0
+                for k, v in header["written"].items())
+    ):
+        raise DistvalError(f"{path} has a damaged header")
+    return header
+
+
+def read_checkpoint(
+    directory: str | os.PathLike[str], run_id: str | None = None
+) -> tuple[Any, dict[str, int]]:
+    """The state and the rows of each table of a directory's checkpoint
+    (:meth:`ResultWriter.checkpoint`); one clear :class:`DistvalError` if there is none or
+    it cannot be read. Before anything is unpickled, the header is checked
+    (:func:`checkpoint_header`), its run id against ``run_id`` if given, and the state's
+    bytes against the header's SHA-256 digest (a damaged or cut file is refused). The
+    digest finds damage, not tampering: like a config file, a checkpoint is
+    code-equivalent input (pickle); resume only your own runs.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> w = ResultWriter(d)
+    >>> w.checkpoint({"rows": 5})
+    >>> read_checkpoint(d, w.run_id)
+    ({'rows': 5}, {'folds': 0, 'tests': 0, 'q': 0, 'events': 0, 'paired': 0, 'verdicts': 0})
+    """
+    header = checkpoint_header(directory)
+    path = Path(directory) / CHECKPOINT
+    if run_id is not None and header[RUN_ID] != run_id:
+        raise DistvalError(
+            f"{path} belongs to another run ({header[RUN_ID]}) than its directory's "
+            f"config.json ({run_id or 'no run id'}); refusing to mix them"
+        )
+    try:
+        with open(path, "rb") as f:
+            f.readline(len(_MAGIC))
+            f.readline(_HEADER_BYTES)
+            payload = f.read(header["bytes"] + 1)
+    except OSError as exc:
+        raise DistvalError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(payload) != header["bytes"] or _digest(header, payload) != header["sha256"]:
+        raise DistvalError(f"{path} is damaged (its SHA-256 digest does not match)")
+    try:
+        state = pickle.loads(payload)
+    except Exception as exc:  # classes this version lacks
+        raise DistvalError(f"cannot read {path}: {type(exc).__name__}: {exc}") from None
+    return state, dict(header["written"])
 
 
 def to_parquet(stream: Path, parquet: Path) -> None:

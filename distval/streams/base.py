@@ -408,20 +408,43 @@ def _second(pair: tuple[int, int]) -> int:
     return pair[1]
 
 
-def numeric_column(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """An Arrow numeric, boolean or null column as float64 with NaN for null.
+#: Seconds per unit of an Arrow timestamp.
+_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 
-    >>> import pyarrow as pa
+
+def numeric_column(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """An Arrow numeric, boolean, null, timestamp or date column as float64 with NaN for
+    null; a timestamp or a date as Unix seconds (a timestamp's zone, if any, is UTC in
+    Arrow). An integer beyond ±2^53, which float64 cannot hold exactly, raises
+    ``pyarrow.ArrowInvalid`` (Arrow's safe cast).
+
+    >>> import pyarrow as pa, datetime
     >>> numeric_column(pa.array([1, None, 3])).tolist()
     [1.0, nan, 3.0]
+    >>> numeric_column(pa.array([datetime.datetime(1970, 1, 1, 0, 1)], pa.timestamp("ns")))
+    array([60.])
     """
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
+    if pa.types.is_date(arr.type):
+        arr = pc.cast(arr, pa.timestamp("s"))
+    if pa.types.is_timestamp(arr.type):
+        per = _PER_SECOND[arr.type.unit]
+        ticks = pc.cast(arr, pa.int64()).to_numpy(zero_copy_only=False)
+        if arr.null_count:  # a float array with NaN: the ticks of the rest are exact
+            valid = np.asarray(arr.is_valid())
+            whole = np.zeros(len(arr), np.int64)
+            whole[valid] = pc.drop_null(pc.cast(arr, pa.int64())).to_numpy()
+            seconds = (whole // per).astype(np.float64) + (whole % per) / per
+            seconds[~valid] = np.nan
+            return seconds
+        out: np.ndarray = (ticks // per).astype(np.float64) + (ticks % per) / per
+        return out
     if arr.type != pa.float64():
         arr = pc.cast(arr, pa.float64())
     if arr.null_count:
         arr = pc.fill_null(arr, np.nan)
-    out: np.ndarray = arr.to_numpy(zero_copy_only=False)
+    out = arr.to_numpy(zero_copy_only=False)
     return out
 
 

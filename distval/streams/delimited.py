@@ -6,12 +6,15 @@ inferred from the first block; text columns are nominal by first appearance.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
 import re
+import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -165,6 +168,26 @@ _CONVERSION = re.compile(
 _STRADDLE = "straddl"
 
 
+
+@contextlib.contextmanager
+def _quiet_invalid_rows() -> Iterator[None]:
+    """While Arrow reads a CSV: a row with a wrong number of fields that is not UTF-8 cannot
+    become the ``InvalidRow`` of our handler (Arrow decodes its text first, and the
+    ``UnicodeDecodeError`` goes to ``sys.unraisablehook``, which printed an "Exception
+    ignored" block); Arrow then fails the read with its own error, which is reworded in one
+    line. So such decoding errors are not printed meanwhile; any other goes on as before."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, UnicodeDecodeError):
+            previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
+
 class _CsvReading(_FileStream):
     """Shared reading of CSV-formatted data with pyarrow's streaming reader."""
 
@@ -214,17 +237,19 @@ class _CsvReading(_FileStream):
         src = self._source()
         try:
             try:
-                reader = pacsv.open_csv(
-                    src,
-                    read_options=self._read_options(),
-                    parse_options=self._parse_options(on_invalid),
-                    convert_options=self._convert_options(self._types),
-                )
+                with _quiet_invalid_rows():
+                    reader = pacsv.open_csv(
+                        src,
+                        read_options=self._read_options(),
+                        parse_options=self._parse_options(on_invalid),
+                        convert_options=self._convert_options(self._types),
+                    )
             except (pa.ArrowException, OSError) as e:
                 raise self._reworded(e, bad, start) from None
             while True:
                 try:
-                    batch = reader.read_next_batch()
+                    with _quiet_invalid_rows():
+                        batch = reader.read_next_batch()
                 except StopIteration:
                     break
                 except (pa.ArrowException, OSError) as e:
@@ -446,14 +471,15 @@ class CsvStream(_CsvReading):
 
         src = self._source()
         try:
-            reader = pacsv.open_csv(
-                src,
-                read_options=self._read_options(),
-                parse_options=self._parse_options(on_invalid),
-                convert_options=self._convert_options({self.target: pa.string()}),
-            )
-            schema = reader.schema
-            first = reader.read_next_batch()
+            with _quiet_invalid_rows():
+                reader = pacsv.open_csv(
+                    src,
+                    read_options=self._read_options(),
+                    parse_options=self._parse_options(on_invalid),
+                    convert_options=self._convert_options({self.target: pa.string()}),
+                )
+                schema = reader.schema
+                first = reader.read_next_batch()
         except StopIteration:
             first = None
         except (pa.ArrowException, OSError) as e:

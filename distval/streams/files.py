@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from distval.errors import DistvalError
 from distval.streams.base import (
@@ -101,6 +102,23 @@ class _FileStream(Stream):
         return _Decoder(self)
 
 
+def _beyond_float(path: str, feature: str, arr: pa.Array, start: int) -> DistvalError:
+    """The error of an integer column holding a value float64 cannot hold exactly."""
+    where = ""
+    if pa.types.is_integer(arr.type):
+        values = pc.fill_null(arr, 0).to_numpy()
+        big = values > 2**53
+        if pa.types.is_signed_integer(arr.type):
+            big |= values < -(2**53)
+        if big.any():
+            where = f" (data row {start + int(np.argmax(big)) + 1})"
+    return DistvalError(
+        f"{path}: column {feature!r} holds integers beyond ±2^53{where}, which a "
+        "float64 feature cannot hold exactly; store times as a timestamp type, or scale them "
+        "(e.g. to seconds)"
+    )
+
+
 class _Decoder:
     """Turns Arrow record batches into ``(X, y)`` arrays with one pass's encoders."""
 
@@ -132,7 +150,10 @@ class _Decoder:
             cats = self.nominal.get(f)
             arr = batch.column(at)
             if cats is None:
-                T[j] = numeric_column(arr)
+                try:
+                    T[j] = numeric_column(arr)
+                except pa.ArrowInvalid:
+                    raise _beyond_float(s.path, f, arr, start) from None
             else:
                 T[j] = codes_to_float(cats.encode(arr, self._unknown(f, start)))
         X = np.ascontiguousarray(T.T)

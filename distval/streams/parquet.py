@@ -2,6 +2,8 @@
 
 Dictionary (categorical) columns are nominal with their declared category order (or the
 ``nominal_categories`` schema metadata); string columns are nominal by first appearance.
+Timestamp and date columns are numbers, Unix seconds; an integer beyond ±2^53 (which a
+float64 feature cannot hold exactly) is refused with its column and row.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ class ParquetStream(_FileStream):
         pf = self._open()
         try:
             self._inspect(pf, target)
+        except (pa.ArrowException, OSError) as e:  # a damaged first page
+            raise DistvalError(f"cannot read {self.path} as Parquet: {e}") from None
         finally:
             pf.close()
 
@@ -107,6 +111,11 @@ class ParquetStream(_FileStream):
             return pq.ParquetFile(self.path)
         except (pa.ArrowException, OSError) as e:
             raise DistvalError(f"cannot read {self.path} as Parquet: {e}") from None
+        except UnicodeDecodeError as e:  # a column name that is not UTF-8
+            raise DistvalError(
+                f"cannot read {self.path} as Parquet: a name in its schema is not UTF-8 "
+                f"({e.reason} at byte {e.start} of {e.object[:40]!r})"
+            ) from None
 
     def _open_pass(self, size: int) -> _Pass:
         decoder = self._new_decoder()
@@ -142,6 +151,8 @@ def _is_numeric(t: pa.DataType) -> bool:
         or pa.types.is_boolean(t)
         or pa.types.is_null(t)
         or pa.types.is_decimal(t)
+        or pa.types.is_timestamp(t)  # as Unix seconds (a time column for --delay-column)
+        or pa.types.is_date(t)
     )
 
 

@@ -112,3 +112,60 @@ def test_a_full_disk_ends_in_one_line_and_keeps_what_was_written(tmp_path, capsy
         saved = load_results(small / "o")
         assert saved.final_position >= 500
         assert saved.interrupted_at == saved.final_position
+
+
+def test_a_binary_suite_file_is_one_line(tmp_path, capsys):
+    """Before: a ``UnicodeDecodeError`` traceback from tomllib."""
+    path = tmp_path / "suite.toml"
+    path.write_bytes(b"\xff\xfe\x00bad = \x80\n")
+    line = one_line_error(capsys, "suite", str(path))
+    assert line == (f"distval: error: {path} is not valid TOML: not UTF-8 text (invalid start "
+                    "byte at byte 0)")
+
+
+def test_a_parquet_column_name_that_is_not_utf8_is_one_line(tmp_path, capsys):
+    """Before: a ``UnicodeDecodeError`` traceback (6 of 2,000 damaged Parquet files)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "u.parquet"
+    pq.write_table(pa.table({"colzz": [1.0, 2.0, 3.0, 4.0], "class": list("abab")}), path,
+                   store_schema=False)
+    path.write_bytes(path.read_bytes().replace(b"colzz", b"col\xff\xfe"))
+    for argv in (["describe", str(path)],
+                 [*RUN, "--stream", str(path), "--output", str(tmp_path / "o")]):
+        line = one_line_error(capsys, *argv)
+        assert line.startswith(f"distval: error: cannot read {path} as Parquet: a name in its "
+                               "schema is not UTF-8")
+
+
+def test_a_csv_row_that_is_not_utf8_gives_only_the_one_line(tmp_path):
+    """Before: an "Exception ignored ... UnicodeDecodeError" block (Arrow decoding the bad
+    row for our handler) printed before the one-line error (68 of 2,000 damaged CSVs)."""
+    import sys
+
+    path = tmp_path / "n.csv"
+    path.write_bytes(b"a,b,class\n1,2,x\n3,\xff,4,y\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "distval.cli", *RUN, "--stream", str(path), "--learners", "nb",
+         "majority", "--output", str(tmp_path / "o")], capture_output=True, text=True)
+    lines = [x for x in done.stderr.splitlines() if not x.startswith("distval: warning:")]
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"distval: error: cannot read {path}: CSV parse error: "
+                               "Expected 3 columns, got 4")
+
+
+def test_checkpoint_seconds_nan_is_refused(capsys):
+    """Before: accepted (a NaN period: never due, silently)."""
+    with pytest.raises(SystemExit) as done:  # a usage error, from argparse
+        main([*RUN, "--checkpoint-seconds", "nan"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert done.value.code == 2 and len(err) == 1 and err[0].startswith("distval: error: ")
+    assert "--checkpoint-seconds: expected a number of seconds, got 'nan'" in err[0]
+
+
+def test_tests_none_with_a_sequential_rule_blames_the_tests_not_the_learners(capsys):
+    """Before: "give two learners or more" to a run that had two."""
+    line = one_line_error(capsys, *RUN, "--stream", "sea", "--learners", "nb", "majority",
+                          "--tests", "none", "--sequential", "spending")
+    assert line == "distval: error: --sequential spending decides tests: --tests none runs none"

@@ -314,6 +314,7 @@ def test_config_json_reruns_a_saved_run_exactly(tmp_path, capsys):
     )
     assert code == 0, err
     a, b = (json.loads((d / "config.json").read_text()) for d in (first, again))
+    assert a.pop("run_id") != b.pop("run_id")  # each run is its own
     assert a == b
     for name in ("folds.parquet", "tests.parquet", "q.parquet"):
         assert pq.read_table(first / name).equals(pq.read_table(again / name)), name

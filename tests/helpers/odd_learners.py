@@ -24,3 +24,10 @@ class PredictsUnseen(PredictsMinusOne):
     def predict_one(self, x, **kwargs):
         self.seen += 1
         return 7 if self.seen > self.after else dummy.PriorClassifier.predict_one(self, x)
+
+
+class LearnsNothing(dummy.PriorClassifier):
+    """A classifier whose ``learn_one`` is left unimplemented (a bare NotImplementedError)."""
+
+    def learn_one(self, x, y, **kwargs):
+        raise NotImplementedError

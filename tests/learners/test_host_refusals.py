@@ -22,3 +22,14 @@ def test_a_prediction_outside_the_classes_is_refused_with_the_learners_name(lear
     message = str(info.value)
     assert f"learner {learner!r}" in message
     assert f"predicted {shown} for row " in message and "0..1" in message
+
+
+def test_a_learners_bare_not_implemented_error_names_the_learner_and_the_method():
+    """Before: the message ended in a bare ``NotImplementedError:``."""
+    with pytest.raises(DistvalError) as info:
+        evaluate(stream="sea", n_rows=300, learners=("nb", "odd_learners:LearnsNothing"),
+                 n_folds=2, test_every=100)
+    message = str(info.value)
+    assert message.startswith("learner 'odd_learners:LearnsNothing' (fold ")
+    assert message.endswith(": NotImplementedError in learn_one (the learner does not "
+                            "implement it)")

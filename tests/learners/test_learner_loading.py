@@ -64,10 +64,28 @@ def test_river_classifiers_and_protocol_classes_are_accepted():
     [
         ("moa:java.lang.ProcessBuilder", "not a MOA classifier"),
         ("moa:meta.OzaBag -l (java.lang.Thread)", "not part of MOA"),
-        ("moa:file:/tmp/model.moa", "not a file"),
+        ("moa:file:/tmp/model.moa", "not 'file:' or 'inmem:'"),
     ],
 )
 def test_moa_specs_naming_other_java_classes_are_refused(spec, message):
     with pytest.raises(DistvalError, match=message):
         parse_learner(spec)
     assert parse_learner("moa:meta.OzaBag -l (trees.HoeffdingTree -g 50) -s 3").is_moa
+
+
+@pytest.mark.parametrize("value", ["file:{x}", "(file:{x})", "FILE:{x}", "inmem:learner",
+                                   "(meta.OzaBag -l File :{x})"])
+def test_no_moa_option_reads_an_object_from_a_file_or_memory(tmp_path, capsys, value):
+    """Before: a nested ``-l file:X`` was Java-deserialized (a serialized learner ran, a
+    HashMap was deserialized before a ClassCastException); a missing file or ``inmem:``
+    gave Java tracebacks. Now refused in one line before the JVM starts."""
+    x = tmp_path / "model.moa"
+    x.write_bytes(b"\xac\xed\x00\x05")  # Java serialization's magic: what MOA would read
+    spec = f"moa:meta.OzaBag -l {value.format(x=x)}"
+    code = main(["run", "--stream", "sea", "--n-rows", "500", "--backend", "inprocess",
+                     "--no-progress", "--learners", spec, "nb", "--output",
+                     str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert err[0].startswith(f"distval: error: learner '{spec}'")
+    assert "not 'file:' or 'inmem:'" in err[0]

@@ -75,6 +75,22 @@ def test_compare_puts_the_final_numbers_of_both_runs_side_by_side(saved, tmp_pat
     assert "accuracy (cumulative)" in capsys.readouterr().out
 
 
+def test_compare_says_which_run_was_interrupted_and_where(saved, tmp_path, capsys):
+    """Before: a killed run's measures showed "–" and "interrupted" appeared nowhere."""
+    import shutil
+
+    _, d = saved
+    killed = tmp_path / "killed"
+    shutil.copytree(d, killed)
+    (killed / "summary.json").unlink()  # as SIGKILL leaves it: no summary
+    folds = pq.read_table(killed / "folds.parquet").to_pandas()
+    last = int(folds["position"].max())
+    assert main(["compare", str(d), str(killed)]) == 0
+    out = capsys.readouterr().out
+    assert f"B: {killed}, interrupted at row {last})" in out
+    assert f"A: {d}, interrupted" not in out
+
+
 def test_compare_refuses_runs_of_other_streams_or_settings_in_one_line(saved, tmp_path, capsys):
     _, d = saved
     other = tmp_path / "other"

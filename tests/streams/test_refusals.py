@@ -133,3 +133,26 @@ def test_folds_have_an_upper_bound():
     with pytest.raises(DistvalError, match="at most 1000 folds, got 1000000"):
         RunConfig(n_folds=1_000_000)
     assert RunConfig(n_folds=1000).n_folds == 1000
+
+
+def test_a_parquet_int64_beyond_2_53_is_refused_in_one_line(tmp_path):
+    """Before: ``ArrowInvalid ... not in range`` and exit 1 from run and describe. An
+    integer float64 cannot hold exactly is refused with its column and data row."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    big = np.arange(10, dtype=np.int64)
+    big[7] = 2**53 + 1
+    path = tmp_path / "big.parquet"
+    pq.write_table(pa.table({"t": big, "x": np.arange(10.0), "class": list("ab" * 5)}), path)
+    for argv in (["describe", str(path)],
+                 ["run", "--stream", str(path), "--backend", "inprocess", "--no-progress",
+                  "--learners", "nb", "majority", "--output", str(tmp_path / "o")]):
+        done = subprocess.run([sys.executable, "-m", "distval.cli", *argv],
+                              capture_output=True, text=True)
+        err = [x for x in done.stderr.strip().splitlines()
+               if not x.startswith("distval: warning")]
+        assert done.returncode == 2 and len(err) == 1, done.stderr
+        assert err[0] == (f"distval: error: {path}: column 't' holds integers beyond ±2^53 "
+                          "(data row 8), which a float64 feature cannot hold exactly; store "
+                          "times as a timestamp type, or scale them (e.g. to seconds)")

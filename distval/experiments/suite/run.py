@@ -38,6 +38,7 @@ from distval.evaluation import check_backend, evaluate
 from distval.experiments.study import Part, StudyProgress, run_study
 from distval.experiments.suite.statistics import CrossStream, compare
 from distval.results import EvaluationResult, claim_output
+from distval.results.lock import locks_output
 
 __all__ = ["SuiteConfig", "SuiteResult", "make_suite", "stream_dir_name", "suite"]
 
@@ -291,6 +292,7 @@ def _evaluate_part(part: Part) -> Computed:
     return result, time.process_time() - cpu, [(str(w.message), w.category) for w in caught]
 
 
+@locks_output
 def suite(
     streams: Sequence[str] | SuiteConfig,
     *,

@@ -9,8 +9,9 @@ the JVM, a batch per call (:mod:`.replicas`); needs the ``moa`` extra and Java.
 
 MOA constructs a class before it checks the class's type, so the spec is checked first
 (:func:`check_classes`): the learner must be a MOA classifier and every other Java class the
-string names must be one of MOA's (package ``moa.``); ``file:`` specs (an object read from a
-file) are refused.
+string names must be one of MOA's (package ``moa.``); ``file:`` and ``inmem:`` values (an
+object Java deserializes), at the head of the spec or in any option however deeply nested, are
+refused before the JVM starts.
 
 >>> is_moa("moa:bayes.NaiveBayes"), is_moa("nb")
 (True, False)
@@ -77,6 +78,10 @@ def validate(cli: str) -> str:
     return str(template(cli).getClass().getName())
 
 
+#: MOA reads an object for an option given as ``file:PATH`` (Java deserialization) or
+#: ``inmem:NAME``, at any depth of a spec; refused anywhere in it, whatever the case.
+_DESERIALIZED = re.compile(r"(?i)(file|inmem)\s*:")
+
 _JAVA_NAME = re.compile(r"(?<![\w.$])[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 
 
@@ -87,9 +92,10 @@ def check_classes(cli: str) -> None:
     """
     from distval.learners.moa import jvm
 
-    if cli.lower().startswith(("file:", "inmem:")):
+    if _DESERIALIZED.search(cli):
         raise DistvalError(
-            f"learner 'moa:{cli}': MOA specs must name a classifier class, not a file"
+            f"learner 'moa:{cli}': MOA specs must name classes, not 'file:' or 'inmem:' "
+            "objects (MOA would deserialize them); nothing was read"
         )
     jvm.start_jvm()
     import jpype

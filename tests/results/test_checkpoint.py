@@ -1,0 +1,103 @@
+"""What ``--resume`` trusts: a checkpoint is checked before anything in it is used (its
+header, its run id against the directory's, its SHA-256 digest, then the types of what it
+holds), and goes on only with the tables of the run that wrote it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+
+import pytest
+
+import distval
+from distval.cli import main
+from distval.engine import open_config_stream
+from distval.results.writer import CHECKPOINT, ResultWriter, checkpoint_header
+
+OPTS = dict(stream="sea", n_rows=3000, learners=("nb", "majority"), n_folds=2, test_every=500)
+
+
+class _StopAfter:
+    """A stream that raises KeyboardInterrupt once ``rows`` rows were read (as Ctrl-C)."""
+
+    def __init__(self, stream, rows):
+        self._stream, self._rows = stream, rows
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+    def chunks(self, size):
+        for chunk in self._stream.chunks(size):
+            if chunk.start >= self._rows:
+                raise KeyboardInterrupt
+            yield chunk
+
+
+def _interrupted(d, rows=1700, **opts):
+    cfg = distval.RunConfig(**(OPTS | opts))
+    with pytest.raises(KeyboardInterrupt):
+        distval.evaluate(cfg, output_dir=d, checkpoint_seconds=0.0,
+                         source=_StopAfter(open_config_stream(cfg), rows))
+    assert (d / CHECKPOINT).exists()
+    return d
+
+
+def _one_error(capsys, d):
+    code = main(["run", "--resume", str(d), "--no-progress"])
+    _, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("distval: error: "), err
+    return lines[0]
+
+
+def test_another_runs_checkpoint_is_refused_on_these_tables(tmp_path, capsys):
+    """Before: another run's checkpoint and config.json resumed onto this run's tables
+    (exit 0, tables half from each)."""
+    a, b = _interrupted(tmp_path / "a"), _interrupted(tmp_path / "b", seed=7)
+    mixed = tmp_path / "mixed"
+    shutil.copytree(b, mixed)
+    shutil.copy(a / CHECKPOINT, mixed / CHECKPOINT)
+    assert "belongs to another run" in _one_error(capsys, mixed)
+    shutil.copy(a / "config.json", mixed / "config.json")  # and its config too
+    assert "was written by another run" in _one_error(capsys, mixed)
+    assert json.loads((a / "config.json").read_text())["run_id"] == checkpoint_header(a)[
+        "run_id"] != checkpoint_header(b)["run_id"]
+    assert main(["run", "--resume", str(a), "--no-progress"]) == 0  # its own: goes on
+
+
+def test_a_damaged_checkpoint_is_refused_before_it_is_unpickled(tmp_path, capsys):
+    """Before: 64 flipped bytes unpickled and the resume crashed with ArrowInvalid; a cut
+    file or a foreign one gave a traceback or a pickle error."""
+    d = _interrupted(tmp_path / "run")
+    data = (d / CHECKPOINT).read_bytes()
+    header_end = data.index(b"\n", data.index(b"\n") + 1) + 1
+    middle = header_end + (len(data) - header_end) // 2
+    for damaged, why in [
+        (data[:middle] + bytes(b ^ 0xFF for b in data[middle:middle + 64])
+         + data[middle + 64:], "SHA-256 digest does not match"),
+        (data[: len(data) - 10], "SHA-256 digest does not match"),
+        (b"\x80\x04K\x05.", "is not a distval checkpoint"),
+        (data[: data.index(b"\n") + 1] + b"{not json\n" + data[header_end:], "damaged header"),
+    ]:
+        (d / CHECKPOINT).write_bytes(damaged)
+        assert why in _one_error(capsys, d)
+    # a whole file with a good digest over a state that is not a run's
+    run_id = json.loads((d / "config.json").read_text())["run_id"]
+    for state in ("x", {"checkpoint": 3}, None):
+        (d / CHECKPOINT).unlink()
+        w = ResultWriter(d, run_id=run_id, resume={})
+        w.checkpoint(state)
+        w.close()
+        assert "does not hold a run's state" in _one_error(capsys, d)
+    # the digest: SHA-256 of the run id and rows (canonical JSON), a newline, the state
+    (d / CHECKPOINT).write_bytes(data)
+    header = checkpoint_header(d)
+    told = json.dumps({"run_id": header["run_id"], "written": header["written"]},
+                      sort_keys=True)
+    assert header["sha256"] == hashlib.sha256(told.encode() + b"\n" + data[header_end:]
+                                              ).hexdigest()
+    # other rows in the header than the checkpoint was written with: refused, not cut back
+    fewer = data.replace(b'"folds": ', b'"folds": 1', 1)
+    (d / CHECKPOINT).write_bytes(fewer)
+    assert "SHA-256 digest does not match" in _one_error(capsys, d)
