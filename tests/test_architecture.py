@@ -36,6 +36,7 @@ LAYERS = {
     "distval.comparison": 3,  # one pair comparison: the aggregator's and the harness's
     "distval.verdict": 3,  # the verdict line of a pair, and its live state
     "distval.aggregator": 4,
+    "distval.regression": 4,  # the aggregator of a regression run
     "distval.results": 5,  # schema, tables <- writer, reader <- memory (EvaluationResult)
     "distval.report": 6,
     "distval.engine": 7,
