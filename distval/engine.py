@@ -36,6 +36,7 @@ from distval.config import RunConfig
 from distval.delays import LabelSchedule
 from distval.learners.host import Batch, LearnerHost
 from distval.learners.schema import Schema
+from distval.regression import RegressionAggregator
 from distval.metrics import PROBA_MEASURES
 from distval.results import EvaluationResult, ResultWriter
 from distval.results.saved import load_evaluation
@@ -72,7 +73,7 @@ class Checkpoint(NamedTuple):
 
     rows: int
     hosts: list[LearnerHost]
-    aggregator: Aggregator
+    aggregator: Aggregator | RegressionAggregator
 
 
 class Step(NamedTuple):
@@ -228,8 +229,6 @@ class LocalEvaluation:
             proba=config.measure in PROBA_MEASURES, regression=config.task == "regression",
         )
         if config.task == "regression":
-            from distval.regression import RegressionAggregator
-
             self.aggregator: Aggregator | RegressionAggregator = (
                 RegressionAggregator.from_config(config, spending_horizon(config, stream))
             )

@@ -12,7 +12,7 @@ import os
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from distval.config import RunConfig, read_config
 from distval.engine import (
@@ -186,8 +186,11 @@ def evaluate(
         config = dataclasses.replace(config, stream=config.stream_text)
     if backend == "auto" and (address or n_actors):
         backend = "ray"
-    if config.task == "regression":
-        return _regression(config, stream, output_dir, overwrite, backend, address, n_actors)
+    if config.task == "regression":  # a RegressionResult: the same reporting methods
+        return cast(
+            EvaluationResult,
+            _regression(config, stream, output_dir, overwrite, backend, address, n_actors),
+        )
     run = Run(
         config,
         stream,

@@ -137,7 +137,8 @@ class SumWindows:
         if self.name == "adwin":
             out: np.ndarray = self._adwin.stat[:, 2].copy()
             return out
-        return self.sums[:, 0].copy()
+        weights: np.ndarray = self.sums[:, 0].copy()
+        return weights
 
 
 def regression_measures(sums: np.ndarray) -> dict[str, np.ndarray]:

@@ -128,7 +128,8 @@ def _river_generator(name: str, args: tuple[object, ...], kwargs: dict[str, obje
 
     def rows() -> Iterable[tuple[dict[Any, Any], Any]]:
         try:
-            return iter(cls(**kw))
+            out: Iterable[tuple[dict[Any, Any], Any]] = iter(cls(**kw))
+            return out
         except TypeError as exc:
             raise DistvalError(f"stream {name!r}: bad parameter: {exc}") from None
 
