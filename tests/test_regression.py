@@ -16,7 +16,7 @@ import distval
 from distval.cli import main
 from distval.config import RunConfig
 from distval.engine import LocalEvaluation, iter_batches, open_config_stream
-from distval.learners.registry import make_replicas, parse_learner, replica_seed
+from distval.learners.registry import REGRESSORS, make_replicas, parse_learner, replica_seed
 from distval.regression import RegressionAggregator
 
 K = 4
@@ -154,6 +154,19 @@ def test_a_numeric_class_label_points_to_task_regression(tmp_path, capsys):
     line = _one_line(capsys, *RUN, "--stream", str(tmp_path / "c.csv"), "--learners", "nb",
                      "--output", str(tmp_path / "o"))
     assert "--task regression" in line
+
+
+@pytest.mark.parametrize("name", sorted(REGRESSORS))
+def test_every_builtin_regressor_learns_and_predicts_a_number(name):
+    from river.datasets import synth
+
+    model = parse_learner(name).build()
+    rmse = metrics.RMSE()
+    for x, y in synth.Friedman(seed=1).take(2000):
+        rmse.update(y, model.predict_one(x))
+        model.learn_one(x, y)
+    assert isinstance(model.predict_one(x), float)
+    assert rmse.get() < float(np.std([y for _, y in synth.Friedman(seed=1).take(2000)]))
 
 
 def test_replica_seeds_differ_per_fold():
