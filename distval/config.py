@@ -232,8 +232,8 @@ class RunConfig:
         "accuracy",
         "per-fold value compared by the sign, Wilcoxon and Friedman tests; log_loss, brier "
         "(lower is better) and auc score the class probabilities, computed only when one of "
-        "them is asked for",
-        choices=MEASURES + PROBA_MEASURES,
+        "them is asked for; a regression run compares rmse (its default), mae or r2",
+        choices=MEASURES + PROBA_MEASURES + REGRESSION_COMPARED,
         group="measures and tests",
     )
     tests: tuple[str, ...] | None = _option(

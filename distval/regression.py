@@ -9,7 +9,9 @@ row) and keeps:
   RMSE, R², the mean and persistent baselines' RMSE and the RMSE relative to each) under the
   run's forgetting and cumulatively. The baselines are computed once on the global stream:
   the *mean* predictor predicts the mean of every earlier target, the *persistent* one the
-  previous target (0 before the first row, as the persistent classifier predicts class 0);
+  previous target (the first row, which has no earlier target, counts as predicted exactly
+  by both: an arbitrary first guess such as 0 would weigh on their RMSE by the target's
+  level);
 - per (pair, fold), a *paired window* over the rows that fold tested with both learners,
   forgotten the same way on both sides (ADWIN on ``|e_B| - |e_A|``); the sign and Wilcoxon
   tests compare the two learners' ``--measure`` (rmse, mae or r2) over those windows;
@@ -201,11 +203,11 @@ class RegressionAggregator:
         pred = np.full((self.n_slots, n), np.nan)
         for ids, p in parts:
             pred[np.asarray(ids)] = p
-        if self._shift is None:
-            self._shift = float(y[0])
+        if self._shift is None:  # the first row: both baselines start at its target
+            self._shift = self._previous = float(y[0])
         before = self._total + np.r_[0.0, np.cumsum(y)[:-1]]
         counts = self._count + np.arange(n, dtype=np.float64)
-        mean_pred = np.divide(before, counts, out=np.zeros(n), where=counts > 0)
+        mean_pred = np.divide(before, counts, out=np.full(n, self._shift), where=counts > 0)
         prev = np.r_[self._previous, y[:-1]]
         for tracker in self.trackers:
             tracker.update(pred, y, mean_pred, prev, self._shift)

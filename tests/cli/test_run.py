@@ -113,8 +113,8 @@ CASES = [
     (["--learners", "ht", "river.preprocessing:StandardScaler"], "not a classifier"),
     (
         ["--learners", "ht", "river.linear_model:LinearRegression"],
-        "learner 'river.linear_model:LinearRegression' is a regressor; distval evaluates"
-        " classifiers",
+        "the learners mix regressors (river.linear_model:LinearRegression) with classifiers"
+        " (ht)",
     ),
     (
         ["--learners", "ht", "river.tree:HoeffdingTreeRegressor(grace_period=50)"],
