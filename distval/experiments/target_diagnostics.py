@@ -66,8 +66,9 @@ class TargetDiagnostics:
         both = np.r_[self.tail, y] - k
         m = len(self.tail)
         for lag in range(1, self.max_lag + 1):
-            a = both[max(m, lag):]
-            b = both[max(m, lag) - lag:len(both) - lag]
+            first = max(m, lag)  # the new rows that have a target lag rows before them
+            a = both[first:]
+            b = both[first - lag:first - lag + len(a)]
             self.pairs[lag - 1] += [len(a), a.sum(), b.sum(), (a * a).sum(), (b * b).sum(),
                                     (a * b).sum()]
         self.sums += [(y - k).sum(), ((y - k) ** 2).sum()]
