@@ -172,3 +172,20 @@ def test_every_builtin_regressor_learns_and_predicts_a_number(name):
 def test_replica_seeds_differ_per_fold():
     reps = make_replicas(parse_learner("arfr(n_models=2)"), 0, [0, 1], seed=1, regression=True)
     assert [r.seed for r in reps] == [replica_seed(1, 0, 0), replica_seed(1, 0, 1)]
+
+
+def test_a_suite_ranks_regressors_on_rmse_lowest_first(tmp_path):
+    from scipy.stats import rankdata
+
+    from distval.experiments.suite import suite
+
+    res = suite(["friedman", "planes2d"], learners=("htr", "linreg"), n_rows=600, n_folds=2,
+                test_every=300, output_dir=tmp_path, figures=False)
+    rmse = np.array([[res.summaries[s]["learners"][lab]["cumulative"]["rmse"]["mean"]
+                      for lab in ("htr", "linreg")] for s in ("friedman", "planes2d")])
+    want = rankdata(rmse, axis=1).mean(axis=0)
+    assert list(res.cross.average_ranks.values()) == pytest.approx(want.tolist())
+    best = ["htr", "linreg"][int(np.argmin(rmse[1]))]
+    row = [r for r in res.to_markdown().splitlines() if r.startswith("| planes2d")][0]
+    assert f"**{rmse[1].min():.4f}" in row and best
+    assert "the lowest, an error in the target's units" in res.to_markdown()

@@ -137,8 +137,11 @@ class LearnerHost:
         self.models: list[Any] = [by_slot.get(s) for s in self.slots]
         self.labels = [spec.label for spec in learners]
         self._weighted = [m is not None and learns_with_weight(m) for m in self.models]
-        #: Replicas that get nominal features as category names (the others: codes).
-        self._categorical = [m is not None and accepts_nominal(m) for m in self.models]
+        #: Replicas that get nominal features as category names (the others: codes; every
+        #: regressor: river's regression trees fit linear models in their leaves).
+        self._categorical = [
+            m is not None and not regression and accepts_nominal(m) for m in self.models
+        ]
         known = schema.nominal if schema is not None else {}
         self._nominal = {
             j: list(known[f]) for j, f in enumerate(self.feature_names) if f in known

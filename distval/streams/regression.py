@@ -59,6 +59,9 @@ class RegressionStream(Stream):
         self._keys: list[Any] = list(first[0])
         self.feature_names = [str(k) for k in self._keys]
         self.classes = []
+        #: Features whose first value is text: nominal, coded in order of first appearance.
+        self._nominal = {str(k) for k, v in first[0].items() if isinstance(v, str)}
+        self.nominal = {f: [] for f in self._nominal}
 
     def chunks(self, size: int = 1000) -> Iterator[Chunk]:
         check_positive_int(size, "chunk size")
@@ -69,12 +72,24 @@ class RegressionStream(Stream):
         if self.limit is not None:
             it = islice(it, self.limit)
         start = 0
+        codes: dict[str, dict[str, int]] = {f: {} for f in self._nominal}
+        self.nominal = {f: [] for f in self._nominal}
+
+        def value(v: Any, row: int, feature: str) -> float:
+            if feature in codes and v is not None:
+                known = codes[feature]
+                if v not in known:
+                    known[v] = len(known)
+                    self.nominal[feature].append(str(v))
+                return float(known[v])
+            return _number(v, self.name, row, feature)
+
         while True:
             block = list(islice(it, size))
             if not block:
                 break
             X = np.array(
-                [[_number(x.get(k), self.name, start + i, str(k)) for k in self._keys]
+                [[value(x.get(k), start + i, f) for k, f in zip(self._keys, self.feature_names)]
                  for i, (x, _) in enumerate(block)],
                 dtype=np.float64,
             ).reshape(len(block), len(self._keys))

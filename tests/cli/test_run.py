@@ -118,7 +118,7 @@ CASES = [
     ),
     (
         ["--learners", "ht", "river.tree:HoeffdingTreeRegressor(grace_period=50)"],
-        "learner 'river.tree:HoeffdingTreeRegressor(grace_period=50)' is a regressor",
+        "the learners mix regressors (river.tree:HoeffdingTreeRegressor(grace_period=50))",
     ),
     (["--sequential", "evalue", "--planned-rows", "100"], "--planned-rows is the horizon"),
     (["--sequential", "spending", "--planned-rows", "200"], "is below --n-rows 300"),
