@@ -36,8 +36,8 @@ from distval.config import RunConfig
 from distval.delays import LabelSchedule
 from distval.learners.host import Batch, LearnerHost
 from distval.learners.schema import Schema
-from distval.regression import RegressionAggregator
 from distval.metrics import PROBA_MEASURES
+from distval.regression import RegressionAggregator
 from distval.results import EvaluationResult, ResultWriter
 from distval.results.saved import load_evaluation
 from distval.streams import Chunk, Stream, open_stream
