@@ -6,8 +6,9 @@ deviation, range; its autocorrelation at lags 1..L (Pearson's correlation of the
 measures learners against (:mod:`distval.regression`): the *persistent* predictor (the
 previous target) and the *mean* predictor (the mean of the earlier targets), with RMSE,
 MAE and the persistent RMSE over the target's standard deviation; the first row, with no
-earlier target, counts as predicted exactly by both, as in a regression run. A target with autocorrelation near 1 is one a learner must beat
-``rel_rmse_per`` on: copying the last value is then hard to beat.
+earlier target, counts as predicted exactly by both, as in a regression run. A target
+with autocorrelation near 1 is one a learner must beat ``rel_rmse_per`` on: copying the
+last value is then hard to beat.
 
 >>> from distval.streams.regression import open_regression_stream
 >>> d = describe_target(open_regression_stream("trump"), max_lag=2)
