@@ -19,6 +19,7 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
+
 import pandas as pd
 import pyarrow.parquet as pq
 from matplotlib.figure import Figure
