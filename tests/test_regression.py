@@ -190,3 +190,16 @@ def test_a_suite_ranks_regressors_on_rmse_lowest_first(tmp_path):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[1 + ["htr", "linreg"].index(best)].startswith(f"**{rmse[1].min():.4f}")
     assert "the lowest, an error in the target's units" in res.to_markdown()
+
+
+def test_the_shipped_trump_stream_is_rivers_trump_approval():
+    from river import datasets
+
+    from distval.streams.regression import open_regression_stream
+
+    s = open_regression_stream("trump")
+    chunk = next(s.chunks(5000))
+    rows = list(datasets.TrumpApproval())
+    assert s.n_rows == len(rows) == 1001
+    np.testing.assert_array_equal(chunk.y, [y for _, y in rows])
+    np.testing.assert_array_equal(chunk.X, [[x[f] for f in s.feature_names] for x, _ in rows])

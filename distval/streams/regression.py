@@ -5,8 +5,11 @@
 - river's regression generators by name, with their keyword arguments: ``friedman``
   (:class:`river.datasets.synth.Friedman`, 10 features), ``planes2d`` (``Planes2D``) and
   ``mv`` (``Mv``), seeded from the run's seed, ``--n-rows`` long (default 100,000);
-- ``trump``: the Trump approval ratings bundled with river (1,001 rows, 6 numeric features;
-  FiveThirtyEight's data, CC BY 4.0), and ``chickweights`` (578 rows; R's datasets package);
+- ``trump``: the Trump approval ratings (1,001 daily rows, 6 numeric features: the date
+  and five pollsters' ratings; the target is FiveThirtyEight's modelled approval), shipped
+  with distval (``distval/data/trump_approval.parquet``, 16 kB; FiveThirtyEight's data,
+  CC BY 4.0, as reshaped by river, BSD-3-Clause); ``chickweights`` (578 rows; R's
+  ``ChickWeight`` data) from inside river;
 - a Parquet or CSV file whose target column (``--target``, default the last) is numeric,
   its other columns numeric features;
 - from Python, any iterable of ``(x: dict, y: number)``.
@@ -38,8 +41,11 @@ __all__ = ["REGRESSION_GENERATORS", "REGRESSION_REAL", "RegressionStream",
 
 #: River's regression generators by name (lower case).
 REGRESSION_GENERATORS = {"friedman": "Friedman", "planes2d": "Planes2D", "mv": "Mv"}
-#: Real regression streams bundled with river, by name.
+#: Real regression streams bundled with river, by name (``trump`` is also shipped with
+#: distval: ``distval/data/trump_approval.parquet``, read from there).
 REGRESSION_REAL = {"trump": "TrumpApproval", "chickweights": "ChickWeights"}
+#: The real regression stream shipped with distval: its file and target column.
+SHIPPED = {"trump": ("trump_approval.parquet", "approval")}
 
 
 class RegressionStream(Stream):
@@ -219,6 +225,13 @@ def open_regression_stream(
         return RegressionStream(path.name, rows, n_rows, length)
     name, args, kwargs = parse_generator_spec(spec)
     key = name.lower()
+    if key in SHIPPED:
+        from importlib import resources
+
+        file, column = SHIPPED[key]
+        shipped = Path(str(resources.files("distval") / "data" / file))
+        rows, length = _file_rows(shipped, column)
+        return RegressionStream(key, rows, n_rows, length)
     if key in REGRESSION_REAL:
         from river import datasets
 
