@@ -103,13 +103,25 @@ def test_fold_tests_and_verdict_follow_scipy_on_the_paired_windows():
     assert snap.verdicts["decision"][0] == "A" and "a better than b" in snap.verdicts["line"][0]
 
 
-def test_ray_gives_the_in_process_numbers(ray_local):
+@pytest.mark.parametrize("warm_up_batches", [0, 3])  # 0: the actors do every batch
+def test_ray_gives_the_in_process_numbers(ray_local, warm_up_batches):
+    from distval.ray_backend.engine import RayRun
+    from distval.results.regression import RegressionResult
+
     kw = dict(stream="planes2d", n_rows=2000, learners=("htr", "linreg"), n_folds=3,
-              test_every=500)
+              test_every=500, batch_size=250)
     here = distval.evaluate(**kw)
-    there = distval.evaluate(backend="ray", n_actors=2, **kw)
-    assert there.evaluated_by.get("actors", 0) > 0 or there.backend == "ray"
+    cfg = RunConfig(**kw)
+    there = RegressionResult(cfg)
+    rows = {"driver": 0, "actors": 0}
+    for step in RayRun(cfg, open_config_stream(cfg), n_actors=2,
+                       warm_up_batches=warm_up_batches).steps():
+        rows[step.where] += step.rows
+        if step.snapshot is not None:
+            there.add(step.snapshot)
+    assert rows["actors"] == 2000 - 250 * warm_up_batches
     pd.testing.assert_frame_equal(here.folds(), there.folds())
+    pd.testing.assert_frame_equal(here.tests(), there.tests())
     pd.testing.assert_frame_equal(here.verdicts(), there.verdicts())
 
 
