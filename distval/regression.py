@@ -418,6 +418,10 @@ def regression_verdict_line(
     if folds:
         parts.append(f"{favouring}/{folds} folds favour {win} (paired {name} {va:.4g} vs "
                      f"{vb:.4g})")
+        if decision in ("A", "B") and 2 * favouring < folds:
+            other = b if win == a else a
+            parts.append(f"but the paired {name} favours {other}: {win} is closer on more "
+                         f"rows, {other} errs less on the rows where errors are large")
     if cited is not None:
         test, p, fav, reject, correction = cited
         label = "Wilcoxon" if test == "wilcoxon" else "sign test"
