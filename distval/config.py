@@ -435,7 +435,8 @@ class RunConfig:
         specs = self.specs
         kinds = [is_regressor_spec(s) for s in specs]
         regressors = [s.label for s, r in zip(specs, kinds) if r]
-        others = [s.label for s, r in zip(specs, kinds) if not r]
+        # a moa: learner is either (its class decides, in the JVM, when its replicas are made)
+        others = [s.label for s, r in zip(specs, kinds) if not r and not s.is_moa]
         if regressors and others:
             raise DistvalError(
                 f"the learners mix regressors ({', '.join(regressors)}) with classifiers "
@@ -447,8 +448,7 @@ class RunConfig:
         if task == "regression" and others:
             raise DistvalError(
                 f"--task regression needs regressors; {', '.join(others)} "
-                f"{'is a classifier' if len(others) == 1 else 'are classifiers'} (MOA "
-                "regressors are not supported yet)"
+                f"{'is a classifier' if len(others) == 1 else 'are classifiers'}"
             )
         if task == "classification" and regressors:
             verb = "is a regressor" if len(regressors) == 1 else "are regressors"

@@ -13,6 +13,7 @@ JVM, one call per batch (:class:`~distval.learners.moa.replicas.MoaReplicas`).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -166,7 +167,8 @@ class LearnerHost:
             self.moa = MoaReplicas(
                 [moa_cli(learners[self.slots[j][0]].name) for j in self._moa_at],
                 [replica_seed(seed, *self.slots[j]) for j in self._moa_at],
-                schema or Schema(tuple(self.feature_names)),
+                dataclasses.replace(schema or Schema(tuple(self.feature_names)),
+                                    numeric_target=regression),
             )
 
     # -- capabilities: what the engines may do with this host ------------------------------
@@ -387,6 +389,18 @@ class LearnerHost:
         assert self.moa is not None  # called only when the host has MOA replicas
         rel = batch.release
         released = None
+        if self.regression:  # no delayed labels in a regression run (refused by its config)
+            try:
+                out[self._moa_at] = self.moa.process_regression(
+                    batch.X, batch.y, batch.weights[:, folds], batch.tested[:, folds]
+                )
+            except MoaReplicaError as exc:
+                learner, fold = self.slots[self._moa_at[exc.index]]
+                raise DistvalError(
+                    f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch "
+                    f"starting at row {batch.start}: {exc}"
+                ) from None
+            return
         if rel is not None:
             from distval.learners.moa.replicas import Released
 
