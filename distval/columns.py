@@ -6,6 +6,7 @@ array per column, in the order declared here); the results package writes them w
 a table's columns.
 
 - :data:`FOLD_SCHEMA`: per (position, learner, fold, forgetting) every measure;
+- :data:`REGRESSION_FOLD_SCHEMA`: the same for a regression run, its measures;
 - :data:`TEST_SCHEMA`: per (position, test, learner pair) what was compared and decided;
 - :data:`Q_SCHEMA`: per (position, learner pair, forgetting) the Q statistic;
 - :data:`EVENT_SCHEMA`: per drift detection its row, learner, fold and detector;
@@ -35,12 +36,14 @@ import numpy as np
 import pyarrow as pa
 
 from distval.metrics import MEASURES, PROBA_MEASURES
+from distval.metrics.regression import REGRESSION_MEASURES
 
 __all__ = [
     "EVENT_SCHEMA",
     "FOLD_SCHEMA",
     "PAIRED_SCHEMA",
     "Q_SCHEMA",
+    "REGRESSION_FOLD_SCHEMA",
     "TEST_SCHEMA",
     "VERDICT_SCHEMA",
     "Columns",
@@ -65,6 +68,18 @@ FOLD_SCHEMA = pa.schema(
         *[(m, pa.float64()) for m in MEASURES],
         ("recall_by_class", pa.list_(pa.float64())),
         *[(m, pa.float64()) for m in PROBA_MEASURES],  # null unless a run asks for one
+    ]
+)
+#: The fold table of a regression run (:mod:`distval.regression`): the regression measures.
+REGRESSION_FOLD_SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("learner", pa.string()),
+        ("fold", pa.int32()),
+        ("forgetting", pa.string()),
+        ("n", pa.float64()),
+        ("width", pa.float64()),
+        *[(m, pa.float64()) for m in REGRESSION_MEASURES],
     ]
 )
 TEST_SCHEMA = pa.schema(

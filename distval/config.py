@@ -18,7 +18,13 @@ from distval.streams.iterable import stream_name
 from distval.streams.open import INFINITE
 from distval.validation import FOLD_CHOICES, SCHEMES, Validation
 
-__all__ = ["CONFIG_FORMAT", "TESTS", "RunConfig", "current_keys", "read_config"]
+__all__ = ["CONFIG_FORMAT", "TASKS", "TESTS", "RunConfig", "current_keys", "read_config"]
+
+#: What a run evaluates: classifiers (class labels) or regressors (a numeric target); "auto"
+#: is regression when every learner is a regressor.
+TASKS = ("auto", "classification", "regression")
+#: The fold measures a regression run compares (``--measure``; default rmse).
+REGRESSION_COMPARED = ("rmse", "mae", "r2")
 
 #: Across-fold tests run for every learner pair ("friedman" needs three learners or more).
 TESTS = ("sign", "wilcoxon", "mcnemar", "friedman")
@@ -241,8 +247,8 @@ class RunConfig:
         "accuracy",
         "per-fold value compared by the sign, Wilcoxon and Friedman tests; log_loss, brier "
         "(lower is better) and auc score the class probabilities, computed only when one of "
-        "them is asked for",
-        choices=MEASURES + PROBA_MEASURES,
+        "them is asked for; a regression run compares rmse (its default), mae or r2",
+        choices=MEASURES + PROBA_MEASURES + REGRESSION_COMPARED,
         group="measures and tests",
     )
     tests: tuple[str, ...] | None = _option(
@@ -327,6 +333,13 @@ class RunConfig:
         metavar="LEARNER",
         group="learners and validation",
     )
+    task: str = _option(
+        "auto",
+        "classification, or regression (a numeric target; MAE, RMSE, R², see "
+        "docs/regression.md); auto: regression when every learner is a regressor",
+        choices=TASKS,
+        group="learners and validation",
+    )
     labels: tuple[str, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
@@ -368,7 +381,14 @@ class RunConfig:
             raise DistvalError(
                 f"unknown forgetting {self.forgetting!r}; choose one of {', '.join(FORGETTING)}"
             )
-        if self.measure not in MEASURES + PROBA_MEASURES:
+        self._check_task()
+        if self.task == "regression":
+            pass
+        elif self.measure in REGRESSION_COMPARED:
+            raise DistvalError(
+                f"measure {self.measure!r} is a regression measure: give --task regression"
+            )
+        elif self.measure not in MEASURES + PROBA_MEASURES:
             raise DistvalError(
                 f"unknown measure {self.measure!r}; choose one of "
                 f"{', '.join(MEASURES + PROBA_MEASURES)}"
@@ -391,8 +411,12 @@ class RunConfig:
             raise DistvalError(
                 f"unknown sign-test method {self.sign_method!r}; choose exact or critical"
             )
-        if self.tests is None:
-            tests: tuple[str, ...] = TESTS if len(learners) >= 2 else ()
+        if self.tests is None and self.task == "regression":
+            tests: tuple[str, ...] = (
+                tuple(t for t in TESTS if t != "mcnemar") if len(learners) >= 2 else ()
+            )
+        elif self.tests is None:
+            tests = TESTS if len(learners) >= 2 else ()
         else:
             tests = tuple(self.tests)
             unknown = [t for t in tests if t not in TESTS]
@@ -405,6 +429,65 @@ class RunConfig:
                 )
         object.__setattr__(self, "tests", tests)
         self._check_sequential()
+        if self.task == "regression":
+            self._check_regression()
+
+    def _check_task(self) -> None:
+        """Resolve ``task`` ("auto": regression when every learner is a regressor) and
+        refuse a mix of regressors and classifiers in one line."""
+        from distval.learners.registry import is_regressor_spec
+
+        if self.task not in TASKS:
+            raise DistvalError(f"unknown task {self.task!r}; choose one of {', '.join(TASKS)}")
+        specs = self.specs
+        kinds = [is_regressor_spec(s) for s in specs]
+        regressors = [s.label for s, r in zip(specs, kinds) if r]
+        # a moa: learner is either (its class decides, in the JVM, when its replicas are made)
+        others = [s.label for s, r in zip(specs, kinds) if not r and not s.is_moa]
+        if regressors and others:
+            raise DistvalError(
+                f"the learners mix regressors ({', '.join(regressors)}) with classifiers "
+                f"({', '.join(others)}): evaluate them in separate runs"
+            )
+        task = self.task
+        if task == "auto":
+            task = "regression" if regressors else "classification"
+        if task == "regression" and others:
+            raise DistvalError(
+                f"--task regression needs regressors; {', '.join(others)} "
+                f"{'is a classifier' if len(others) == 1 else 'are classifiers'}"
+            )
+        if task == "classification" and regressors:
+            verb = "is a regressor" if len(regressors) == 1 else "are regressors"
+            raise DistvalError(
+                f"{', '.join(regressors)} {verb}: give --task regression (or leave --task auto)"
+            )
+        object.__setattr__(self, "task", task)
+        if task == "regression" and self.measure == "accuracy":  # the default: rmse
+            object.__setattr__(self, "measure", "rmse")
+
+    def _check_regression(self) -> None:
+        """What a regression run cannot do yet, refused in one line."""
+        if self.measure not in REGRESSION_COMPARED:
+            raise DistvalError(
+                f"measure {self.measure!r} is a classification measure; a regression run "
+                f"compares one of {', '.join(REGRESSION_COMPARED)}"
+            )
+        if self.forgetting == "ewma":
+            raise DistvalError(
+                "ewma forgetting estimates class shares (classification); a regression run "
+                "takes adwin, window, fading or cumulative"
+            )
+        if "mcnemar" in (self.tests or ()):
+            raise DistvalError("McNemar's test counts 0/1 errors: not for a regression run")
+        unsupported = {
+            "delay": self.delay is not None or self.label_probability != 1.0,
+            "drift": self.drift,
+            "sequential evalue": self.sequential == "evalue",
+        }
+        for what, given in unsupported.items():
+            if given:
+                raise DistvalError(f"--{what} is not available for regression yet")
 
     def _with_twin(
         self, learners: tuple[Any, ...], specs: list[LearnerSpec], given: tuple[str, ...]
@@ -507,6 +590,8 @@ class RunConfig:
         out["learners"] = [s.text for s in self.specs]
         out["labels"] = list(self.labels)
         out["tests"] = list(self.tests or ())
+        if self.task == "classification":  # a classification run's config.json as before
+            del out["task"]
         if callable(self.delay):
             out["delay"] = f"python:{getattr(self.delay, '__name__', 'function')}"
         elif self.delay is not None and not isinstance(self.delay, (int, float, str)):

@@ -37,6 +37,7 @@ from distval.delays import LabelSchedule
 from distval.learners.host import Batch, LearnerHost
 from distval.learners.schema import Schema
 from distval.metrics import PROBA_MEASURES
+from distval.regression import RegressionAggregator
 from distval.results import EvaluationResult, ResultWriter
 from distval.results.lock import DirectoryLock
 from distval.results.saved import load_evaluation
@@ -73,7 +74,7 @@ class Checkpoint(NamedTuple):
 
     rows: int
     hosts: list[LearnerHost]
-    aggregator: Aggregator
+    aggregator: Aggregator | RegressionAggregator
 
 
 class Step(NamedTuple):
@@ -117,6 +118,12 @@ class Every:
 
 def open_config_stream(config: RunConfig) -> Stream:
     """The stream a configuration names, opened with its row limit and seed."""
+    if config.task == "regression":
+        from distval.streams.regression import open_regression_stream
+
+        return open_regression_stream(
+            config.stream, target=config.target, n_rows=config.n_rows, seed=config.seed
+        )
     return open_stream(
         config.stream,
         target=config.target,
@@ -220,13 +227,18 @@ class LocalEvaluation:
         slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
         self.host = LearnerHost(
             config.specs, slots, stream.feature_names, config.seed, Schema.of(stream),
-            proba=config.measure in PROBA_MEASURES,
+            proba=config.measure in PROBA_MEASURES, regression=config.task == "regression",
         )
-        self.aggregator = Aggregator.from_config(
-            config,
-            n_classes=getattr(stream, "n_classes", None),
-            planned_rows=spending_horizon(config, stream),
-        )
+        if config.task == "regression":
+            self.aggregator: Aggregator | RegressionAggregator = (
+                RegressionAggregator.from_config(config, spending_horizon(config, stream))
+            )
+        else:
+            self.aggregator = Aggregator.from_config(
+                config,
+                n_classes=getattr(stream, "n_classes", None),
+                planned_rows=spending_horizon(config, stream),
+            )
         self._ids = np.arange(len(slots))
         self.every = Every(checkpoint_seconds)
 

@@ -12,7 +12,7 @@ import os
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from distval.config import RunConfig, read_config
 from distval.delays import check_time_column, untrained
@@ -192,6 +192,11 @@ def evaluate(
         config = dataclasses.replace(config, stream=config.stream_text)
     if backend == "auto" and (address or n_actors):
         backend = "ray"
+    if config.task == "regression":  # a RegressionResult: the same reporting methods
+        return cast(
+            EvaluationResult,
+            _regression(config, stream, output_dir, overwrite, backend, address, n_actors),
+        )
     run = Run(
         config,
         stream,
@@ -202,6 +207,43 @@ def evaluate(
     )
     every = checkpoint_seconds if output_dir is not None else None
     return _drive(run, _steps(backend, config, stream, address, n_actors, None, every))
+
+
+def _regression(
+    config: RunConfig, stream: Stream, output_dir: str | os.PathLike[str] | None,
+    overwrite: bool, backend: str, address: str | None, n_actors: int | None,
+) -> Any:
+    """A regression run (:mod:`distval.regression`) on any backend: its
+    :class:`~distval.results.regression.RegressionResult`, written to ``output_dir`` at the
+    end (no checkpoints yet)."""
+    import time
+
+    from distval.results.regression import RegressionResult
+    from distval.results.schema import FILES
+    from distval.results.writer import claim_output
+
+    out = Path(output_dir) if output_dir else None
+    if out is not None:
+        claim_output(out, FILES, overwrite=overwrite)
+    result = RegressionResult(config, output_dir=out, backend=backend, stream_name=stream.name)
+    started = time.perf_counter()
+    try:
+        for step in _steps(backend, config, stream, address, n_actors):
+            if step.snapshot is not None:
+                result.add(step.snapshot)
+            result.n_rows += step.rows
+            if step.rows:
+                result.evaluated_by[step.where] = result.evaluated_by.get(step.where, 0) + (
+                    step.rows
+                )
+    except BaseException:
+        result.interrupted = True
+        raise
+    finally:
+        result.elapsed = time.perf_counter() - started
+        if out is not None:
+            result.save(out, {"backend": backend, "stream_name": stream.name})
+    return result
 
 
 def finished(directory: str | os.PathLike[str]) -> bool:

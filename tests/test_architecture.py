@@ -37,6 +37,7 @@ LAYERS = {
     "distval.comparison": 3,  # one pair comparison: the aggregator's and the harness's
     "distval.verdict": 3,  # the verdict line of a pair, and its live state
     "distval.aggregator": 4,
+    "distval.regression": 4,  # the aggregator of a regression run
     "distval.results": 5,  # schema, tables <- writer, reader <- memory (EvaluationResult)
     "distval.results.lock": 5,  # one writer per results directory (below the writer)
     "distval.report": 6,

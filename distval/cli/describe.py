@@ -50,6 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--json", default=None, metavar="FILE", help="also write the description as JSON"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--task",
+        choices=("classification", "regression"),
+        default="classification",
+        help="regression: a numeric target's autocorrelation and its persistent and mean "
+        "baselines' errors (docs/regression.md)",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -60,12 +67,36 @@ def main(args: argparse.Namespace) -> int:
     from distval.streams import open_stream
     from distval.streams.permuted import PermutedStream
 
+    if args.task == "regression":
+        return _regression(args)
     stream = open_stream(args.stream, target=args.target, n_rows=args.n_rows, seed=args.seed)
     if args.shuffle:
         stream = PermutedStream(stream, args.shuffle, seed=args.seed)
     progress = progress_wanted(args)
     d = describe_stream(stream, max_lag=args.lags, progress=progress)
     print(format_description(d))
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(d, indent=2, default=float) + "\n")
+        print(f"description: {path}")
+    return 0
+
+
+def _regression(args: argparse.Namespace) -> int:
+    """``distval describe --task regression``: the numeric target's description."""
+    import json
+
+    from distval.errors import DistvalError
+    from distval.experiments.target_diagnostics import describe_target, format_target_description
+    from distval.streams.regression import open_regression_stream
+
+    if args.shuffle:
+        raise DistvalError("--shuffle describes a classification stream's copy, not a target")
+    stream = open_regression_stream(args.stream, target=args.target, n_rows=args.n_rows,
+                                    seed=args.seed)
+    d = describe_target(stream, max_lag=args.lags)
+    print(format_target_description(d))
     if args.json:
         path = Path(args.json)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ blocks of rows instead (:mod:`distval.learners.minibatch`).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 import traceback
 from collections.abc import Sequence
@@ -117,8 +118,12 @@ class LearnerHost:
         seed: int | None,
         schema: Schema | None = None,
         proba: bool = False,
+        regression: bool = False,
     ) -> None:
         self.slots = [(int(i), int(f)) for i, f in slots]
+        #: Whether the replicas are regressors: :meth:`process` then returns float
+        #: predictions, NaN where a slot did not test a row (:mod:`distval.regression`).
+        self.regression = regression
         #: Whether :meth:`process` also returns class probabilities (a probabilistic measure
         #: was asked for): river's ``predict_proba_one``, MOA's votes over their sum.
         self.proba = proba
@@ -131,7 +136,7 @@ class LearnerHost:
             if folds and spec.is_moa:
                 moa_slots += [(learner, f) for f in folds]
             elif folds:
-                replicas = make_replicas(spec, learner, folds, seed)
+                replicas = make_replicas(spec, learner, folds, seed, regression=regression)
                 by_slot.update({(learner, f): m for f, m in zip(folds, replicas)})
         #: River models by slot position; None at the positions of MOA replicas.
         self.models: list[Any] = [by_slot.get(s) for s in self.slots]
@@ -144,8 +149,11 @@ class LearnerHost:
                     "(e.g. SGDClassifier(loss='log_loss')) or a measure of predicted classes"
                 )
         self._weighted = [m is not None and learns_with_weight(m) for m in self.models]
-        #: Replicas that get nominal features as category names (the others: codes).
-        self._categorical = [m is not None and accepts_nominal(m) for m in self.models]
+        #: Replicas that get nominal features as category names (the others: codes; every
+        #: regressor: river's regression trees fit linear models in their leaves).
+        self._categorical = [
+            m is not None and not regression and accepts_nominal(m) for m in self.models
+        ]
         known = schema.nominal if schema is not None else {}
         self._nominal = {
             j: list(known[f]) for j, f in enumerate(self.feature_names) if f in known
@@ -170,7 +178,8 @@ class LearnerHost:
             self.moa = MoaReplicas(
                 [moa_cli(learners[self.slots[j][0]].name) for j in self._moa_at],
                 [replica_seed(seed, *self.slots[j]) for j in self._moa_at],
-                schema or Schema(tuple(self.feature_names)),
+                dataclasses.replace(schema or Schema(tuple(self.feature_names)),
+                                    numeric_target=regression),
             )
 
     # -- capabilities: what the engines may do with this host ------------------------------
@@ -291,6 +300,8 @@ class LearnerHost:
     def _process(self, batch: Batch) -> tuple[np.ndarray, np.ndarray | None]:
         n = len(batch.y)
         out = np.full((len(self.slots), n), -1, dtype=np.int32)
+        if self.regression:
+            out = np.full((len(self.slots), n), np.nan)
         proba = None
         if self.proba:
             top = max(int(batch.y.max(initial=-1)), int(batch.scored_y.max(initial=-1))) + 1
@@ -312,7 +323,7 @@ class LearnerHost:
         rel = batch.release
         rel_codes = rel_named = None
         ys = batch.y.tolist()
-        if len(ys):
+        if len(ys) and not self.regression:
             self._top = max(getattr(self, "_top", -1), int(batch.y.max()))
         top = getattr(self, "_top", -1)
         for j, (learner, fold) in enumerate(self.slots):
@@ -353,7 +364,11 @@ class LearnerHost:
                     f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
                     f"at row {batch.start}: {_described(exc)}"
                 ) from exc
-            out[j] = self._checked(preds, batch, learner, fold, top)
+            if self.regression:
+                out[j] = _values(preds, batch.tested[:, fold], self.labels[learner], fold,
+                                 batch.start)
+            else:
+                out[j] = self._checked(preds, batch, learner, fold, top)
             busy[j] += time.perf_counter() - t0
         return out, proba
 
@@ -420,6 +435,18 @@ class LearnerHost:
         assert self.moa is not None  # called only when the host has MOA replicas
         rel = batch.release
         released = None
+        if self.regression:  # no delayed labels in a regression run (refused by its config)
+            try:
+                out[self._moa_at] = self.moa.process_regression(
+                    batch.X, batch.y, batch.weights[:, folds], batch.tested[:, folds]
+                )
+            except MoaReplicaError as exc:
+                learner, fold = self.slots[self._moa_at[exc.index]]
+                raise DistvalError(
+                    f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch "
+                    f"starting at row {batch.start}: {exc}"
+                ) from None
+            return
         if rel is not None:
             from distval.learners.moa.replicas import Released
 
@@ -508,6 +535,29 @@ class LearnerHost:
                     observe(ys[r])
                 r += 1
         return preds
+
+
+def _values(preds: list[Any], tested: np.ndarray, label: str, fold: int,
+            start: int) -> np.ndarray:
+    """A regressor's predictions of a batch as floats, NaN on the rows its fold did not test;
+    refused unless every tested row's is a finite number.
+
+    >>> _values([1.5, -1, 2], np.array([True, False, True]), "htr", 0, 0).tolist()
+    [1.5, nan, 2.0]
+    """
+    try:
+        values = np.asarray(preds, dtype=np.float64)
+        bad = tested & ~np.isfinite(values)
+    except (TypeError, ValueError):
+        values = np.zeros(len(preds))
+        bad = tested & ~np.array([isinstance(v, (int, float, np.number)) for v in preds])
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise DistvalError(
+            f"learner {label!r} (fold {fold}) predicted {preds[i]!r} for row {start + i}: a "
+            "regressor must predict a finite number"
+        )
+    return np.where(tested, values, np.nan)
 
 
 def _predictor(model: Any, dicts: list[Any] | None) -> Any:

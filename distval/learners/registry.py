@@ -42,8 +42,10 @@ from distval.errors import DistvalError
 __all__ = [
     "BUILTIN",
     "OBJECT_PREFIX",
+    "REGRESSORS",
     "LearnerSpec",
     "check_learner_class",
+    "is_regressor_spec",
     "learner_factory",
     "learner_spec",
     "make_replicas",
@@ -185,6 +187,24 @@ def _ta(base: str = "nb", **kw: Any) -> Any:
     return TemporallyAugmented(_base(base, "ta"), **kw)
 
 
+def _htr(**kw: Any) -> Any:
+    from river import tree
+
+    return tree.HoeffdingTreeRegressor(**kw)
+
+
+def _arfr(**kw: Any) -> Any:
+    from river import forest
+
+    return forest.ARFRegressor(**kw)
+
+
+def _linreg(**kw: Any) -> Any:
+    from river import linear_model, preprocessing
+
+    return preprocessing.StandardScaler() | linear_model.LinearRegression(**kw)
+
+
 #: Built-in learner names and what they build (river classes).
 BUILTIN: dict[str, tuple[Callable[..., Any], str]] = {
     "ht": (_ht, "tree.HoeffdingTreeClassifier"),
@@ -200,7 +220,12 @@ BUILTIN: dict[str, tuple[Callable[..., Any], str]] = {
         _ta,
         "Temporally Augmented base learner, previous labels as features: ta(base='nb', lags=1)",
     ),
+    "htr": (_htr, "tree.HoeffdingTreeRegressor (regression)"),
+    "arfr": (_arfr, "forest.ARFRegressor (regression)"),
+    "linreg": (_linreg, "StandardScaler | LinearRegression (regression)"),
 }
+#: The built-in names of regressors (:mod:`distval.regression`).
+REGRESSORS = frozenset({"htr", "arfr", "linreg"})
 _ALIASES = {
     "hoeffding_tree": "ht",
     "hoeffding_adaptive_tree": "hat",
@@ -212,6 +237,9 @@ _ALIASES = {
     "no_change": "persistent",
     "temporal_correction": "tc",
     "temporally_augmented": "ta",
+    "hoeffding_tree_regressor": "htr",
+    "arf_regressor": "arfr",
+    "linear_regression": "linreg",
 }
 
 
@@ -485,10 +513,33 @@ def replica_seed(seed: int | None, learner: int, fold: int) -> int:
     return int(np.random.SeedSequence(entropy).generate_state(1)[0] & 0x7FFFFFFF)
 
 
+def is_regressor_spec(spec: LearnerSpec) -> bool:
+    """Whether a learner is a river regressor (or a pipeline ending in one); MOA learners
+    and learners that do not build count as classifiers (their errors come later, as before).
+
+    >>> is_regressor_spec(parse_learner("htr")), is_regressor_spec(parse_learner("ht"))
+    (True, False)
+    >>> is_regressor_spec(parse_learner("river.linear_model:LinearRegression"))
+    True
+    """
+    if spec.is_moa:
+        return False
+    if spec.template is not None:
+        return _is_regressor(spec.template)
+    if spec.name in BUILTIN:
+        return spec.name in REGRESSORS
+    try:
+        return _is_regressor(spec.build())
+    except Exception:  # refused later, where it always was
+        return False
+
+
 def make_replicas(
-    spec: LearnerSpec, learner: int, folds: Iterable[int], seed: int | None
+    spec: LearnerSpec, learner: int, folds: Iterable[int], seed: int | None,
+    regression: bool = False,
 ) -> list[Any]:
-    """Independent replicas of a learner for the given folds, each with its own seed.
+    """Independent replicas of a learner for the given folds, each with its own seed
+    (``regression``: of a regressor, for a regression run).
 
     >>> reps = make_replicas(parse_learner("arf(n_models=2)"), 0, [0, 1], seed=1)
     >>> reps[0].seed != reps[1].seed
@@ -513,11 +564,17 @@ def make_replicas(
         raise DistvalError(
             f"learner {spec.text!r} is not a river estimator (no clone()/_get_params())"
         ) from None
-    if _is_regressor(template):
+    if regression and not _is_regressor(template):
+        raise DistvalError(
+            f"learner {spec.label!r} is not a regressor; a regression run (--task regression) "
+            "needs river regressors (htr, arfr, linreg, or package.module:Class)"
+        )
+    if _is_regressor(template) and not regression:
         named = repr(spec.text) if spec.label == spec.text else f"{spec.label!r} ({spec.text})"
         raise DistvalError(
             f"learner {named} is a regressor; distval evaluates classifiers (a river "
-            "classifier, a pipeline ending in one, or a MOA classifier)"
+            "classifier, a pipeline ending in one, or a MOA classifier), or regressors "
+            "with --task regression"
         )
     if not (
         callable(getattr(template, "predict_one", None))

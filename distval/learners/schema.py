@@ -32,6 +32,9 @@ class Schema:
     nominal: dict[str, tuple[str, ...]] = field(default_factory=dict)
     classes: tuple[str, ...] = ()
     n_classes: int = 2
+    #: Whether the target is a number (a regression run): MOA's header then declares a
+    #: numeric class attribute.
+    numeric_target: bool = False
 
     @classmethod
     def of(cls, stream: Stream) -> Schema:

@@ -21,6 +21,7 @@ __all__ = [
     "ADWINState",
     "adwin_batch",
     "adwin_settings",
+    "adwin_sums_batch",
     "adwin_values_batch",
     "bucket_counts",
     "count_batch",
@@ -466,3 +467,38 @@ def adwin_values_batch(  # pragma: no cover - numba
                 and _adwin_scan(s, stat, levels, cnt, first, bt, bv, delta, min_len, work)
             ):
                 ticks[s, 1] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def adwin_sums_batch(  # pragma: no cover - numba
+    values: np.ndarray,
+    cells: np.ndarray,
+    st: ADWINState,
+    bc: np.ndarray,
+    params: np.ndarray,
+    sums: np.ndarray,
+) -> None:
+    """One ADWIN per slot over ``values`` (slots, rows; NaN: no value), each bucket also
+    summing its rows' ``cells`` (slots, rows, c): ``sums`` (slots, c) gets the sums of the
+    rows inside every window (regression's error sums, :mod:`distval.metrics.regression`)."""
+    stat, ticks, levels, cnt, first, bt, bv = st
+    delta, clock, max_buckets, min_len, grace = adwin_params(params)
+    work = np.empty((5, bt.shape[1] * bt.shape[2]))
+    n_slots, n = values.shape
+    row = np.zeros(bc.shape[3])
+    for s in range(n_slots):
+        for i in range(n):
+            v = values[s, i]
+            if v != v:  # NaN: the slot did not test the row
+                continue
+            for c in range(row.shape[0]):
+                row[c] = cells[s, i, c]
+            _adwin_insert(s, v, stat, levels, cnt, first, bt, bv, max_buckets, bc, row)
+            ticks[s, 0] += 1
+            if (
+                on_clock(ticks[s, 0], clock)
+                and stat[s, 2] > grace
+                and _adwin_scan(s, stat, levels, cnt, first, bt, bv, delta, min_len, work)
+            ):
+                ticks[s, 1] += 1
+        sums[s] = bucket_counts(s, levels, cnt, first, bc)

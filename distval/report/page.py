@@ -350,6 +350,10 @@ def make_report(
     if dpi is not None and (isinstance(dpi, bool) or not isinstance(dpi, int)
                             or not 10 <= dpi <= 2400):
         raise DistvalError(f"dpi must be a whole number from 10 to 2400, got {dpi!r}")
+    from distval.report.regression import is_regression_run, make_regression_report
+
+    if is_regression_run(results_dir):
+        return make_regression_report(results_dir, out_dir, formats=formats, dpi=dpi)
     res = load_results(results_dir)
     out = Path(out_dir) if out_dir is not None else res.directory
 

@@ -205,6 +205,11 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
             f"{d / 'folds.parquet'} has no rows: the run stopped before its first check"
         )
     missing = {"position", "learner", "fold", "forgetting", "accuracy"} - set(folds.columns)
+    if missing and "rmse" in folds.columns:
+        raise DistvalError(
+            f"{d} holds a regression run: `distval report` reads it; this command reads "
+            "classification runs only (for now)"
+        )
     if missing:
         raise DistvalError(f"{d / 'folds.parquet'} lacks the columns {', '.join(sorted(missing))}")
     folds = folds.sort_values(["position", "learner", "fold"], kind="stable")

@@ -194,7 +194,8 @@ class Stream(ABC):
         )
         raise DistvalError(
             f"stream {self.name!r}: {what} holds {len(self.classes)} distinct numbers in its "
-            f"first {rows} rows: it looks continuous, not a class{hint}"
+            f"first {rows} rows: it looks continuous, not a class{hint} (to evaluate "
+            "regressors on a numeric target: --task regression)"
         )
 
 

@@ -113,12 +113,12 @@ CASES = [
     (["--learners", "ht", "river.preprocessing:StandardScaler"], "not a classifier"),
     (
         ["--learners", "ht", "river.linear_model:LinearRegression"],
-        "learner 'river.linear_model:LinearRegression' is a regressor; distval evaluates"
-        " classifiers",
+        "the learners mix regressors (river.linear_model:LinearRegression) with classifiers"
+        " (ht)",
     ),
     (
         ["--learners", "ht", "river.tree:HoeffdingTreeRegressor(grace_period=50)"],
-        "learner 'river.tree:HoeffdingTreeRegressor(grace_period=50)' is a regressor",
+        "the learners mix regressors (river.tree:HoeffdingTreeRegressor(grace_period=50))",
     ),
     (["--sequential", "evalue", "--planned-rows", "100"], "--planned-rows is the horizon"),
     (["--sequential", "spending", "--planned-rows", "200"], "is below --n-rows 300"),

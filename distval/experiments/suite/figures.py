@@ -55,7 +55,8 @@ def plot_ranks(data: dict[str, Any]) -> Figure:
     c = data["comparison"]
     learners, streams = c["learners"], c["streams"]
     values = np.asarray(c["values"], dtype=float).reshape(len(streams), len(learners))
-    ranks = rankdata(-values, axis=1) if len(streams) else values
+    ranks = rankdata(values if c.get("lower_is_better") else -values, axis=1) if len(
+        streams) else values
     fig = Figure(figsize=(max(5.0, 1.0 + 0.7 * len(streams)), 3.4), layout="constrained")
     ax = fig.subplots()
     x = np.arange(len(streams))
@@ -69,7 +70,10 @@ def plot_ranks(data: dict[str, Any]) -> Figure:
     ax.set_ylim(len(learners) + 0.5, 0.5)
     ax.set_yticks(range(1, len(learners) + 1))
     ax.set_ylabel("rank (1 = best)")
-    ax.set_title("Rank per stream; dashed: average rank", fontsize=9)
+    title = "Rank per stream; dashed: average rank"
+    if c.get("lower_is_better"):  # an error: rank 1 is the lowest
+        title = f"Rank per stream by final {data.get('measure')} (1 = lowest); dashed: average rank"
+    ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
     return fig
 

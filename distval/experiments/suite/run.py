@@ -244,6 +244,7 @@ def _compare(cfg: SuiteConfig, summaries: Mapping[str, Mapping[str, Any]]) -> Cr
         alpha=cfg.run.alpha,
         rope=cfg.rope,
         seed=cfg.run.seed,
+        lower_is_better=cfg.run.task == "regression" and cfg.run.measure != "r2",
     )
 
 

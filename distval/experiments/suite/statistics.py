@@ -197,6 +197,8 @@ class CrossStream:
     friedman: dict[str, Any] | None
     wilcoxon: list[dict[str, Any]] = field(default_factory=list)
     bayesian: list[dict[str, Any]] = field(default_factory=list)
+    #: Whether the measure is an error (a regression run's RMSE): rank 1 is the lowest.
+    lower_is_better: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: every number a float, tables as nested lists."""
@@ -219,7 +221,7 @@ class CrossStream:
             },
             "wilcoxon_holm": self.wilcoxon,
             "bayesian_signed_rank": self.bayesian,
-        }
+        } | ({"lower_is_better": True} if self.lower_is_better else {})
 
 
 def compare(
@@ -232,14 +234,22 @@ def compare(
     rope: float = 0.01,
     n_samples: int = 50_000,
     seed: int = 1,
+    lower_is_better: bool = False,
 ) -> CrossStream:
     """Every cross-stream statistic of a (streams x learners) table of final measures.
 
     Friedman needs 3 learners and 2 streams; the pairwise tests need 2 streams. Tests that
-    cannot be computed are left out (``friedman`` None, empty pair lists).
+    cannot be computed are left out (``friedman`` None, empty pair lists). With
+    ``lower_is_better`` (an error such as RMSE) the lowest value ranks first and wins; the
+    values are kept as they are.
+
+    >>> compare([[2.0, 3.0], [1.0, 1.5]], ["a", "b"], streams=["s", "t"],
+    ...         lower_is_better=True).average_ranks
+    {'a': 1.0, 'b': 2.0}
     """
     alpha = check_open_unit(alpha, "alpha")
-    table = _table(values)
+    shown = _table(values)
+    table = -shown if lower_is_better else shown
     n, k = table.shape
     if k != len(learners) or n != len(streams):
         raise DistvalError(f"`values` has shape {table.shape}: {n} streams x {k} learners expected")
@@ -281,7 +291,7 @@ def compare(
     return CrossStream(
         learners=list(learners),
         streams=list(streams),
-        values=table,
+        values=shown,
         spread=sd,
         alpha=alpha,
         rope=rope,
@@ -292,4 +302,5 @@ def compare(
         friedman=fried,
         wilcoxon=wil,
         bayesian=bay,
+        lower_is_better=lower_is_better,
     )

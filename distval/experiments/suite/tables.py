@@ -39,8 +39,9 @@ def _cells(data: dict[str, Any]) -> tuple[list[str], list[str], list[list[str]],
     c = data["comparison"]
     learners, streams = c["learners"], c["streams"]
     cells, best = [], []
+    pick = min if c.get("lower_is_better") else max
     for row, sd in zip(c["values"], c["spread"], strict=True):
-        top = max(row) if row else None
+        top = pick(row) if row else None
         cells.append(
             [
                 f"{v:.4f} ± {s:.4f}" if s is not None else f"{v:.4f}"
@@ -49,6 +50,11 @@ def _cells(data: dict[str, Any]) -> tuple[list[str], list[str], list[list[str]],
         )
         best.append([v == top for v in row])
     return learners, streams, cells, best
+
+
+def _lowest(c: dict[str, Any]) -> str:
+    """What "best" means when lower is better (an error, in the target's units)."""
+    return ": the lowest, an error in the target's units" if c.get("lower_is_better") else ""
 
 
 def _rank(v: Any) -> str:
@@ -135,7 +141,8 @@ def suite_markdown(data: dict[str, Any]) -> str:
     out = [
         f"# Suite: {k} learners on {n} streams",
         "",
-        f"Final {measure} per stream, mean ± sd over folds (best in bold); rank 1 is best.",
+        f"Final {measure} per stream, mean ± sd over folds (best in bold{_lowest(c)}); rank 1 "
+        "is best.",
         "",
         results_markdown(data),
     ]

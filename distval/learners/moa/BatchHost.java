@@ -60,6 +60,22 @@ public final class BatchHost {
         return c;
     }
 
+    /**
+     * A new, untrained regressor replica: as {@link #make}, the seed set after MOA prepared
+     * it (some regressors, FIMTDD among them, create their random generator only then).
+     */
+    public static Classifier makeRegressor(String cli, int seed, InstancesHeader header)
+            throws Exception {
+        Classifier c = (Classifier) ClassOption.cliStringToObject(cli, Classifier.class, null);
+        c.prepareForUse();
+        if (c.isRandomizable()) {
+            c.setRandomSeed(seed);
+        }
+        c.resetLearning();
+        c.setModelContext(header);
+        return c;
+    }
+
     /** Use a header with more classes or nominal values (MOA accepts a grown context). */
     public void setHeader(InstancesHeader header) {
         this.header = header;
@@ -231,6 +247,51 @@ public final class BatchHost {
         } catch (RuntimeException | StackOverflowError e) {
             throw new ReplicaException(j, e);
         }
+    }
+
+    /**
+     * Regressors (a header whose class attribute is numeric): replica {@code j} predicts row
+     * {@code i} if it tests it (MOA's prediction: the first vote; 0 when there is none), then
+     * trains on it with weight {@code weights[i * m + j]}.
+     *
+     * @param y target of each row
+     * @return replica-major m x rows predictions, NaN where not tested
+     */
+    public double[] processRegression(double[] x, int d, double[] y, double[] weights,
+            byte[] tested) {
+        final int rows = y.length;
+        final int m = learners.length;
+        final double[] out = new double[m * rows];
+        Arrays.fill(out, Double.NaN);
+        final Instance[] insts = new Instance[rows];
+        for (int i = 0; i < rows; i++) {
+            double[] values = new double[d + 1];
+            System.arraycopy(x, i * d, values, 0, d);
+            values[d] = y[i];
+            Instance inst = new DenseInstance(1.0, values);
+            inst.setDataset(header);
+            insts[i] = inst;
+        }
+        for (int j = 0; j < m; j++) {
+            final Classifier cl = learners[j];
+            try {
+                for (int i = 0; i < rows; i++) {
+                    if (tested[i * m + j] != 0) {
+                        double[] v = cl.getVotesForInstance(insts[i]);
+                        out[j * rows + i] = v == null || v.length == 0 ? 0.0 : v[0];
+                    }
+                    double w = weights[i * m + j];
+                    if (w > 0) {
+                        Instance t = insts[i].copy();
+                        t.setWeight(w);
+                        cl.trainOnInstance(t);
+                    }
+                }
+            } catch (RuntimeException | StackOverflowError e) {
+                throw new ReplicaException(j, e);
+            }
+        }
+        return out;
     }
 
     /** Java serialization of one object (a replica) to bytes. */

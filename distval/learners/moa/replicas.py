@@ -84,9 +84,20 @@ class MoaReplicas:
         self.cli = list(cli)
         self.seeds = [int(s) for s in seeds]
         self.schema = schema
-        host, _ = _java()
+        host, jpype = _java()
         header = self._header()
-        self._learners = [host.make(c, s, header) for c, s in zip(self.cli, self.seeds)]
+        make = host.makeRegressor if schema.numeric_target else host.make
+        self._learners = [make(c, s, header) for c, s in zip(self.cli, self.seeds)]
+        if schema.numeric_target:
+            regressor = jpype.JClass("moa.classifiers.Regressor")
+            for c, learner in zip(self.cli, self._learners):
+                if not isinstance(learner, regressor):
+                    from distval.errors import DistvalError
+
+                    raise DistvalError(
+                        f"learner 'moa:{c}' is not a MOA regressor; a regression run needs "
+                        "regressors (e.g. moa:trees.FIMTDD, moa:rules.AMRulesRegressor)"
+                    )
         self._attach(header)
 
     # -- header -------------------------------------------------------------------------
@@ -105,13 +116,16 @@ class MoaReplicas:
                 attrs.add(attribute(name, values))
             else:
                 attrs.add(attribute(name))
-        classes = array_list()
-        for v in category_names(s.classes, s.n_classes):
-            classes.add(v)
         class_name = "class"
         while class_name in s.feature_names:
             class_name += "_"
-        attrs.add(attribute(class_name, classes))
+        if s.numeric_target:  # a regression run's target
+            attrs.add(attribute(class_name))
+        else:
+            classes = array_list()
+            for v in category_names(s.classes, s.n_classes):
+                classes.add(v)
+            attrs.add(attribute(class_name, classes))
         instances = jpype.JClass("com.yahoo.labs.samoa.instances.Instances")("distval", attrs, 0)
         instances.setClassIndex(len(s.feature_names))
         return jpype.JClass("com.yahoo.labs.samoa.instances.InstancesHeader")(instances)
@@ -127,7 +141,7 @@ class MoaReplicas:
         """Declare more classes / nominal values when this batch has codes beyond them."""
         s = self.schema
         n_classes = s.n_classes
-        top = int(y.max()) + 1 if len(y) else 0
+        top = int(y.max()) + 1 if len(y) and not s.numeric_target else 0
         if top > n_classes:
             n_classes = _grown(n_classes, top)
         nominal = s.nominal
@@ -226,6 +240,34 @@ class MoaReplicas:
         probs = np.asarray(room).reshape(m, rows, c).copy()
         probs[preds < 0] = 0.0  # rows not tested: no votes (the reused array holds old ones)
         return preds, probs
+
+    def process_regression(
+        self, X: np.ndarray, y: np.ndarray, weights: np.ndarray, tested: np.ndarray
+    ) -> np.ndarray:
+        """Regressors (``schema.numeric_target``): predict-then-train ``rows`` rows;
+        ``weights``/``tested`` are (rows, replicas). Returns (replicas, rows) float
+        predictions, NaN where not tested."""
+        with jvm.frozen_python_heap():
+            self._grow(X, y)
+            _, jpype = _java()
+            rows, d = X.shape
+            m = len(self._learners)
+
+            def doubles(a: np.ndarray) -> Any:
+                return jpype.JArray(jpype.JDouble)(
+                    np.ascontiguousarray(a, np.float64).reshape(-1)
+                )
+
+            t = jpype.JArray(jpype.JByte)(
+                np.ascontiguousarray(tested, dtype=np.int8).reshape(-1)
+            )
+            try:
+                out = self._host.processRegression(doubles(X), d, doubles(y), doubles(weights), t)
+            except jpype.JException as exc:
+                if hasattr(exc, "getReplica"):
+                    raise MoaReplicaError(int(exc.getReplica()), str(exc.getMessage())) from None
+                raise MoaReplicaError(0, str(exc)) from None
+            return np.array(out, dtype=np.float64).reshape(m, rows)
 
     # -- sharing and pickling -----------------------------------------------------------------
 

@@ -1,0 +1,460 @@
+"""The aggregator of a regression run: per-fold errors, paired fold tests and verdicts.
+
+The regression counterpart of :class:`~distval.aggregator.Aggregator`, with the same
+interface (``update``, ``finish``, ``position``), so both backends drive it unchanged. It
+receives each batch's targets and every slot's predictions (NaN where a slot did not test a
+row) and keeps:
+
+- per (learner, fold), the regression measures (:mod:`distval.metrics.regression`: MAE,
+  RMSE, R², the mean and persistent baselines' RMSE and the RMSE relative to each) under the
+  run's forgetting and cumulatively. The baselines are computed once on the global stream:
+  the *mean* predictor predicts the mean of every earlier target, the *persistent* one the
+  previous target (the first row, which has no earlier target, counts as predicted exactly
+  by both: an arbitrary first guess such as 0 would weigh on their RMSE by the target's
+  level);
+- per (pair, fold), a *paired window* over the rows that fold tested with both learners,
+  forgotten the same way on both sides (ADWIN on ``|e_B| - |e_A|``); the sign and Wilcoxon
+  tests compare the two learners' ``--measure`` (rmse, mae or r2) over those windows;
+- per pair, a confidence sequence for the running mean of the per-row *sign* of the error
+  difference, ``sign(|e_B| - |e_A|)`` averaged over the folds that tested the row with both
+  (in [-1, 1]; positive: A's prediction closer more often). Its values are bounded whatever
+  the errors' scale or tails, so the empirical-Bernstein sequence of
+  :class:`~distval.anytime.DifferenceCS` holds as it does for 0/1 losses: no range of the
+  target needs to be known and no clipping is needed. It speaks of which learner is closer
+  on more rows (a median-type statement), not of the RMSE difference; the verdict line
+  cites the fold tests on RMSE beside it. ``benchmarks/bench_verdict_regression.py``
+  checks its error rates on planted truths.
+
+>>> rng = np.random.default_rng(1)
+>>> agg = RegressionAggregator(["good", "bad"], 3, test_every=2000)
+>>> y = rng.normal(size=2000)
+>>> pred = np.concatenate([y + rng.normal(0, s, (3, 2000)) for s in (0.5, 1.0)])
+>>> snap = agg.update(0, y, [(np.arange(6), pred)])
+>>> snap.verdicts["decision"].tolist(), snap.verdicts["favours"].tolist()
+(['A'], ['good'])
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from distval import stats
+from distval.aggregator import ComparisonSettings, Snapshot, TrackerSettings
+from distval.anytime import DifferenceCS
+from distval.columns import (
+    PAIRED_SCHEMA,
+    REGRESSION_FOLD_SCHEMA,
+    TEST_SCHEMA,
+    VERDICT_SCHEMA,
+    Columns,
+    to_columns,
+)
+from distval.comparison import Decision
+from distval.config import RunConfig
+from distval.metrics.regression import (
+    REGRESSION_HIGHER_IS_BETTER,
+    REGRESSION_MEASURES,
+    RegressionTracker,
+    SumWindows,
+)
+from distval.multiplicity import holm_adjusted
+from distval.verdict import short_names
+
+__all__ = ["PairedErrors", "RegressionAggregator", "regression_verdict_line"]
+
+#: Names of the fold measures in the verdict line.
+_NAMES = {"rmse": "RMSE", "mae": "MAE", "r2": "R²"}
+
+
+class PairedErrors:
+    """Per (pair, fold), both learners' errors over the rows that fold tested with both,
+    forgotten the same way on both sides (``adwin``: one ADWIN on ``|e_B| - |e_A|``).
+
+    Cells per row: 1, ``e_A²``, ``e_B²``, ``|e_A|``, ``|e_B|``, ``y - K``, ``(y - K)²``.
+
+    >>> p = PairedErrors("cumulative", n_pairs=1, n_folds=1)
+    >>> y = np.array([1.0, 2.0, 3.0])
+    >>> p.update(y, np.array([[[1.0, 2.0, 4.0]]]), np.array([[[0.0, np.nan, 1.0]]]), 0.0)
+    >>> a, b = p.values("mae"); float(a[0, 0]), float(b[0, 0])
+    (0.5, 1.5)
+    """
+
+    def __init__(self, kind: str, n_pairs: int, n_folds: int, *, window: int = 1000,
+                 fading: float = 0.999, adwin_delta: float = 0.002) -> None:
+        self.n_pairs, self.n_folds = n_pairs, n_folds
+        self.windows = SumWindows(kind, n_pairs * n_folds, 7, window=window, fading=fading,
+                                  adwin_delta=adwin_delta)
+
+    def update(self, y: np.ndarray, pa: np.ndarray, pb: np.ndarray, shift: float) -> None:
+        """``pa`` / ``pb``: (pairs, folds, rows) predictions of side A and B (NaN: untested)."""
+        n = len(y)
+        both = ~np.isnan(pa) & ~np.isnan(pb)
+        ea = np.where(both, y - pa, 0.0).reshape(-1, n)
+        eb = np.where(both, y - pb, 0.0).reshape(-1, n)
+        yk = np.broadcast_to(y - shift, ea.shape)
+        cells = np.stack([np.ones_like(ea), ea * ea, eb * eb, np.abs(ea), np.abs(eb), yk,
+                          yk * yk], axis=2)
+        self.windows.update(both.reshape(-1, n), cells, np.abs(eb) - np.abs(ea))
+
+    def values(self, measure: str) -> tuple[np.ndarray, np.ndarray]:
+        """(pairs, folds) values of ``measure`` (rmse, mae, r2) for side A and side B."""
+        s = self.windows.sums
+        n = s[:, 0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if measure == "mae":
+                a, b = s[:, 3] / n, s[:, 4] / n
+            elif measure == "r2":
+                sst = s[:, 6] - s[:, 5] ** 2 / n
+                ok = sst > 1e-12 * np.abs(s[:, 6])
+                a = np.where(ok, 1.0 - s[:, 1] / sst, np.nan)
+                b = np.where(ok, 1.0 - s[:, 2] / sst, np.nan)
+            else:
+                a, b = np.sqrt(s[:, 1] / n), np.sqrt(s[:, 2] / n)
+        shape = (self.n_pairs, self.n_folds)
+        a = np.where(n > 0, a, np.nan)
+        b = np.where(n > 0, b, np.nan)
+        return a.reshape(shape), b.reshape(shape)
+
+    @property
+    def widths(self) -> np.ndarray:
+        return self.windows.widths.reshape(self.n_pairs, self.n_folds)
+
+
+class RegressionAggregator:
+    """Consumes the prediction batches of a regression run; a :class:`Snapshot` every
+    ``test_every`` rows (its ``folds`` in :data:`~distval.columns.REGRESSION_FOLD_SCHEMA`).
+    Slot ``s`` is learner ``s // n_folds``, fold ``s % n_folds``."""
+
+    def __init__(
+        self,
+        labels: Sequence[str],
+        n_folds: int,
+        *,
+        trackers: TrackerSettings | None = None,
+        comparison: ComparisonSettings | None = None,
+        test_every: int = 1000,
+        planned_rows: int | None = None,
+    ) -> None:
+        tr = self.tracker_settings = trackers or TrackerSettings()
+        cmp = self.comparison = comparison or ComparisonSettings(
+            tests=("sign", "wilcoxon"), measure="rmse"
+        )
+        self.labels, self.n_folds, self.test_every = list(labels), n_folds, test_every
+        self.n_slots = len(self.labels) * n_folds
+        kw: dict[str, Any] = {"window": tr.window, "fading": tr.fading,
+                              "adwin_delta": tr.adwin_delta}
+        kinds = [tr.forgetting] + (["cumulative"] if tr.forgetting != "cumulative" else [])
+        self.trackers = [RegressionTracker(k, self.n_slots, **kw) for k in kinds]
+        self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
+        self.paired = PairedErrors(tr.forgetting, len(self.pairs), n_folds, **kw)
+        self.comparisons = [
+            cmp.comparison(n_folds, planned_rows, tr.forgetting) for _ in self.pairs
+        ]
+        self.friedman_rule = Decision(cmp.alpha, cmp.plan(planned_rows),
+                                      canonical=tr.forgetting == "cumulative")
+        self.level_alpha = cmp.alpha / max(1, len(self.pairs))
+        self.sequences = [DifferenceCS(self.level_alpha, lo=-1.0, hi=1.0)
+                          for _ in self.pairs]
+        self.names = short_names(self.labels)
+        self._a = np.array([a for a, _ in self.pairs], dtype=np.int64)
+        self._b = np.array([b for _, b in self.pairs], dtype=np.int64)
+        self.position = 0
+        self.last: Snapshot | None = None
+        self._shift: float | None = None
+        self._total = 0.0  # the stream's targets so far: the mean baseline
+        self._count = 0
+        self._previous = 0.0  # the persistent baseline's prediction of the next row
+
+    @classmethod
+    def from_config(cls, config: RunConfig, planned_rows: int | None = None
+                    ) -> RegressionAggregator:
+        """The aggregator of a regression run, its settings taken from ``config``."""
+        trackers = TrackerSettings(config.forgetting, config.window, config.fading,
+                                   config.adwin_delta)
+        comparison = ComparisonSettings(
+            tests=tuple(config.tests or ()), alpha=config.alpha, measure=config.measure,
+            sign_method=config.sign_method, sequential=config.sequential,
+            spending_function=config.spending_function, margin=config.margin,
+        )
+        return cls(config.labels, config.n_folds, trackers=trackers, comparison=comparison,
+                   test_every=config.test_every, planned_rows=planned_rows)
+
+    def update(
+        self,
+        start: int,
+        y: np.ndarray,
+        parts: Sequence[tuple[np.ndarray, np.ndarray]],
+        *,
+        arrived: int | None = None,
+        rows: np.ndarray | None = None,
+    ) -> Snapshot | None:
+        """Take one batch: targets ``y`` and, per part, (slot ids, their (slots, rows)
+        predictions, NaN where not tested); a snapshot when a test point is reached."""
+        if start != self.position:
+            raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
+        y = np.asarray(y, dtype=np.float64)
+        n = len(y)
+        if n == 0:
+            return self._advance(arrived or 0)
+        pred = np.full((self.n_slots, n), np.nan)
+        for ids, p in parts:
+            pred[np.asarray(ids)] = p
+        if self._shift is None:  # the first row: both baselines start at its target
+            self._shift = self._previous = float(y[0])
+        before = self._total + np.r_[0.0, np.cumsum(y)[:-1]]
+        counts = self._count + np.arange(n, dtype=np.float64)
+        mean_pred = np.divide(before, counts, out=np.full(n, self._shift), where=counts > 0)
+        prev = np.r_[self._previous, y[:-1]]
+        for tracker in self.trackers:
+            tracker.update(pred, y, mean_pred, prev, self._shift)
+        if self.pairs:
+            by_learner = pred.reshape(len(self.labels), self.n_folds, n)
+            pa, pb = by_learner[self._a], by_learner[self._b]
+            self.paired.update(y, pa, pb, self._shift)
+            both = ~np.isnan(pa) & ~np.isnan(pb)
+            closer = np.sign(np.abs(y - pb) - np.abs(y - pa))
+            wins = np.where(both, closer, 0.0).sum(axis=1)
+            count = both.sum(axis=1)
+            x = np.full(count.shape, np.nan)  # (pairs, rows): NaN where no fold tested both
+            np.divide(wins, count, out=x, where=count > 0)
+            for i, cs in enumerate(self.sequences):
+                cs.update(x[i])
+        self._total += float(y.sum())
+        self._count += n
+        self._previous = float(y[-1])
+        return self._advance(n if arrived is None else arrived)
+
+    def _advance(self, rows: int) -> Snapshot | None:
+        self.position += rows
+        if rows and self.position % self.test_every == 0:
+            return self.snapshot()
+        return None
+
+    def finish(self) -> Snapshot | None:
+        """The snapshot at the end of the stream, unless the schedule just took it."""
+        if self.last is not None and self.last.position == self.position:
+            return None
+        return self.snapshot()
+
+    def fold_values(self) -> np.ndarray:
+        """(learners, folds) values of the run's measure under its forgetting (own windows)."""
+        m = self.trackers[0].get()[self.comparison.measure]
+        return np.asarray(m).reshape(len(self.labels), self.n_folds)
+
+    def snapshot(self) -> Snapshot:
+        folds = self._fold_table()
+        tests, paired_cols = self._tests()
+        friedman = None
+        cmp = self.comparison
+        if "friedman" in cmp.tests and len(self.labels) >= 3:
+            values = self.fold_values()
+            if cmp.measure not in REGRESSION_HIGHER_IS_BETTER:
+                values = -values
+            ok = np.isfinite(values).all(axis=0)
+            if ok.sum() >= 2:
+                r = stats.friedman(values[:, ok].T, alpha=cmp.alpha)
+                friedman = r.to_dict() | {"position": self.position}
+                best = int(np.argmin(r.average_ranks))
+                reject, boundary, valid = self.friedman_rule(self.position, r.pvalue, r.reject)
+                tests.append(_test_row(
+                    self.position, "friedman", "*", "*", cmp.measure,
+                    self.tracker_settings.forgetting, float("nan"), float("nan"),
+                    r.statistic, r.pvalue, reject, self.labels[best] if reject else None,
+                    folds_used=int(ok.sum()), boundary=boundary, anytime_valid=valid,
+                ))
+        verdicts = self._verdicts(tests, paired_cols)
+        self.last = Snapshot(
+            self.position, folds, to_columns(tests, TEST_SCHEMA), friedman,
+            paired=paired_cols, verdicts=to_columns(verdicts, VERDICT_SCHEMA),
+        )
+        return self.last
+
+    def _fold_table(self) -> Columns:
+        got = [t.get() for t in self.trackers]
+        slots = np.tile(np.arange(self.n_slots), len(self.trackers))
+        k = max(self.n_folds, 1)
+        rows = len(slots)
+        return {
+            "position": np.full(rows, self.position, dtype=np.int64),
+            "learner": np.array(self.labels, dtype=object)[slots // k],
+            "fold": (slots % k).astype(np.int32),
+            "forgetting": np.repeat(np.array([t.name for t in self.trackers], dtype=object),
+                                    self.n_slots),
+            "n": np.concatenate([g["n"] for g in got]),
+            "width": np.concatenate([t.widths for t in self.trackers]),
+            **{m: np.concatenate([g[m] for g in got]) for m in REGRESSION_MEASURES},
+        } if rows else to_columns([], REGRESSION_FOLD_SCHEMA)
+
+    def _tests(self) -> tuple[list[dict[str, Any]], Columns]:
+        """Sign and Wilcoxon per pair on the paired windows' values, and the paired table."""
+        cmp, forgetting = self.comparison, self.tracker_settings.forgetting
+        va_all, vb_all = self.paired.values(cmp.measure)
+        lower_better = cmp.measure not in REGRESSION_HIGHER_IS_BETTER
+        tests: list[dict[str, Any]] = []
+        paired_rows: list[dict[str, Any]] = []
+        widths = self.paired.widths
+        for p, (ia, ib) in enumerate(self.pairs):
+            a, b = self.labels[ia], self.labels[ib]
+            va, vb = va_all[p], vb_all[p]
+            for f in range(self.n_folds):
+                diff = vb[f] - va[f] if lower_better else va[f] - vb[f]
+                paired_rows.append({
+                    "position": self.position, "learner_a": a, "learner_b": b, "fold": f,
+                    "forgetting": forgetting, "width": float(widths[p, f]),
+                    "difference": float(diff), "value_a": float(va[f]),
+                    "value_b": float(vb[f]),
+                })
+            ok = np.isfinite(va) & np.isfinite(vb)
+            n_ok = int(ok.sum())
+            mean_a = float(va[ok].sum() / n_ok) if n_ok else float("nan")
+            mean_b = float(vb[ok].sum() / n_ok) if n_ok else float("nan")
+            sa, sb = (-va, -vb) if lower_better else (va, vb)
+            for o in self.comparisons[p].look(self.position, sa, sb, {}):
+                tests.append(_test_row(
+                    self.position, o.test, a, b, cmp.measure, forgetting, mean_a, mean_b,
+                    o.statistic, o.pvalue, o.reject, _favoured(a, b, o.margin),
+                    folds_used=o.n, boundary=o.boundary, anytime_valid=o.anytime_valid,
+                ))
+        return tests, to_columns(paired_rows, PAIRED_SCHEMA)
+
+    def _verdicts(self, tests: list[dict[str, Any]], paired: Columns) -> list[dict[str, Any]]:
+        cmp = self.comparison
+        cited: dict[tuple[str, str], tuple[str, float, str | None, bool, str | None]] = {}
+        for name in ("wilcoxon", "sign"):
+            chosen = [t for t in tests if t["test"] == name]
+            if not chosen:
+                continue
+            pv = np.array([t["pvalue"] for t in chosen], dtype=np.float64)
+            correction = None
+            if len(self.pairs) > 1:
+                pv, correction = holm_adjusted(pv), "Holm"
+            for t, q in zip(chosen, pv.tolist()):
+                reject = bool(q <= cmp.alpha) if correction else bool(t["reject"])
+                cited.setdefault((t["learner_a"], t["learner_b"]),
+                                 (name, q, t.get("favours"), reject, correction))
+        rows = []
+        k = self.n_folds
+        for p, (ia, ib) in enumerate(self.pairs):
+            a, b = self.labels[ia], self.labels[ib]
+            d = self.sequences[p].to_dict(cmp.margin)
+            diffs = paired["difference"][p * k:(p + 1) * k]
+            va = paired["value_a"][p * k:(p + 1) * k]
+            vb = paired["value_b"][p * k:(p + 1) * k]
+            widths = paired["width"][p * k:(p + 1) * k]
+            ok = np.isfinite(diffs)
+            winner = {"A": a, "B": b}.get(d["decision"])
+            mean = d["mean"] if d["mean"] == d["mean"] else 0.0
+            side = winner or (a if mean >= 0 else b)
+            sign = 1.0 if side == a else -1.0
+            favouring = int((sign * diffs[ok] > 0).sum())
+            c = cited.get((a, b))
+            window = float(np.median(widths)) if len(widths) else float("nan")
+            values = (float(np.nanmean(va)) if ok.any() else float("nan"),
+                      float(np.nanmean(vb)) if ok.any() else float("nan"))
+            line = regression_verdict_line(
+                self.names[a], self.names[b], d, 1 - self.level_alpha, cmp.margin,
+                favouring, int(ok.sum()), cmp.measure, values, window,
+                None if c is None else (c[0], c[1], self.names.get(c[2], c[2]) if c[2] else None,
+                                        c[3], c[4]),
+            )
+            rows.append({
+                "position": self.position, "learner_a": a, "learner_b": b, "rows": d["rows"],
+                "mean": d["mean"], "lower": d["lower"], "upper": d["upper"],
+                "level": 1 - self.level_alpha, "margin": cmp.margin,
+                "decision": d["decision"], "favours": winner, "folds": int(ok.sum()),
+                "folds_favouring": favouring, "window_rows": window,
+                "test": c[0] if c else None, "pvalue": c[1] if c else float("nan"),
+                "test_favours": c[2] if c else None,
+                "correction": "Bonferroni CS, Holm p" if len(self.pairs) > 1 else None,
+                "line": line,
+            })
+        return rows
+
+
+def regression_verdict_line(
+    a: str, b: str, cs: dict[str, Any], level: float, margin: float, favouring: int,
+    folds: int, measure: str, values: tuple[float, float], window: float,
+    cited: tuple[str, float, str | None, bool, str | None] | None,
+) -> str:
+    """The verdict of one regression pair as one line: the confidence sequence of the mean
+    per-row sign of ``|e_B| - |e_A|`` (in points: percentage of rows), the folds' paired
+    values of the measure, and the cited fold test.
+
+    >>> cs = {"rows": 9000, "mean": 0.21, "lower": 0.18, "upper": 0.24, "decision": "A"}
+    >>> for part in regression_verdict_line("htr", "linreg", cs, 0.95, 0.0, 10, 10, "rmse",
+    ...     (2.1, 3.0), 1200.0, ("wilcoxon", 0.002, "htr", True, None)).split("; "):
+    ...     print(part)
+    htr better than linreg: closer to the target on 21.0 points more rows than farther, ...
+    10/10 folds favour htr (paired RMSE 2.1 vs 3)
+    Wilcoxon p 0.002 on the last 1,200 paired rows
+    valid under peeking
+    """
+    pct = f"{100 * level:.4g}% CS"
+    mean = cs["mean"] if cs["mean"] == cs["mean"] else 0.0
+    over = f"over {cs['rows']:,} rows " if cs["rows"] else ""
+    decision = cs["decision"]
+    name = _NAMES.get(measure, measure)
+    if decision in ("A", "B"):
+        s = 1.0 if decision == "A" else -1.0
+        win, lose = (a, b) if decision == "A" else (b, a)
+        lo, hi = sorted((s * cs["lower"], s * cs["upper"]))
+        head = (f"{win} better than {lose}: closer to the target on {100 * s * mean:.1f} points "
+                f"more rows than farther, {over}({pct} {100 * lo:.1f} to {100 * hi:.1f})")
+    elif decision == "equivalent":
+        win = a if mean >= 0 else b
+        head = (f"{a} and {b} equivalent within {100 * margin:.1f} points: {over}({pct} "
+                f"{100 * cs['lower']:.1f} to {100 * cs['upper']:.1f} for {a})")
+    else:
+        win = a if mean >= 0 else b
+        head = (f"{a} vs {b}: no verdict yet: {win} closer on {100 * abs(mean):.1f} points "
+                f"more rows {over}({pct} {100 * cs['lower']:.1f} to {100 * cs['upper']:.1f}, "
+                "includes 0)")
+    va, vb = values if win == a else values[::-1]
+    parts = [head]
+    if folds:
+        parts.append(f"{favouring}/{folds} folds favour {win} (paired {name} {va:.4g} vs "
+                     f"{vb:.4g})")
+        if decision in ("A", "B") and 2 * favouring < folds:
+            other = b if win == a else a
+            parts.append(f"but the paired {name} favours {other}: {win} is closer on more "
+                         f"rows, {other} errs less on the rows where errors are large")
+    if cited is not None:
+        test, p, fav, reject, correction = cited
+        label = "Wilcoxon" if test == "wilcoxon" else "sign test"
+        adj = f" ({correction})" if correction else ""
+        where = ("over all paired rows" if not np.isfinite(window)
+                 else f"on the last {round(window):,} paired rows")
+        text = f"{label} p {p:.2g}{adj} {where}"
+        if reject and fav and fav != win:
+            text += f" (favours {fav})"
+        parts.append(text)
+    if decision != "undecided":
+        parts.append("valid under peeking")
+    return "; ".join(parts)
+
+
+def _favoured(a: str, b: str, margin: float) -> str | None:
+    if not margin or margin != margin:
+        return None
+    return a if margin > 0 else b
+
+
+def _test_row(
+    position: int, test: str, a: str, b: str, measure: str, forgetting: str,
+    value_a: float, value_b: float, statistic: float, pvalue: float, reject: bool,
+    favours: str | None, *, folds_used: int | None = None, boundary: float | None = None,
+    anytime_valid: bool = False,
+) -> dict[str, Any]:
+    """One row of :data:`~distval.columns.TEST_SCHEMA` (no McNemar in a regression run)."""
+    return {
+        "position": position, "test": test, "learner_a": a, "learner_b": b,
+        "measure": measure, "forgetting": forgetting, "value_a": float(value_a),
+        "value_b": float(value_b), "statistic": float(statistic), "pvalue": float(pvalue),
+        "reject": bool(reject), "favours": favours, "folds_used": folds_used,
+        "discordant_pairs": None, "boundary": None if boundary is None else float(boundary),
+        "anytime_valid": bool(anytime_valid),
+    }

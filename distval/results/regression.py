@@ -1,0 +1,178 @@
+"""The result of a regression run: its snapshots, summary, text and results directory.
+
+A regression run (:mod:`distval.regression`) yields the same snapshots as a classification
+run, its fold table in :data:`~distval.columns.REGRESSION_FOLD_SCHEMA`. A
+:class:`RegressionResult` keeps every snapshot's tables in memory (Arrow tables on demand)
+and, with an output directory, writes ``config.json``, ``folds.parquet``,
+``tests.parquet``, ``paired.parquet``, ``verdicts.parquet`` and ``summary.json`` there when
+the run ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from distval.aggregator import Snapshot
+from distval.columns import (
+    PAIRED_SCHEMA,
+    REGRESSION_FOLD_SCHEMA,
+    TEST_SCHEMA,
+    VERDICT_SCHEMA,
+    Columns,
+    rows_of,
+)
+from distval.config import RunConfig
+from distval.metrics.regression import REGRESSION_MEASURES
+from distval.results.provenance import provenance
+from distval.results.schema import finite_or_none, table
+
+__all__ = ["REGRESSION_SHOWN", "RegressionResult"]
+
+#: The measures the text summary shows (mean ± sd over folds).
+REGRESSION_SHOWN = ("mae", "rmse", "r2", "rel_rmse_mean", "rel_rmse_per")
+
+_SCHEMAS = {"folds": REGRESSION_FOLD_SCHEMA, "tests": TEST_SCHEMA, "paired": PAIRED_SCHEMA,
+            "verdicts": VERDICT_SCHEMA}
+
+
+@dataclass
+class RegressionResult:
+    """Everything a regression run produced (see the module)."""
+
+    config: RunConfig
+    output_dir: Path | None = None
+    n_rows: int = 0
+    elapsed: float = 0.0
+    backend: str | None = None
+    interrupted: bool = False
+    evaluated_by: dict[str, int] = field(default_factory=dict)
+    final: Snapshot | None = None
+    stream_name: str = ""
+    _chunks: dict[str, list[Columns]] = field(
+        default_factory=lambda: {name: [] for name in _SCHEMAS}, repr=False
+    )
+
+    def add(self, snapshot: Snapshot) -> None:
+        """Take one check's snapshot."""
+        self.final = snapshot
+        for name, cols in (("folds", snapshot.folds), ("tests", snapshot.tests),
+                           ("paired", snapshot.paired), ("verdicts", snapshot.verdicts)):
+            if len(next(iter(cols.values()), ())):
+                self._chunks[name].append(cols)
+
+    def table(self, name: str) -> pa.Table:
+        """One table of the whole time series (folds, tests, paired, verdicts)."""
+        return table(self._chunks[name], _SCHEMAS[name])
+
+    def folds(self) -> pd.DataFrame:
+        return self.table("folds").to_pandas()
+
+    def tests(self) -> pd.DataFrame:
+        return self.table("tests").to_pandas()
+
+    def paired(self) -> pd.DataFrame:
+        return self.table("paired").to_pandas()
+
+    def verdicts(self) -> pd.DataFrame:
+        return self.table("verdicts").to_pandas()
+
+    def final_folds(self) -> pd.DataFrame:
+        chunks = [self.final.folds] if self.final else []
+        return table(chunks, REGRESSION_FOLD_SCHEMA).to_pandas()
+
+    def summary(self) -> dict[str, Any]:
+        """Mean and standard deviation over folds of the final measures, the final tests
+        and verdicts."""
+        final = self.final_folds()
+        learners: dict[str, Any] = {}
+        for label in self.config.labels:
+            per: dict[str, Any] = {}
+            for kind in dict.fromkeys(final["forgetting"].tolist()):
+                sel = final[(final["learner"] == label) & (final["forgetting"] == kind)]
+                out = {}
+                for m in ("n", *REGRESSION_MEASURES):
+                    v = sel[m].to_numpy(dtype=float)
+                    v = v[np.isfinite(v)]
+                    out[m] = {
+                        "mean": finite_or_none(float(v.mean())) if len(v) else None,
+                        "std": finite_or_none(float(v.std(ddof=1))) if len(v) > 1 else None,
+                    }
+                per[kind] = out
+            learners[label] = per
+        snap = self.final
+        return {
+            "task": "regression",
+            "rows": self.n_rows,
+            "elapsed_seconds": round(self.elapsed, 3),
+            "interrupted": self.interrupted,
+            "evaluated_by": dict(self.evaluated_by),
+            "backend": self.backend,
+            "config": self.config.to_dict(),
+            "learners": learners,
+            "tests": [{k: finite_or_none(v) for k, v in t.items()}
+                      for t in (rows_of(snap.tests) if snap else [])],
+            "friedman": snap.friedman if snap else None,
+            "verdicts": [{k: finite_or_none(v) for k, v in t.items()}
+                         for t in (rows_of(snap.verdicts) if snap else [])],
+        }
+
+    def to_text(self, verbose: bool = False) -> str:
+        """The summary as plain text: a table of the measures (mean ± sd over folds) under
+        the run's forgetting, then the tests and one verdict line per pair."""
+        cfg = self.config
+        s = self.summary()
+        head = (f"{self.stream_name or cfg.stream_text}: {self.n_rows:,} rows, regression, "
+                f"{cfg.scheme} {cfg.n_folds} folds, {cfg.forgetting} forgetting")
+        cols = ["learner", *REGRESSION_SHOWN]
+        rows = []
+        for label, per in s["learners"].items():
+            main = per.get(cfg.forgetting, {})
+            rows.append([label, *(_mean_sd(main.get(m, {})) for m in REGRESSION_SHOWN)])
+        widths = [max(len(str(r[i])) for r in [cols, *rows]) for i in range(len(cols))]
+        lines = [head, "", "  ".join(c.ljust(w) for c, w in zip(cols, widths))]
+        lines += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in rows]
+        tests = s["tests"]
+        if tests:
+            lines.append("")
+            for t in tests:
+                fav = f", favours {t['favours']}" if t.get("favours") else ""
+                p = t["pvalue"]
+                lines.append(
+                    f"{t['test']} {t['learner_a']} vs {t['learner_b']} on {t['measure']}: "
+                    f"p {p if p is None else format(p, '.3g')}{fav}"
+                )
+        if s["verdicts"]:
+            lines.append("")
+            lines += [v["line"] for v in s["verdicts"]]
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        return "```\n" + self.to_text() + "\n```\n"
+
+    def save(self, directory: str | os.PathLike[str], extra: dict[str, Any] | None = None
+             ) -> None:
+        """Write the results directory: config, the four tables, the summary."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        data = self.config.to_dict() | (extra or {}) | {"provenance": provenance()}
+        (d / "config.json").write_text(json.dumps(data, indent=2) + "\n")
+        for name in _SCHEMAS:
+            pq.write_table(self.table(name), d / f"{name}.parquet")
+        (d / "summary.json").write_text(json.dumps(self.summary(), indent=2) + "\n")
+        (d / "summary.md").write_text(self.to_markdown())
+
+
+def _mean_sd(d: dict[str, float | None]) -> str:
+    mean, sd = d.get("mean"), d.get("std")
+    if mean is None:
+        return "-"
+    return f"{mean:.4g} ± {sd:.2g}" if sd is not None else f"{mean:.4g}"
