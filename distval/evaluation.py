@@ -20,6 +20,7 @@ from distval.engine import (
     Checkpoint,
     Run,
     Step,
+    Timeline,
     iter_inprocess,
     open_config_stream,
     spending_horizon,
@@ -113,17 +114,19 @@ def _steps(
     n_actors: int | None,
     resume: Checkpoint | None = None,
     checkpoint_seconds: float | None = None,
+    timeline: Timeline | None = None,
 ) -> Iterator[Step]:
     every = checkpoint_seconds
     if backend == "ray":
         from distval.ray_backend.engine import iter_ray
 
         return iter_ray(config, stream, address=address, n_actors=n_actors, resume=resume,
-                        checkpoint_seconds=every)
+                        checkpoint_seconds=every, timeline=timeline)
     if backend == "auto":
         from distval.ray_backend.auto import iter_auto
 
-        return iter_auto(config, stream, resume=resume, checkpoint_seconds=every)
+        return iter_auto(config, stream, resume=resume, checkpoint_seconds=every,
+                         timeline=timeline)
     return iter_inprocess(config, stream, resume=resume, checkpoint_seconds=every)
 
 
@@ -195,7 +198,8 @@ def evaluate(
         backend=backend,
     )
     every = checkpoint_seconds if output_dir is not None else None
-    return _drive(run, _steps(backend, config, stream, address, n_actors, None, every))
+    steps = _steps(backend, config, stream, address, n_actors, None, every, run.timeline)
+    return _drive(run, steps)
 
 
 def finished(directory: str | os.PathLike[str]) -> bool:
@@ -253,5 +257,5 @@ def resume(
     run = Run(config, stream, output_dir=d, progress=progress, backend=backend,
               resume=(state, written))
     steps = _steps(backend, config, stream, address, n_actors, state["checkpoint"],
-                   checkpoint_seconds)
+                   checkpoint_seconds, run.timeline)
     return _drive(run, steps)
