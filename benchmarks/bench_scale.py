@@ -54,6 +54,8 @@ from common import save, table  # noqa: E402
 COSTS = {"ht": 48.0, "nb": 140.0}  # µs per row, river on Electricity (CPU time)
 SPECS = tuple(f"sleepy:SleepClassifier(cost_us={c})" for c in COSTS.values())
 K = 10
+PHASES = ("ray_init_start", "ray_init_end", "actors_up", "hand_over", "first_actor_step",
+          "last_actor_step", "shutdown_start", "shutdown_end")
 
 
 def bound(groups: list[list[tuple[int, int]]], actors: int) -> float:
@@ -183,11 +185,12 @@ def main() -> None:
     ap.add_argument("--name", default=None, help="results/<name>.md (default scale_quick, "
                     "scale_device or scale)")
     ap.add_argument("--rounds", type=int, default=None)
+    ap.add_argument("--rows", type=int, default=None, help="rows of the default job's runs")
     args = ap.parse_args()
     quick = args.quick
     sizes = [4, 8, 16] if quick else [4, 8, 16, 32, 64]
-    seconds = 3.0 if quick else 5.0
-    n_rows = 6000 if quick else None
+    seconds = 3.0 if quick else 4.0
+    n_rows = args.rows or (6000 if quick else None)
     rounds = args.rounds or (2 if quick else 1)
     name = args.name or ("scale_quick" if quick else "scale_device" if args.device else "scale")
     load0 = os.getloadavg()
@@ -196,32 +199,38 @@ def main() -> None:
             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; "
             f"load average at the start {load0[0]:.1f}", ""]
     tree = ROOT
+    backend = "ray" if quick else "auto"  # 6,000 rows stay in-process under auto
+    cache = tempfile.mkdtemp(prefix="numba-")  # cold until (d)'s first run
+    runs: list[dict] = []
     if "d" in args.parts:
-        cold_cache = tempfile.mkdtemp(prefix="numba-cold-")
-        probe = part_d_probe(tree)
-        cold_rows = n_rows or None
-        cold = cli_run(tree, "auto" if not quick else "ray", cold_rows, cold_cache, "new, cold")
-        warm = cli_run(tree, "auto" if not quick else "ray", cold_rows, cold_cache, "new, warm")
+        probe = [] if args.device else part_d_probe(tree)
+        cold = cli_run(tree, backend, n_rows, cache, "new, cold")
+        warm = cli_run(tree, backend, n_rows, cache, "new, warm")
+        runs += [cold, warm]
         data["d"] = {"probe": probe, "runs": [cold, warm]}
-        text += ["## (d) Cold against warm", "", table(probe), "",
-                 table([{k: v for k, v in r.items() if k not in ("timeline",)}
-                        for r in (cold, warm)]), ""]
+        text += ["## (d) Cold against warm", ""]
+        if probe:
+            text += [table(probe), ""]
+        text += [table([{k: v for k, v in r.items() if k != "timeline"} for r in (cold, warm)]),
+                 ""]
     if "b" in args.parts or "c" in args.parts:
-        cache = tempfile.mkdtemp(prefix="numba-")
         old_cache = tempfile.mkdtemp(prefix="numba-old-")
         trees = [("new", tree, cache)]
         if args.old_tree:
             trees.append(("old", args.old_tree, old_cache))
         for label, t, c in trees:  # fill each tree's cache (its actors' kernels included)
             cli_run(t, "ray", 3000, c, f"{label}, cache warm-up")
-        runs = []
-        backends = ["inprocess", "ray", "auto"]
+        # on 16 cores: in-process once (100 s), the old tree on Ray only
+        plan = [("inprocess", "new"), ("ray", "new"), ("ray", "old"), ("auto", "old")]
+        if "d" not in args.parts:
+            plan.append(("auto", "new"))
+        if quick:
+            plan = [("inprocess", "new"), ("inprocess", "old"), ("ray", "new"), ("ray", "old")]
         for _ in range(rounds):
-            for backend in backends:
-                for label, t, c in trees:
-                    if quick and backend == "auto":
-                        continue  # 6,000 rows stay in-process under auto: the same as inprocess
-                    runs.append(cli_run(t, backend, n_rows, c, label))
+            for b, label in plan:
+                for name_, t, c in trees:
+                    if name_ == label:
+                        runs.append(cli_run(t, b, n_rows, c, label))
         data["b"] = runs
         text += ["## (b) The default job, every core", "",
                  table([{k: v for k, v in r.items() if k != "timeline"} for r in runs]), ""]
@@ -232,12 +241,14 @@ def main() -> None:
             if not tl:
                 continue
             init = tl.get("ray_init_end", 0) - tl.get("ray_init_start", 0)
-            lines.append({"run": r["run"], "backend": r["backend"], **tl,
+            marks = {k: tl.get(k, "") for k in PHASES}
+            lines.append({"run": r["run"], "backend": r["backend"], **marks,
                           "ray.init s": init,
                           "hand-over - ray.init s": tl.get("hand_over", float("nan")) - init,
                           "elapsed s": r["elapsed s"]})
         if lines:
-            text += [table(lines), ""]
+            text += [table(lines, ["run", "backend", *PHASES, "ray.init s",
+                                   "hand-over - ray.init s", "elapsed s"]), ""]
         data["c"] = lines
     if "a" in args.parts:
         sim = part_a(sizes, seconds)

@@ -65,24 +65,23 @@ class AggregatorActor:
     """Hosts an :class:`~distval.aggregator.Aggregator`, fed whole batches and every
     learner actor's predictions (``slot_ids[i]`` are the slots of learner actor ``i``).
 
-    With ``warm`` (the run's configuration and its number of classes, if known) it feeds a
-    throw-away aggregator of that configuration two small batches while it boots, so the
-    statistics (scipy.stats) are imported and the compiled kernels loaded (or compiled)
-    before the first parcel, not during it.
+    :meth:`warm`, called while the learner actors boot, feeds a throw-away aggregator of
+    the run's configuration two small batches, so that the statistics (scipy.stats) are
+    imported and the compiled kernels loaded (or compiled) before the first parcel.
     """
 
-    def __init__(
-        self, slot_ids: list[list[int]], warm: tuple[RunConfig, int | None] | None = None
-    ) -> None:
+    def __init__(self, slot_ids: list[list[int]]) -> None:
         import distval.aggregator  # noqa: F401  (the statistics, imported while booting)
 
         self.slot_ids = slot_ids
         self.aggregator: Aggregator | None = None
-        if warm is not None:
-            import contextlib
 
-            with contextlib.suppress(Exception):  # only a head start: the run itself reports
-                warm_aggregator(*warm)
+    def warm(self, config: RunConfig, n_classes: int | None) -> None:
+        """:func:`warm_aggregator`; a failure here is left to the run itself to report."""
+        import contextlib
+
+        with contextlib.suppress(Exception):
+            warm_aggregator(config, n_classes)
 
     def load(self, aggregator: Aggregator) -> None:
         self.aggregator = copy.deepcopy(aggregator)

@@ -202,8 +202,11 @@ class _Actors:
         # Actor handles as Any: Ray types a handle's methods as the plain methods, not as
         # objects with .remote() and .options().
         self.learners: list[Any] = [learner.remote(specs) for _ in slot_ids]
-        self.aggregator: Any = aggregator.remote(slot_ids, warm)
+        self.aggregator: Any = aggregator.remote(slot_ids)
         self._booting = [a.__ray_ready__.remote() for a in self.all]
+        if warm is not None:  # after the readiness call: the hand-over does not wait for it
+            handle: Any = self.aggregator
+            handle.warm.remote(*warm)
 
     @property
     def all(self) -> list[Any]:
