@@ -118,10 +118,19 @@ def part_a(sizes: list[int], seconds: float) -> list[dict]:
     return out
 
 
+def path_for(tree: Path) -> str:
+    """PYTHONPATH for a fresh process of ``tree``: it and this folder first, then what this
+    process was given (site folders), without this checkout."""
+    mine = {str(ROOT), str(HERE), os.path.realpath(ROOT), os.path.realpath(HERE)}
+    given = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+             if p and os.path.realpath(p) not in mine]
+    return os.pathsep.join([str(tree), str(HERE), *given])
+
+
 def cli_run(tree: Path, backend: str, n_rows: int | None, cache: str, label: str) -> dict:
     """One `distval run` of the default job in a fresh process of ``tree``."""
     out = Path(tempfile.mkdtemp(prefix="scale-"))
-    env = dict(os.environ, PYTHONPATH=f"{tree}{os.pathsep}{HERE}", NUMBA_CACHE_DIR=cache)
+    env = dict(os.environ, PYTHONPATH=path_for(tree), NUMBA_CACHE_DIR=cache)
     env.pop("RAY_ADDRESS", None)
     cmd = [sys.executable, "-m", "distval.cli", "run", "--no-progress", "--output", str(out),
            "--overwrite", "--backend", backend]
@@ -157,7 +166,7 @@ print(json.dumps(time.perf_counter() - t))
 
 
 def agg_probe(tree: Path, cache: str, mode: str) -> float:
-    env = dict(os.environ, PYTHONPATH=str(tree), NUMBA_CACHE_DIR=cache)
+    env = dict(os.environ, PYTHONPATH=path_for(tree), NUMBA_CACHE_DIR=cache)
     done = subprocess.run([sys.executable, "-c", AGG_PROBE, mode], env=env, check=True,
                           capture_output=True, text=True)
     return float(done.stdout.strip().splitlines()[-1])
