@@ -1,5 +1,5 @@
 """A river classifier that sleeps instead of computing: ``cost_us`` microseconds per
-prediction, paid in sleeps of at least ``quantum_us`` (oversleep credited back), so many
+prediction, paid in sleeps of at least ``quantum_us`` (oversleep credited back, up to one quantum), so many
 replicas can "work" at once on a few cores while the engine's own costs stay real.
 
 Ray workers import it by name (``sleepy:SleepClassifier(cost_us=48.0)``) when this folder
@@ -35,7 +35,9 @@ class SleepClassifier(base.Classifier):
         if self._debt >= self.quantum_us * 1e-6:
             t0 = time.perf_counter()
             time.sleep(self._debt)
-            self._debt -= time.perf_counter() - t0
+            # oversleep is credited back, but no more than one quantum: a stall (a process
+            # descheduled, a pause at start-up) must not buy rows for free later
+            self._debt = max(self._debt - (time.perf_counter() - t0), -self.quantum_us * 1e-6)
         return 0
 
     def predict_proba_one(self, x: dict, **kwargs: object) -> dict:
