@@ -1,6 +1,7 @@
 """A river classifier that sleeps instead of computing: ``cost_us`` microseconds per
-prediction, paid in sleeps of at least ``quantum_us`` (oversleep credited back, up to one quantum), so many
-replicas can "work" at once on a few cores while the engine's own costs stay real.
+prediction, paid in sleeps of at least ``quantum_us`` (oversleep credited back, up to one
+quantum), so many replicas can "work" at once on a few cores while the engine's own costs
+stay real.
 
 Ray workers import it by name (``sleepy:SleepClassifier(cost_us=48.0)``) when this folder
 is on their ``PYTHONPATH``; :mod:`bench_scale` puts it there.

@@ -1,8 +1,11 @@
 """The Ray backend: the core's learner hosts and aggregator in Ray actors.
 
-Layout: the (learner, fold) slots are dealt round-robin to ``n_actors`` learner actors
-(default: one per CPU of the Ray cluster), so each actor hosts a balanced share of every
-learner's folds and one process serves many folds. The driver reads and routes batches exactly
+Layout: the (learner, fold) slots go to ``n_actors`` learner actors (default: one per CPU
+of the Ray cluster; never more than one per slot, so a run's speed-up is at most the sum of
+its replicas' costs over the costliest one's), one process serving many folds. The actors
+start with the slots dealt round-robin; at the hand-over the slots are placed by the
+seconds each replica took in the driver's warm-up, costliest first to the least loaded
+actor (:meth:`RayRun.placed`). The driver reads and routes batches exactly
 as the in-process engine (:func:`distval.engine.iter_batches`), puts each batch in the object
 store once and hands the reference to every learner actor; the aggregator actor receives the
 same reference plus every actor's predictions and returns a snapshot every ``test_every``
@@ -11,13 +14,15 @@ a call to an actor costs milliseconds of Ray's own work, so fast learners (MOA's
 parcels of about :data:`PARCEL_SECONDS` of work each, while a slow learner's batch travels
 alone. At most ``max_in_flight`` parcels are under way, so memory stays flat on any stream.
 
-Start-up: the actors' processes take seconds to boot. Meanwhile the driver evaluates the
-first batches itself (:class:`distval.engine.LocalEvaluation`) and, once every actor is up,
-hands each its share of that state. The same core classes see the same batches either way,
+Start-up: Ray and the actors' processes take seconds to start (:func:`iter_ray` starts them
+in a background thread). Meanwhile the driver evaluates the first batches itself
+(:class:`distval.engine.LocalEvaluation`) and, once every actor is up, hands each its share
+of that state. The aggregator actor is warmed while the learner actors boot. The same core classes see the same batches either way,
 so the numbers do not change.
 
-Balance: a learner actor waits for the slowest at every batch, so every
-``rebalance_seconds`` the driver lets the parcels under way finish and compares the actors'
+Balance: a learner actor waits for the slowest at every batch, so
+:data:`FIRST_LOOK_SECONDS` after the hand-over and then every ``rebalance_seconds`` the
+driver lets the parcels under way finish and compares the actors'
 work since the last look (the seconds each replica spent, :attr:`LearnerHost.busy`). When the
 busiest actor is more than :data:`MIN_GAIN` further above the mean than a new layout would be
 (:func:`balance_slots`), the replicas move, as trained, to their new actors. The numbers do
