@@ -107,7 +107,8 @@ def test_parcels_of_many_batches_give_the_in_process_numbers(ray_local, assert_s
     cfg = RunConfig(**opts)
     stream = open_config_stream(cfg)
     run = Run(cfg, stream)
-    ray_run = RayRun(cfg, stream, n_actors=2, warm_up_batches=1, largest_parcel=8)
+    ray_run = RayRun(cfg, stream, n_actors=2, warm_up_batches=1, largest_parcel=8,
+                     rebalance_seconds=None)  # a look drains the parcels and resets the rate
     ray_run.sizer.rate = 1e12
     for step in ray_run.steps():
         run.feed(step)
