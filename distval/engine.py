@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, ClassVar, NamedTuple, cast
 
 import numpy as np
 
@@ -53,6 +53,7 @@ __all__ = [
     "LocalEvaluation",
     "Run",
     "Step",
+    "Timeline",
     "iter_batches",
     "iter_inprocess",
     "open_config_stream",
@@ -114,6 +115,53 @@ class Every:
         self._last = time.monotonic()
         if self.seconds:
             self.wait = max(self.seconds, cost / CHECKPOINT_SHARE)
+
+
+class Timeline:
+    """When a run's phases began, as :func:`time.perf_counter` readings: ``ray_init_start``,
+    ``ray_init_end``, ``actors_up``, ``hand_over``, ``first_actor_step``,
+    ``last_actor_step``, ``shutdown_start``, ``shutdown_end`` (the Ray backends mark them;
+    an in-process run marks none). ``summary.json`` keeps them as seconds since the run's
+    start (:meth:`since`).
+
+    >>> t = Timeline()
+    >>> t.mark("hand_over"); t.phase()
+    'handing over'
+    >>> t.mark("first_actor_step"); t.phase(), sorted(t.since(0.0))
+    ('actors', ['first_actor_step', 'hand_over'])
+    """
+
+    #: The phase each mark begins, the latest mark made naming the current one.
+    PHASES: ClassVar[dict[str, str]] = {
+        "ray_init_start": "starting Ray",
+        "ray_init_end": "actors starting",
+        "actors_up": "handing over",
+        "hand_over": "handing over",
+        "first_actor_step": "actors",
+        "last_actor_step": "actors",
+        "shutdown_start": "stopping Ray",
+        "shutdown_end": "",
+    }
+
+    def __init__(self) -> None:
+        self.marks: dict[str, float] = {}
+
+    def mark(self, event: str, again: bool = False) -> None:
+        """Mark ``event`` now; a mark already made stays unless ``again``."""
+        if again or event not in self.marks:
+            self.marks[event] = time.perf_counter()
+
+    def phase(self) -> str:
+        """The phase of the latest mark ("" before any, and after Ray has stopped)."""
+        if not self.marks:
+            return ""
+        return self.PHASES.get(max(self.marks, key=self.marks.__getitem__), "")
+
+    def since(self, start: float) -> dict[str, float]:
+        """Every mark as seconds since ``start``, in time order."""
+        return {
+            k: round(v - start, 3) for k, v in sorted(self.marks.items(), key=lambda kv: kv[1])
+        }
 
 
 def open_config_stream(config: RunConfig) -> Stream:
@@ -430,8 +478,10 @@ class Run:
     """Bookkeeping of one run: result, output files, progress.
 
     ``progress``: ``True`` or ``"bar"`` for a progress bar whose status fits the terminal
-    (with ``"starting Ray"`` while Ray starts), ``"lines"`` for a plain-text progress line on
-    stderr every ``line_seconds`` (logs, job runners), ``False`` for none.
+    (with the phase of a Ray run, :meth:`Timeline.phase`, such as ``"starting Ray"``),
+    ``"lines"`` for a plain-text progress line on stderr every ``line_seconds`` (logs, job
+    runners), ``False`` for none. The backend marks its phases on :attr:`timeline`; the
+    summary keeps them.
 
     A step's :class:`Checkpoint` goes to the output directory with what the run has
     recorded so far (:meth:`ResultWriter.checkpoint`). ``resume``: what
@@ -486,11 +536,13 @@ class Run:
         self._lines = progress == "lines"
         self._line_seconds = line_seconds
         self._status = ""
+        self.timeline = Timeline()
+        self._phase = "starting Ray" if backend == "ray" else ""
         self._starting = backend == "ray"
         if progress is True or progress == "bar":
             from tqdm.auto import tqdm
 
-            desc = f"{stream.name} (starting Ray)" if self._starting else stream.name
+            desc = f"{stream.name} ({self._phase})" if self._phase else stream.name
             self._bar = tqdm(
                 total=stream.n_rows, unit="rows", desc=desc, leave=True, dynamic_ncols=True,
                 bar_format=_BAR_FORMAT, initial=self.result.n_rows,
@@ -505,10 +557,12 @@ class Run:
 
     def feed(self, step: Step) -> None:
         """Record one step of a backend."""
-        if self._starting:
-            self._starting = False
+        phase = self.timeline.phase() if self.timeline.marks else self._phase
+        if phase != self._phase:
+            self._phase = phase
             if self._bar is not None:
-                self._bar.set_description_str(self.stream.name, refresh=False)
+                desc = f"{self.stream.name} ({phase})" if phase else self.stream.name
+                self._bar.set_description_str(desc, refresh=False)
         self.snapshot(step.snapshot)
         self.advance(step.rows, step.where)
         if step.checkpoint is not None:
@@ -551,7 +605,8 @@ class Run:
         of = f"/{total}" if total else ""
         speed = done / seconds if seconds > 0 else 0.0
         status = f"; {self._status}" if self._status else ""
-        return f"{done}{of} rows{share}, {speed:.0f} rows/s{status}"
+        phase = f" ({self._phase})" if self._phase else ""
+        return f"{done}{of} rows{share}, {speed:.0f} rows/s{phase}{status}"
 
     def snapshot(self, snap: Snapshot | None) -> None:
         if snap is None:
@@ -569,6 +624,7 @@ class Run:
 
     def close(self, *, interrupted: bool = False) -> EvaluationResult:
         self.result.elapsed = self._before + time.perf_counter() - self._start
+        self.result.timeline = self.timeline.since(self._start)
         self.result.interrupted = interrupted
         self.result.classes = list(self.stream.classes)
         if self._bar is not None:

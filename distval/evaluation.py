@@ -21,6 +21,7 @@ from distval.engine import (
     Checkpoint,
     Run,
     Step,
+    Timeline,
     iter_inprocess,
     open_config_stream,
     spending_horizon,
@@ -115,17 +116,19 @@ def _steps(
     n_actors: int | None,
     resume: Checkpoint | None = None,
     checkpoint_seconds: float | None = None,
+    timeline: Timeline | None = None,
 ) -> Iterator[Step]:
     every = checkpoint_seconds
     if backend == "ray":
         from distval.ray_backend.engine import iter_ray
 
         return iter_ray(config, stream, address=address, n_actors=n_actors, resume=resume,
-                        checkpoint_seconds=every)
+                        checkpoint_seconds=every, timeline=timeline)
     if backend == "auto":
         from distval.ray_backend.auto import iter_auto
 
-        return iter_auto(config, stream, resume=resume, checkpoint_seconds=every)
+        return iter_auto(config, stream, resume=resume, checkpoint_seconds=every,
+                         timeline=timeline)
     return iter_inprocess(config, stream, resume=resume, checkpoint_seconds=every)
 
 
@@ -206,7 +209,8 @@ def evaluate(
         backend=backend,
     )
     every = checkpoint_seconds if output_dir is not None else None
-    return _drive(run, _steps(backend, config, stream, address, n_actors, None, every))
+    steps = _steps(backend, config, stream, address, n_actors, None, every, run.timeline)
+    return _drive(run, steps)
 
 
 def _regression(
@@ -291,7 +295,7 @@ def resume(
     if backend == "auto" and (address or n_actors):
         backend = "ray"
     steps = _steps(backend, run.config, run.stream, address, n_actors,
-                   run.resumed_from, checkpoint_seconds)
+                   run.resumed_from, checkpoint_seconds, run.timeline)
     return _drive(run, steps)
 
 
@@ -353,6 +357,3 @@ def _check_state(state: object, path: Path) -> None:
     )
     if not ok:
         raise DistvalError(f"{path} does not hold a run's state (damaged, or not distval's)")
-
-
-

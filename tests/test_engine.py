@@ -12,7 +12,7 @@ from sklearn.metrics import accuracy_score
 
 import distval
 from distval.config import RunConfig
-from distval.engine import iter_batches, open_config_stream
+from distval.engine import Run, Step, iter_batches, open_config_stream
 from distval.errors import DistvalError
 
 SMALL = {
@@ -231,3 +231,17 @@ def test_a_checkpoint_resumes_to_the_rows_of_the_run_never_stopped(opts, assert_
     whole, resumed, rows = _resumed_rows(cfg, at=5)
     assert 0 < rows < 3000 and rows % 250 == 0
     assert_same_rows(whole, resumed)
+
+
+def test_the_progress_line_shows_the_phase_the_backend_marked():
+    cfg = RunConfig(stream="sea", n_rows=300, learners=("nb",), n_folds=2, test_every=100)
+    run = Run(cfg, open_config_stream(cfg), backend="ray")
+    assert "(starting Ray)" in run.progress_line(1.0)  # before the backend marks anything
+    for event, phase in [("ray_init_start", "starting Ray"), ("ray_init_end", "actors starting"),
+                         ("hand_over", "handing over"), ("first_actor_step", "actors")]:
+        run.timeline.mark(event)
+        run.feed(Step(0, None))
+        assert run.progress_line(1.0).endswith(f"rows/s ({phase})")
+    run.timeline.mark("shutdown_end")
+    run.feed(Step(0, None))
+    assert run.progress_line(1.0).endswith("rows/s")

@@ -24,10 +24,11 @@ if TYPE_CHECKING:  # types only: this module imports nothing of distval at run t
     import numpy as np
 
     from distval.aggregator import Aggregator, Snapshot
+    from distval.config import RunConfig
     from distval.learners.host import Batch, LearnerHost
     from distval.learners.registry import LearnerSpec
 
-__all__ = ["AggregatorActor", "LearnerActor"]
+__all__ = ["AggregatorActor", "LearnerActor", "warm_aggregator"]
 
 
 class LearnerActor:
@@ -62,13 +63,25 @@ class LearnerActor:
 
 class AggregatorActor:
     """Hosts an :class:`~distval.aggregator.Aggregator`, fed whole batches and every
-    learner actor's predictions (``slot_ids[i]`` are the slots of learner actor ``i``)."""
+    learner actor's predictions (``slot_ids[i]`` are the slots of learner actor ``i``).
+
+    :meth:`warm`, called while the learner actors boot, feeds a throw-away aggregator of
+    the run's configuration two small batches, so that the statistics (scipy.stats) are
+    imported and the compiled kernels loaded (or compiled) before the first parcel.
+    """
 
     def __init__(self, slot_ids: list[list[int]]) -> None:
         import distval.aggregator  # noqa: F401  (the statistics, imported while booting)
 
         self.slot_ids = slot_ids
         self.aggregator: Aggregator | None = None
+
+    def warm(self, config: RunConfig, n_classes: int | None) -> None:
+        """:func:`warm_aggregator`; a failure here is left to the run itself to report."""
+        import contextlib
+
+        with contextlib.suppress(Exception):
+            warm_aggregator(config, n_classes)
 
     def load(self, aggregator: Aggregator) -> None:
         self.aggregator = copy.deepcopy(aggregator)
@@ -82,9 +95,13 @@ class AggregatorActor:
         aggregator's answer per batch."""
         agg = self.aggregator
         assert agg is not None, "load() comes first"
+        # Arrays from the object store are read-only: private copies (a few kB) let the
+        # compiled kernels use the specializations the driver's in-process run compiled
+        # and cached, instead of compiling read-only ones (seconds on a cold cache).
         return [
             agg.update(
-                batch.start, batch.scored_y, list(zip(self.slot_ids, preds)),
+                batch.start, batch.scored_y.copy(),
+                [(ids, _own(p)) for ids, p in zip(self.slot_ids, preds)],
                 arrived=len(batch), rows=batch.scored_rows,
             )
             for batch, *preds in zip(parcel, *parts)
@@ -96,3 +113,45 @@ class AggregatorActor:
 
     def checkpoint(self) -> tuple[Aggregator | None, bool]:
         return self.aggregator, True
+
+
+def _own(preds: Any) -> Any:
+    """A writeable copy of a learner actor's predictions (an array, or with class
+    probabilities a pair of arrays)."""
+    return tuple(p.copy() for p in preds) if isinstance(preds, tuple) else preds.copy()
+
+
+def warm_aggregator(config: RunConfig, n_classes: int | None, rows: int = 100) -> None:
+    """Feed a throw-away aggregator of ``config`` (tests every ``rows`` rows) two batches of
+    ``rows`` random rows (writeable arrays, as :meth:`AggregatorActor.consume` passes on), so
+    that the first real batch finds the statistics imported and the compiled kernels loaded.
+
+    >>> from distval.config import RunConfig
+    >>> warm_aggregator(RunConfig(learners=("nb", "majority"), n_folds=3), 2)
+    """
+    import dataclasses
+
+    import numpy as np
+
+    from distval.aggregator import Aggregator
+
+    config = dataclasses.replace(config, test_every=rows)
+    aggregator = Aggregator.from_config(config, n_classes=n_classes)
+    k = max(2, n_classes or 2)
+    n_slots = len(config.learners) * config.n_folds
+    rng = np.random.default_rng(0)
+    ids = np.arange(n_slots)
+    for start in (0, rows):
+        y = rng.integers(0, k, rows)
+        preds = rng.integers(-1, k, (n_slots, rows)).astype(np.int32)
+        if config.measure in _proba_measures():
+            pair: Any = (preds, rng.dirichlet(np.ones(k), (n_slots, rows)))
+            aggregator.update(start, y, [(ids, pair)], arrived=rows)
+        else:
+            aggregator.update(start, y, [(ids, preds)], arrived=rows)
+
+
+def _proba_measures() -> frozenset[str]:
+    from distval.metrics import PROBA_MEASURES
+
+    return frozenset(PROBA_MEASURES)

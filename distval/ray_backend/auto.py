@@ -3,10 +3,9 @@
 The driver evaluates batches itself (:class:`~distval.engine.LocalEvaluation`) and measures
 its own speed. Once it has run for ``probe_seconds``, it projects the time left from the rows
 still to come (a stream of unknown length counts as long). Above ``threshold`` seconds it
-starts a local Ray in a background thread and asks for its learner actors, waiting while Ray
-itself starts (``ray.init`` is Python work that, beside an evaluation holding the GIL, took
-several times as long), keeps evaluating while the actors boot, and hands its state over at
-the next batch boundary
+starts a local Ray in a background thread and asks for its learner actors
+(:class:`~distval.ray_backend.starter.RayStarter`), keeps evaluating while Ray and the actors
+start, and hands its state over at the first batch boundary after every actor is up
 (:meth:`~distval.ray_backend.engine.RayRun.take_over`, the same hand-over as Ray's warm-up).
 A short or fast job therefore never pays Ray's start-up, a long one gets every core, and the
 numbers are the same either way (the same batches in the same order; ``Step.where`` records
@@ -23,15 +22,13 @@ happens.
 
 from __future__ import annotations
 
-import contextlib
 import math
-import threading
 import time
 from collections.abc import Iterator
-from typing import Any
 
 from distval.config import RunConfig
-from distval.engine import Checkpoint, Step, starting_point
+from distval.engine import Checkpoint, Step, Timeline, starting_point
+from distval.ray_backend.starter import RayStarter
 from distval.streams import Stream
 
 __all__ = ["AUTO_PROBE_SECONDS", "AUTO_THRESHOLD_SECONDS", "iter_auto", "projected_seconds"]
@@ -55,73 +52,6 @@ def projected_seconds(elapsed: float, rows_done: int, total_rows: int | None) ->
     return elapsed / max(rows_done, 1) * max(total_rows - rows_done, 0)
 
 
-class _RayStarter:
-    """Starts a private local Ray and a :class:`RayRun` in a background thread.
-
-    The thread stays alive until :meth:`close`: Ray ties the local cluster's processes (GCS,
-    raylet) to the thread that started them (they are killed when it ends: a hand-over
-    after that found the GCS gone and the driver terminated a minute later).
-    """
-
-    def __init__(
-        self, config: RunConfig, stream: Stream, checkpoint_seconds: float | None = None
-    ) -> None:
-        self.run: Any = None
-        self.error: BaseException | None = None
-        self.started = False
-        self._up = threading.Event()  # Ray and the RayRun exist, or the start failed
-        self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._start,
-            args=(config, stream, checkpoint_seconds),
-            name="distval-ray-start",
-            daemon=True,
-        )
-        self._thread.start()
-
-    def _start(
-        self, config: RunConfig, stream: Stream, checkpoint_seconds: float | None
-    ) -> None:
-        try:
-            from distval.ray_backend.engine import RayRun
-            from distval.ray_backend.session import _start
-
-            self.started = _start(None)
-            self.run = RayRun(config, stream, checkpoint_seconds=checkpoint_seconds)
-        except BaseException as exc:  # reported to the driver, which then stays in-process
-            self.error = exc
-        self._up.set()
-        self._stop.wait()  # keeps the cluster's processes alive (class docstring)
-
-    def wait_started(self) -> None:
-        """Block until Ray runs and the actors are asked for (or the start failed)."""
-        self._up.wait()
-
-    def ready(self) -> bool:
-        """Whether Ray and every actor are up (False while booting or if the start failed)."""
-        if not self._up.is_set() or self.run is None:
-            return False
-        return bool(self.run.ready())
-
-    def wait(self) -> None:
-        """Block until Ray and the actors are up (or their start failed)."""
-        self._up.wait()
-        while self.run is not None and not self.run.ready():
-            time.sleep(0.05)
-
-    def close(self) -> None:
-        self._up.wait()
-        if self.run is not None:
-            with contextlib.suppress(Exception):  # already gone: nothing to clean up
-                self.run.actors.kill()
-        if self.started:
-            from distval.ray_backend.session import _stop
-
-            _stop()
-        self._stop.set()
-        self._thread.join()
-
-
 def iter_auto(
     config: RunConfig,
     stream: Stream,
@@ -131,12 +61,14 @@ def iter_auto(
     wait_for_ray: bool = False,
     resume: Checkpoint | None = None,
     checkpoint_seconds: float | None = None,
+    timeline: Timeline | None = None,
 ) -> Iterator[Step]:
     """The ``auto`` backend's steps (module docstring); ``threshold`` and ``probe_seconds`` in
     seconds of this run's own measured speed. ``wait_for_ray``: once Ray is asked for, wait
     for it at the next batch boundary instead of evaluating on meanwhile (a fixed hand-over
     point, for tests). ``resume``: start from this checkpoint; ``checkpoint_seconds``: time
-    between checkpoints (None: none)."""
+    between checkpoints (None: none); ``timeline``: where the phases are marked."""
+    timeline = Timeline() if timeline is None else timeline
     local, batches = starting_point(config, stream, resume, checkpoint_seconds)
     if local.overlaps:
         # A host that releases the GIL (JVM replicas): the in-process engine already keeps
@@ -146,7 +78,7 @@ def iter_auto(
         return
     start: float | None = None  # the clock starts after the first batch: its one-off costs
     rows = done = 0  # (imports, first calls) would inflate the projection
-    starter: _RayStarter | None = None
+    starter: RayStarter | None = None
     try:
         for batch in batches:
             if starter is not None and wait_for_ray:
@@ -171,9 +103,22 @@ def iter_auto(
                 if elapsed >= probe_seconds and (
                     projected_seconds(elapsed, rows, total) > threshold
                 ):
-                    starter = _RayStarter(config, stream, checkpoint_seconds)
-                    starter.wait_started()
+                    starter = _ray_starter(config, stream, checkpoint_seconds, timeline)
         yield Step(0, local.aggregator.finish(), "driver")
     finally:
         if starter is not None:
             starter.close()
+
+
+def _ray_starter(
+    config: RunConfig, stream: Stream, checkpoint_seconds: float | None, timeline: Timeline
+) -> RayStarter:
+    """A private local Ray and a :class:`~distval.ray_backend.engine.RayRun`, started in a
+    background thread (:class:`~distval.ray_backend.starter.RayStarter`)."""
+
+    def make() -> object:
+        from distval.ray_backend.engine import RayRun
+
+        return RayRun(config, stream, checkpoint_seconds=checkpoint_seconds, timeline=timeline)
+
+    return RayStarter(make, mark=timeline.mark)

@@ -1,8 +1,11 @@
 """The Ray backend: the core's learner hosts and aggregator in Ray actors.
 
-Layout: the (learner, fold) slots are dealt round-robin to ``n_actors`` learner actors
-(default: one per CPU of the Ray cluster), so each actor hosts a balanced share of every
-learner's folds and one process serves many folds. The driver reads and routes batches exactly
+Layout: the (learner, fold) slots go to ``n_actors`` learner actors (default: one per CPU
+of the Ray cluster; never more than one per slot, so a run's speed-up is at most the sum of
+its replicas' costs over the costliest one's), one process serving many folds. The actors
+start with the slots dealt round-robin; at the hand-over the slots are placed by the
+seconds each replica took in the driver's warm-up, costliest first to the least loaded
+actor (:meth:`RayRun.placed`). The driver reads and routes batches exactly
 as the in-process engine (:func:`distval.engine.iter_batches`), puts each batch in the object
 store once and hands the reference to every learner actor; the aggregator actor receives the
 same reference plus every actor's predictions and returns a snapshot every ``test_every``
@@ -11,13 +14,15 @@ a call to an actor costs milliseconds of Ray's own work, so fast learners (MOA's
 parcels of about :data:`PARCEL_SECONDS` of work each, while a slow learner's batch travels
 alone. At most ``max_in_flight`` parcels are under way, so memory stays flat on any stream.
 
-Start-up: the actors' processes take seconds to boot. Meanwhile the driver evaluates the
-first batches itself (:class:`distval.engine.LocalEvaluation`) and, once every actor is up,
-hands each its share of that state. The same core classes see the same batches either way,
-so the numbers do not change.
+Start-up: Ray and the actors' processes take seconds to start (:func:`iter_ray` starts them
+in a background thread). Meanwhile the driver evaluates the first batches itself
+(:class:`distval.engine.LocalEvaluation`) and, once every actor is up, hands each its share
+of that state. The aggregator actor is warmed while the learner actors boot. The same core
+classes see the same batches either way, so the numbers do not change.
 
-Balance: a learner actor waits for the slowest at every batch, so every
-``rebalance_seconds`` the driver lets the parcels under way finish and compares the actors'
+Balance: a learner actor waits for the slowest at every batch, so
+:data:`FIRST_LOOK_SECONDS` after the hand-over and then every ``rebalance_seconds`` the
+driver lets the parcels under way finish and compares the actors'
 work since the last look (the seconds each replica spent, :attr:`LearnerHost.busy`). When the
 busiest actor is more than :data:`MIN_GAIN` further above the mean than a new layout would be
 (:func:`balance_slots`), the replicas move, as trained, to their new actors. The numbers do
@@ -50,15 +55,17 @@ from ray.exceptions import RayActorError
 
 from distval.aggregator import Snapshot
 from distval.config import RunConfig
-from distval.engine import Checkpoint, Every, LocalEvaluation, Step, starting_point
+from distval.engine import Checkpoint, Every, LocalEvaluation, Step, Timeline, starting_point
 from distval.errors import DistvalError
 from distval.learners.host import Batch, LearnerHost
 from distval.learners.registry import LearnerSpec
 from distval.ray_backend.actors import AggregatorActor, LearnerActor
 from distval.ray_backend.session import ray_session
+from distval.ray_backend.starter import RayStarter
 from distval.streams import Stream
 
 __all__ = [
+    "FIRST_LOOK_SECONDS",
     "MIN_GAIN",
     "PARCEL_SECONDS",
     "REBALANCE_SECONDS",
@@ -76,6 +83,9 @@ __all__ = [
 PARCEL_SECONDS = 0.5
 #: Seconds between two looks at the learner actors' balance.
 REBALANCE_SECONDS = 20.0
+#: Seconds after the hand-over of the first look (the layout chosen at the hand-over rests
+#: on the warm-up's few batches).
+FIRST_LOOK_SECONDS = 2.0
 #: Replicas move when that cuts the busiest actor's excess over the mean work by at least
 #: this share of the mean.
 MIN_GAIN = 0.02
@@ -186,7 +196,11 @@ class _Actors:
     """The learner actors and the aggregator actor of one run; they start empty."""
 
     def __init__(
-        self, specs: list[LearnerSpec], slot_ids: list[list[int]], cpus_per_actor: float
+        self,
+        specs: list[LearnerSpec],
+        slot_ids: list[list[int]],
+        cpus_per_actor: float,
+        warm: tuple[RunConfig, int | None] | None = None,
     ) -> None:
         learner = ray.remote(max_restarts=0)(LearnerActor).options(num_cpus=cpus_per_actor)
         aggregator = ray.remote(max_restarts=0)(AggregatorActor).options(num_cpus=0)
@@ -195,6 +209,9 @@ class _Actors:
         self.learners: list[Any] = [learner.remote(specs) for _ in slot_ids]
         self.aggregator: Any = aggregator.remote(slot_ids)
         self._booting = [a.__ray_ready__.remote() for a in self.all]
+        if warm is not None:  # after the readiness call: the hand-over does not wait for it
+            handle: Any = self.aggregator
+            handle.warm.remote(*warm)
 
     @property
     def all(self) -> list[Any]:
@@ -243,10 +260,14 @@ class RayRun:
     driver evaluates itself before handing over (default: as many as it can while the actors
     start; 0: none). ``largest_parcel``: the most batches a parcel takes (1: every batch
     travels alone). ``checkpoint_every``: parcels between checkpoints. ``rebalance_seconds``:
-    time between looks at the actors' balance (None: never); ``min_gain``: the least cut in
-    the busiest actor's excess worth moving replicas for. ``checkpoint_seconds``: time
-    between checkpoints yielded to the caller (None: none). ``actors`` is the live set,
-    rebuilt after a fault.
+    time between looks at the actors' balance (None: never), the first ``first_look_seconds``
+    after the hand-over; ``min_gain``: the least cut in the busiest actor's excess worth
+    moving replicas for. ``placement``: ``"cost"`` (the hand-over places the replicas by
+    the seconds each took in the warm-up, :func:`balance_slots`) or ``"round-robin"``
+    (:func:`deal_slots`, as before any cost is known). ``checkpoint_seconds``: time between
+    checkpoints yielded to the caller (None: none). ``timeline``: where the hand-over and
+    the first and last actor steps are marked. ``actors`` is the live set, rebuilt after a
+    fault.
     """
 
     def __init__(
@@ -261,8 +282,11 @@ class RayRun:
         max_recoveries: int = 3,
         warm_up_batches: int | None = None,
         rebalance_seconds: float | None = REBALANCE_SECONDS,
+        first_look_seconds: float = FIRST_LOOK_SECONDS,
         min_gain: float = MIN_GAIN,
         checkpoint_seconds: float | None = None,
+        placement: str = "cost",
+        timeline: Timeline | None = None,
     ) -> None:
         self.config, self.stream = config, stream
         self.checkpoint_seconds = checkpoint_seconds
@@ -273,7 +297,13 @@ class RayRun:
         self.warm_up_batches = warm_up_batches
         movable = all(spec.movable for spec in config.specs)
         self.rebalance_seconds = rebalance_seconds if movable else None
+        self.first_look_seconds = first_look_seconds
         self.min_gain = min_gain
+        if placement not in ("cost", "round-robin"):
+            raise ValueError(f"placement {placement!r}: 'cost' or 'round-robin'")
+        self.placement = placement
+        self.timeline = Timeline() if timeline is None else timeline
+        self._warm = (config, getattr(stream, "n_classes", None))
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1  # type: ignore[no-untyped-call]
         k = config.n_folds
         self.groups = deal_slots(len(config.learners), k, n_actors or cpus)
@@ -305,7 +335,7 @@ class RayRun:
         self._looked_at = 0.0
 
     def _new_actors(self, states: list[ObjectRef[Any]] | None = None) -> _Actors:
-        actors = _Actors(self.config.specs, self._slot_ids, self._cpus_per_actor)
+        actors = _Actors(self.config.specs, self._slot_ids, self._cpus_per_actor, self._warm)
         if states is not None:
             actors.load(states)
         return actors
@@ -350,7 +380,11 @@ class RayRun:
         self, local: LocalEvaluation, rest: Batch, batches: Iterator[Batch]
     ) -> Iterator[Step]:
         """Hand the state of ``local`` (every batch before ``rest`` evaluated) to the actors
-        and evaluate ``rest`` and the remaining ``batches`` there, then the final snapshot."""
+        and evaluate ``rest`` and the remaining ``batches`` there, then the final snapshot.
+
+        The replicas go to the actors in the layout of :meth:`placed`."""
+        self.timeline.mark("hand_over")
+        self.place(dict(zip(local.host.slots, local.host.busy)))
         parts = [local.host.part(g) for g in self.groups]
         self._busy = {s: b for p in parts for s, b in zip(p.slots, p.busy)}
         self._looked_at = time.perf_counter()
@@ -385,10 +419,32 @@ class RayRun:
         yield Step(0, snap, "actors")
         self.actors.kill()
 
+    def placed(self, costs: dict[Slot, float]) -> list[list[Slot]]:
+        """The layout the hand-over gives the actors: with ``placement="cost"`` and a
+        positive cost (seconds in the warm-up) for every slot, longest processing time
+        first on those costs (:func:`balance_slots`); otherwise the layout the actors were
+        started with (round-robin, :func:`deal_slots`). Equally many groups either way."""
+        if self.placement != "cost" or len(self.groups) < 2:
+            return self.groups
+        if set(costs) != {s for g in self.groups for s in g} or min(costs.values()) <= 0:
+            return self.groups
+        return balance_slots(costs, len(self.groups))
+
+    def place(self, costs: dict[Slot, float]) -> None:
+        """Take the layout :meth:`placed` gives for ``costs``, before the hand-over."""
+        groups = self.placed(costs)
+        if groups == self.groups:
+            return
+        self.groups = groups
+        self._slot_ids = [[i * self.config.n_folds + f for i, f in g] for g in groups]
+        self.actors.aggregator.regroup.remote(self._slot_ids)
+
     def _balance_due(self) -> bool:
         every = self.rebalance_seconds
         if every is None or len(self.groups) < 2:
             return False
+        if not self.balance:
+            every = min(every, self.first_look_seconds)
         return time.perf_counter() - self._looked_at >= every
 
     def _rebalance(self, index: int) -> Iterator[Step]:
@@ -474,6 +530,8 @@ class RayRun:
             self._in_flight.popleft()
             if index > self._delivered:  # a replayed parcel is not counted twice
                 self._delivered = index
+                self.timeline.mark("first_actor_step")
+                self.timeline.mark("last_actor_step", again=True)
                 self.sizer.delivered(sum(rows))
                 for n, snap in zip(rows, snaps):
                     yield Step(n, snap, "actors")
@@ -501,11 +559,38 @@ def iter_ray(
     address: str | None = None,
     n_actors: int | None = None,
     resume: Checkpoint | None = None,
+    timeline: Timeline | None = None,
     **options: Any,
 ) -> Iterator[Step]:
-    """The Ray backend: :meth:`RayRun.steps` inside a :func:`ray_session` (started or joined
-    at ``address``, shut down at the end if we started it), from ``resume`` if given.
-    ``options`` go to :class:`RayRun`.
+    """The Ray backend: Ray (started or joined at ``address``, shut down at the end if we
+    started it) and the actors start in a background thread
+    (:class:`~distval.ray_backend.starter.RayStarter`) while the driver evaluates the first
+    batches, from ``resume`` if given; once every actor is up the driver hands over
+    (:meth:`RayRun.take_over`). ``options`` go to :class:`RayRun`; with ``warm_up_batches``
+    the driver evaluates that many batches, then waits for the actors.
     """
-    with ray_session(address):
-        yield from RayRun(config, stream, n_actors=n_actors, **options).steps(resume)
+    timeline = Timeline() if timeline is None else timeline
+
+    def make() -> RayRun:
+        return RayRun(config, stream, n_actors=n_actors, timeline=timeline, **options)
+
+    fixed = options.get("warm_up_batches")
+    starter = RayStarter(make, address, timeline.mark)
+    try:
+        local, batches = starting_point(
+            config, stream, resume, options.get("checkpoint_seconds")
+        )
+        for done, batch in enumerate(batches):
+            if fixed is not None and done >= fixed:
+                starter.wait()
+            if starter.error is not None:
+                raise starter.error
+            if starter.ready():
+                with ray_session(address):  # joins the Ray started; errors come out as ours
+                    yield from starter.run.take_over(local, batch, batches)
+                return
+            yield Step(len(batch), local.step(batch), "driver")
+            yield from local.checkpoints()
+        yield Step(0, local.aggregator.finish(), "driver")
+    finally:
+        starter.close()

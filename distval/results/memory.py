@@ -72,6 +72,8 @@ class EvaluationResult:
     evaluated_by: dict[str, int] = field(default_factory=dict)
     #: The backend that ran: "inprocess" or "ray" (None: not known).
     backend: str | None = None
+    #: When the run's phases began, seconds since its start (:class:`distval.engine.Timeline`).
+    timeline: dict[str, float] = field(default_factory=dict)
     #: Drift detections so far per learner and detector.
     detections: dict[str, dict[str, int]] = field(default_factory=dict)
     _twin: _TwinRules = field(
@@ -185,6 +187,7 @@ class EvaluationResult:
             "interrupted_at": self.n_rows if self.interrupted else None,
             "evaluated_by": dict(self.evaluated_by),
             "backend": self.backend,
+            "timeline": dict(self.timeline),
             "classes": self.classes,
             "config": self.config.to_dict(),
             "learners": learners,

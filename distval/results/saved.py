@@ -121,6 +121,7 @@ def load_evaluation(results_dir: str | os.PathLike[str]) -> EvaluationResult:
         interrupted=bool(summary.get("interrupted", not summary)),
         output_dir=saved.directory,
         evaluated_by=dict(summary.get("evaluated_by") or {}),
+        timeline=dict(summary.get("timeline") or {}),
         backend=summary.get("backend"),
     )
     for i, position in enumerate(positions.tolist()):

@@ -107,7 +107,8 @@ def test_parcels_of_many_batches_give_the_in_process_numbers(ray_local, assert_s
     cfg = RunConfig(**opts)
     stream = open_config_stream(cfg)
     run = Run(cfg, stream)
-    ray_run = RayRun(cfg, stream, n_actors=2, warm_up_batches=1, largest_parcel=8)
+    ray_run = RayRun(cfg, stream, n_actors=2, warm_up_batches=1, largest_parcel=8,
+                     rebalance_seconds=None)  # a look drains the parcels and resets the rate
     ray_run.sizer.rate = 1e12
     for step in ray_run.steps():
         run.feed(step)
@@ -364,3 +365,105 @@ def test_an_actor_lost_while_starting_is_replaced(ray_local, assert_same_rows):
     steps = list(ray_run.steps())
     assert ray_run.recoveries == 1
     assert_same_rows(distval.evaluate(cfg).fold_rows, _fold_rows(steps))
+
+
+def lpt(costs: dict, m: int) -> list[set]:
+    """Longest processing time first, written out independently: the costliest slot first,
+    each to the group with the least summed cost (ties: the first such group)."""
+    groups: list[set] = [set() for _ in range(m)]
+    loads = [0.0] * m
+    for slot, cost in sorted(costs.items(), key=lambda kv: (-kv[1], kv[0])):
+        k = min(range(m), key=lambda j: (loads[j], j))
+        groups[k].add(slot)
+        loads[k] += cost
+    return groups
+
+
+def test_the_hand_over_places_replicas_by_their_warm_up_costs(
+    ray_local, assert_same_rows, monkeypatch
+):
+    """The layout handed over is LPT on the seconds each replica took in the driver's
+    warm-up (the host's own record, read at the hand-over): the same groups as an
+    independent LPT, within Graham's bound of the best layout found by trying every
+    assignment, and not the round-robin deal (Hoeffding trees cost far more than
+    persistent learners). The numbers are the in-process ones."""
+    from distval.ray_backend import engine as ray_engine
+
+    seen: list[dict] = []
+    take_over = ray_engine.RayRun.take_over
+
+    def recording(self, local, rest, batches):
+        seen.append(dict(zip(local.host.slots, local.host.busy)))  # before the hand-over
+        return take_over(self, local, rest, batches)
+
+    monkeypatch.setattr(ray_engine.RayRun, "take_over", recording)
+    cfg = RunConfig(**SMALL)
+    run = Run(cfg, open_config_stream(cfg))
+    ray_run = RayRun(cfg, open_config_stream(cfg), n_actors=3, warm_up_batches=2,
+                     rebalance_seconds=None)
+    for step in ray_run.steps():
+        run.feed(step)
+    (costs,) = seen
+    assert set(costs) == {(i, f) for i in range(2) for f in range(4)}
+    assert min(costs.values()) > 0
+    groups = ray_run.groups
+    assert [set(g) for g in groups] == lpt(costs, 3)
+    best = min(
+        max(sum(c for (s, c), g in zip(costs.items(), pick) if g == k) for k in range(3))
+        for pick in itertools.product(range(3), repeat=len(costs))
+    )
+    got = max(sum(costs[s] for s in g) for g in groups)
+    assert got <= (4 / 3 - 1 / 9) * best + 1e-12
+    assert groups != deal_slots(2, 4, 3)
+    assert_same_rows(distval.evaluate(cfg).fold_rows, run.close().fold_rows)
+    assert_same_rows(distval.evaluate(cfg).test_rows, run.result.test_rows)
+
+
+def test_round_robin_placement_keeps_the_deal(ray_local):
+    cfg = RunConfig(**SMALL)
+    ray_run = RayRun(cfg, open_config_stream(cfg), n_actors=3, warm_up_batches=0,
+                     placement="round-robin", rebalance_seconds=None)
+    costs = {(i, f): 1.0 + 10 * (i == 0) for i in range(2) for f in range(4)}
+    assert ray_run.placed(costs) == deal_slots(2, 4, 3)
+    cost_run = RayRun(cfg, open_config_stream(cfg), n_actors=3, warm_up_batches=0)
+    assert cost_run.placed({**costs, (1, 3): 0.0}) == deal_slots(2, 4, 3)  # a cost unknown
+    assert [set(g) for g in cost_run.placed(costs)] == lpt(costs, 3)
+    for r in (ray_run, cost_run):
+        r.actors.kill()
+
+
+def test_summary_json_holds_the_ray_runs_timeline(tmp_path):
+    """A Ray run in a fresh process (its own private Ray) that hands over after two batches
+    (the driver then waits for the actors, so the hand-over happens on a slow machine too):
+    the phases in summary.json in the order they happen, within the run, and the same
+    measures as in-process."""
+    out = tmp_path / "run"
+    opts = {"stream": "sea", "n_rows": 3000, "learners": ("ht", "nb"), "n_folds": 4,
+            "test_every": 600, "batch_size": 300}
+    script = textwrap.dedent(f"""
+        from distval.config import RunConfig
+        from distval.engine import Run, open_config_stream
+        from distval.ray_backend.engine import iter_ray
+        cfg = RunConfig(**{opts!r})
+        stream = open_config_stream(cfg)
+        run = Run(cfg, stream, output_dir={str(out)!r}, backend="ray")
+        for step in iter_ray(cfg, stream, n_actors=2, warm_up_batches=2,
+                             timeline=run.timeline):
+            run.feed(step)
+        run.close()
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    t = summary["timeline"]
+    order = ["ray_init_start", "ray_init_end", "actors_up", "hand_over", "first_actor_step",
+             "last_actor_step", "shutdown_start", "shutdown_end"]
+    assert list(t) == order  # summary.json keeps them in time order
+    assert all(t[a] <= t[b] for a, b in itertools.pairwise(order))
+    assert t["ray_init_start"] >= 0 and t["shutdown_end"] <= summary["elapsed_seconds"]
+    assert summary["evaluated_by"] == {"driver": 600, "actors": 2400}
+    local = distval.evaluate(**opts, output_dir=tmp_path / "local")
+    inproc = json.loads((tmp_path / "local" / "summary.json").read_text())
+    assert inproc["timeline"] == {}
+    assert summary["learners"] == inproc["learners"] == local.summary()["learners"]
