@@ -10,8 +10,15 @@ driver and the actors evaluated, and the load average before it.
 
 The ratio column is Ray's wall time over in-process's (goal: at most 1.3 on 2 cores).
 
+With ``--timeline N`` it times the phases of Ray runs of N rows instead (a fresh process
+each, ``--rounds`` alternated pairs): ``ray.init``, the learner actors up, the first step the
+actors deliver, the last step, shutdown, and the rows the driver evaluated meanwhile; each
+pair runs once with the learner actors starting their JVM while they boot (as shipped) and
+once without (``cold``: the JVM starts when the replicas arrive, as before).
+
     python benchmarks/bench_moa_ray.py                          # 200k, 500k, 1M rows
     python benchmarks/bench_moa_ray.py --rows 200000 2000000    # other sizes
+    python benchmarks/bench_moa_ray.py --timeline 500000 --rounds 3 --name moa_ray_handover
 
 Writes benchmarks/results/moa_ray.md and .json (``--name``).
 """
@@ -54,11 +61,101 @@ def run(backend: str, rows: int) -> dict[str, Any]:
             "by": summary["evaluated_by"], "load": load}
 
 
+def timeline(rows: int, cold: bool) -> dict[str, Any]:
+    """The phases of one Ray run in this process (seconds from ``ray.init``'s call)."""
+    from distval.config import RunConfig
+    from distval.engine import Run, open_config_stream
+    from distval.ray_backend import engine
+    from distval.ray_backend.actors import LearnerActor
+    from distval.ray_backend.session import ray_session
+
+    class ColdLearnerActor(LearnerActor):  # as before: learners' modules only, no JVM
+        def __init__(self, specs: Any = ()) -> None:
+            for spec in specs:
+                spec.build()
+            self.host = None
+
+    if cold:
+        engine.LearnerActor = ColdLearnerActor  # type: ignore[misc]
+    cfg = RunConfig(stream="sea(noise=0.1)", n_rows=rows, learners=tuple(LEARNERS))
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as d:
+        run = Run(cfg, open_config_stream(cfg), output_dir=Path(d) / "r", backend="ray")
+        t0 = time.perf_counter()
+        with ray_session():
+            out["ray.init"] = time.perf_counter() - t0
+            ray_run = engine.RayRun(cfg, open_config_stream(cfg))
+            ready = ray_run.actors.ready
+
+            def timed_ready() -> bool:
+                up = ready()
+                if up and "actors up" not in out:
+                    out["actors up"] = time.perf_counter() - t0
+                return up
+
+            ray_run.actors.ready = timed_ready  # type: ignore[method-assign]
+            driver = 0
+            for step in ray_run.steps():
+                if step.where == "driver":
+                    driver += step.rows
+                elif "first actor step" not in out:
+                    out["first actor step"] = time.perf_counter() - t0
+                run.feed(step)
+            out["last step"] = time.perf_counter() - t0
+        out["shut down"] = time.perf_counter() - t0
+        run.close()
+    out["driver rows"] = driver
+    return out
+
+
+def timelines(args: argparse.Namespace) -> None:
+    rows_out: list[dict[str, Any]] = []
+    for r in range(args.rounds):
+        for cold in ((False, True) if r % 2 == 0 else (True, False)):
+            cmd = [sys.executable, __file__, "--timeline", str(args.timeline), "--one"]
+            load = os.getloadavg()[0]
+            done = subprocess.run(cmd + (["--cold"] if cold else []), capture_output=True,
+                                  text=True, env=python_env())
+            if done.returncode != 0:
+                raise SystemExit(done.stderr[-2000:])
+            got = json.loads(done.stdout.strip().splitlines()[-1])
+            rows_out.append({
+                "round": r + 1,
+                "JVM started": "at hand-over (before)" if cold else "at boot (now)",
+                **{k: round(v, 1) if isinstance(v, float) else v for k, v in got.items()},
+                "up to first actor step s": round(got["first actor step"] - got["actors up"], 1),
+                "load before": round(load, 1),
+            })
+            print(rows_out[-1], flush=True)
+    info = machine()
+    text = "\n".join([
+        f"# MOA learners on Ray: the phases of a run of {args.timeline:,d} rows",
+        "",
+        "SEA (noise 0.1), MOA naive Bayes + Hoeffding tree, 10-fold bootstrap, `--backend "
+        f"ray` as `distval run --output` runs it; {info['cpus']} cores, {info['date']}. "
+        "Seconds from the call to `ray.init`; `driver rows`: rows the driver evaluated "
+        "while the actors started.",
+        "",
+        table(rows_out),
+    ])
+    save(args.name, text, {"rows": rows_out, "args": vars(args)})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[200_000, 500_000, 1_000_000])
     parser.add_argument("--name", default="moa_ray")
+    parser.add_argument("--timeline", type=int, default=None)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--cold", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.timeline is not None and args.one:
+        print(json.dumps(timeline(args.timeline, args.cold)))
+        return
+    if args.timeline is not None:
+        timelines(args)
+        return
     rows_out: list[dict[str, Any]] = []
     for i, rows in enumerate(args.rows):
         order = ("inprocess", "ray") if i % 2 == 0 else ("ray", "inprocess")
