@@ -34,15 +34,11 @@ class LearnerActor:
     """Hosts a :class:`~distval.learners.host.LearnerHost`: a share of the replicas."""
 
     def __init__(self, specs: Iterable[LearnerSpec] = ()) -> None:
-        specs = list(specs)
         for spec in specs:
             # LearnerSpec.build is unannotated (distval/learners/registry.py): typed here.
             build: Callable[[], Any] = spec.build
             build()  # import each learner's module now, while the driver is busy
-        if any(spec.is_moa for spec in specs):  # the JVM too: it would stall the hand-over
-            from distval.learners.moa import moa_cli, start
-
-            start([moa_cli(spec.name) for spec in specs if spec.is_moa])
+            spec.start()  # and what its first replicas need (a JVM): not at the hand-over
         self.host: LearnerHost | None = None
 
     def load(self, host: LearnerHost) -> None:

@@ -84,8 +84,9 @@ _JAVA_NAME = re.compile(r"(?<![\w.$])[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 def start(clis: list[str]) -> None:
     """Start the JVM of this process and load the batch host and each learner's class
     (``clis``: MOA's syntax, without ``moa:``), so that the first replicas to arrive find
-    them ready: a Ray learner actor calls it while it boots, instead of paying the JVM's
-    start (seconds on a busy machine) when the driver hands it its replicas and waits.
+    them ready (:meth:`~distval.learners.registry.LearnerSpec.start`: a Ray learner actor
+    calls it while it boots, instead of paying the JVM's start, seconds on a busy machine,
+    when the driver hands it its replicas and waits).
     """
     from distval.learners.moa.replicas import start_host
 
