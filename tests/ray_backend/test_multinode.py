@@ -73,7 +73,7 @@ def _learners(summary):
     return json.loads(json.dumps(summary["learners"])), summary["tests"]
 
 
-@pytest.mark.slow  # about 2 minutes on 2 cores (28 actors boot); tests/experiments cover it fast
+@pytest.mark.slow  # 70-120 s on 2 cores (28 actors boot); tests/experiments cover it fast
 @pytest.mark.ray
 def test_the_default_job_and_a_suite_spread_over_four_nodes_give_in_process_numbers(tmp_path):
     out = tmp_path / "cluster"
