@@ -324,10 +324,12 @@ def _evaluate_copy(
     plan: _Plan,
     output_dir: str | os.PathLike[str] | None,
     extra: dict[str, Any],
+    **backend: Any,
 ) -> EvaluationResult:
-    """One in-process evaluation of a copy; writes ``output_dir`` when given."""
+    """One evaluation of a copy (in-process unless ``backend`` options say otherwise);
+    writes ``output_dir`` when given."""
     stream = PermutedStream(data, plan.order, name=extra["stream_name"])
-    result = evaluate(config, source=stream, output_dir=output_dir, overwrite=True)
+    result = evaluate(config, source=stream, output_dir=output_dir, overwrite=True, **backend)
     if output_dir is not None:
         path = Path(output_dir) / "config.json"
         path.write_text(json.dumps(json.loads(path.read_text()) | extra, indent=2) + "\n")
@@ -382,7 +384,9 @@ def run_robustness(
     (``original``, ``<kind>-01`` …), ``robustness.json``, ``robustness.md`` and
     ``accuracy.png``. A rerun into the same directory reuses every finished copy whose settings
     match; ``overwrite`` recomputes them all. With ``backend="ray"`` the copies run concurrently
-    as Ray tasks (one CPU each, at most ``n_actors`` at a time).
+    as Ray tasks (one CPU each, at most ``n_actors`` at a time); with fewer copies than
+    cores (and ``n_actors`` unset or not below the copies) each copy's replicas are spread
+    over Ray actors, the cores shared out evenly (the same numbers).
 
     Examples
     --------
@@ -414,7 +418,8 @@ def run_robustness(
     plans = _plans(config, spec, names, data)
     out.mkdir(parents=True, exist_ok=True)
 
-    parts = [Part(plan.name, 1.0, (plan, extra)) for plan, extra in plans]
+    replicas = len(config.learners) * config.n_folds
+    parts = [Part(plan.name, 1.0, (plan, extra), replicas) for plan, extra in plans]
 
     def finished(part: Part) -> tuple[dict[str, Any], bool] | None:
         plan, extra = part.payload
@@ -485,6 +490,8 @@ def _copy_result(plan: _Plan, summary: dict[str, Any], reused: bool) -> CopyResu
 
 
 def _copy(config: RunConfig, data: StreamData, part: Part) -> EvaluationResult:
-    """One copy's evaluation, in memory (the study runner's ``compute``: no side effect)."""
+    """One copy's evaluation, in memory (the study runner's ``compute``: no side effect);
+    with ``part.actors`` > 1 its replicas are spread over that many Ray actors."""
     plan, extra = part.payload
-    return _evaluate_copy(config, data, plan, None, extra)
+    options = {"backend": "ray", "n_actors": part.actors} if part.actors > 1 else {}
+    return _evaluate_copy(config, data, plan, None, extra, **options)

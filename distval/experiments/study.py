@@ -6,10 +6,15 @@ writes its own results (a directory, or a line of the grid's ``cells.jsonl``). T
 
 - asks ``finished(part)`` for the record of a part already complete on disk, and skips it;
 - runs the others with ``compute(*shared, part)``: one after another in this process, or as
-  Ray tasks (one CPU each, on local cores or a cluster at ``address``) through
+  Ray tasks (on local cores or a cluster at ``address``) through
   :func:`distval.ray_backend.tasks.map_tasks`, which retries a task whose worker or node is
   lost. ``compute`` must be free of side effects (it returns what the part produced), so a
-  retried task is harmless;
+  retried task is harmless. On Ray the costliest parts start first (by ``weight``); with
+  at least as many parts as cores each is a task of one CPU, and with fewer (all of them
+  running at once) the cores are shared out by :func:`share_cores`: a part whose run has
+  several replicas (``replicas``) gets ``actors`` of them, and ``compute`` spreads its
+  replicas over that many Ray actors (the part's task then only drives them: no CPU of
+  its own, placed SPREAD over the cluster's nodes);
 - hands each result to ``store(part, result)`` in the driver, which writes the part's
   directory and returns its record, then calls ``on_record(records)`` (e.g. to refresh the
   study's tables);
@@ -27,6 +32,7 @@ writes its own results (a directory, or a line of the grid's ``cells.jsonl``). T
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import threading
 import time
@@ -36,17 +42,60 @@ from typing import IO, Any
 
 from distval.errors import DistvalError
 
-__all__ = ["Part", "StudyProgress", "duration", "run_study"]
+__all__ = ["Part", "StudyProgress", "duration", "longest_first", "run_study", "share_cores"]
 
 
 @dataclass(frozen=True)
 class Part:
-    """One run of a study: ``name`` (its directory), ``weight`` (its expected cost, e.g. rows,
-    for the projected finish) and ``payload`` (what ``compute`` needs to run it)."""
+    """One run of a study: ``name`` (its directory), ``weight`` (its expected cost, e.g. rows
+    or CPU seconds, for the projected finish and the order on Ray), ``payload`` (what
+    ``compute`` needs to run it), ``replicas`` (how many Ray actors its run could use: its
+    learners x folds; 1: it runs in one process) and ``actors`` (how many it is given:
+    set by :func:`run_study`; 1 means run it in this process)."""
 
     name: str
     weight: float = 1.0
     payload: Any = None
+    replicas: int = 1
+    actors: int = 1
+
+
+def longest_first(parts: Sequence[Part]) -> list[Part]:
+    """The parts, costliest first (ties in their given order): with tasks started in this
+    order, no core is left with one long part at the end while the others idle (Graham's
+    LPT rule, at most 4/3 of the best makespan; SIAM J. Appl. Math. 17, 1969).
+
+    >>> [p.name for p in longest_first([Part("a", 1), Part("b", 3), Part("c", 1), Part("d", 2)])]
+    ['b', 'd', 'a', 'c']
+    """
+    return sorted(parts, key=lambda p: -float(p.weight))
+
+
+def share_cores(weights: Sequence[float], replicas: Sequence[int], cores: int) -> list[int]:
+    """How many cores (actors) each of the parts running at once gets: one each, then every
+    further core to the part that would finish last (the largest weight per core) among
+    those that can still use one (fewer actors than replicas). The result minimises the
+    largest weight per core; cores that no part can use stay unassigned.
+
+    >>> share_cores([3.0, 1.0], [20, 20], 8)   # 3:1 in cost, 6:2 in cores
+    [6, 2]
+    >>> share_cores([3.0, 1.0], [4, 20], 8)    # the first can use only 4 actors
+    [4, 4]
+    >>> share_cores([1.0, 1.0, 1.0], [2, 2, 2], 16)
+    [2, 2, 2]
+    """
+    if not weights:
+        return []
+    shares = [1] * len(weights)
+    free = cores - len(weights)
+    while free > 0:
+        open_ = [i for i, r in enumerate(replicas) if shares[i] < r]
+        if not open_:
+            break
+        i = max(open_, key=lambda j: (float(weights[j]) / shares[j], -j))
+        shares[i] += 1
+        free -= 1
+    return shares
 
 
 def duration(seconds: float) -> str:
@@ -181,7 +230,9 @@ def run_study(
     ``compute(*shared, part)`` computes a part (in a Ray task with ``backend="ray"``: it
     must be picklable and free of side effects); ``store(part, result)`` writes it, in
     this process, and returns its record. ``limit`` caps the parts running at once on Ray;
-    ``max_retries`` is how often Ray reruns a part whose worker or node died.
+    ``max_retries`` is how often Ray reruns a part whose worker or node died. On Ray, parts
+    with ``replicas`` > 1 may be handed to ``compute`` with ``actors`` > 1 (see the module's
+    description); in this process ``actors`` stays 1.
     """
     if backend not in ("inprocess", "ray"):
         raise DistvalError(f"unknown backend {backend!r}; choose inprocess or ray")
@@ -230,10 +281,15 @@ def _on_ray(
     max_retries: int,
     progress: StudyProgress | None,
 ) -> None:
-    from distval.ray_backend.tasks import map_tasks, ray_session
+    from distval.ray_backend.tasks import cluster_cpus, map_tasks, ray_session
 
     with ray_session(address):
+        todo = longest_first(todo)
         cap = limit or len(todo)
+        cores = cluster_cpus()
+        if len(todo) < cores and cap >= len(todo):  # every part at once, cores to spare
+            shares = share_cores([p.weight for p in todo], [p.replicas for p in todo], cores)
+            todo = [dataclasses.replace(p, actors=a) for p, a in zip(todo, shares, strict=True)]
         if progress is not None:  # map_tasks submits in order, at most `cap` at a time
             progress.started_label = "on Ray"
             for part in todo[:cap]:
@@ -246,8 +302,17 @@ def _on_ray(
             limit=limit,
             max_retries=max_retries,
             name=lambda p: f"{p.name}",
+            options=_task_options,
         ):
             keep(todo[i], result)
             if progress is not None and submitted < len(todo):
                 progress.start(todo[submitted].name)
             submitted += 1
+
+
+def _task_options(part: Part) -> dict[str, Any]:
+    """Ray options of a part's task: one CPU for a run in the task's process; none for one
+    that drives its own actors (they hold its cores), spread over the nodes."""
+    if part.actors > 1:
+        return {"num_cpus": 0, "scheduling_strategy": "SPREAD"}
+    return {"num_cpus": 1}

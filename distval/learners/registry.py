@@ -297,6 +297,15 @@ class LearnerSpec:
         (:attr:`~distval.learners.host.LearnerHost.movable`): JVM replicas stay."""
         return not self.is_moa
 
+    def start(self) -> None:
+        """Load now what this learner's first replicas will need (a MOA learner's: the JVM,
+        the batch host and its class), so that a Ray learner actor does it while it boots
+        rather than when the driver hands it replicas and waits."""
+        if self.is_moa:
+            from distval.learners import moa
+
+            moa.start([moa.moa_cli(self.name)])
+
     def factory(self) -> Callable[..., Any]:
         if self.is_moa:
             from distval.learners import moa

@@ -39,6 +39,7 @@ class LearnerActor:
             # LearnerSpec.build is unannotated (distval/learners/registry.py): typed here.
             build: Callable[[], Any] = spec.build
             build()  # import each learner's module now, while the driver is busy
+            spec.start()  # and what its first replicas need (a JVM): not at the hand-over
         self.host: LearnerHost | None = None
 
     def load(self, host: LearnerHost) -> None:

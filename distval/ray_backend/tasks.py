@@ -23,7 +23,17 @@ from ray.exceptions import RayError
 from distval.errors import DistvalError
 from distval.ray_backend.session import ray_session, unwrap
 
-__all__ = ["map_tasks", "ray_session"]
+__all__ = ["cluster_cpus", "map_tasks", "ray_session"]
+
+
+def cluster_cpus() -> int:
+    """The CPUs of the running Ray cluster (all its nodes), at least 1.
+
+    >>> with ray_session():
+    ...     cluster_cpus() >= 1
+    True
+    """
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]
 
 
 def map_tasks(
@@ -35,8 +45,11 @@ def map_tasks(
     num_cpus: float = 1,
     max_retries: int = 1,
     name: Callable[[Any], str] = str,
+    options: Callable[[Any], dict[str, Any]] | None = None,
 ) -> Iterator[tuple[int, Any]]:
-    """``(index, fn(*shared, items[index]))`` for every item, in order of completion."""
+    """``(index, fn(*shared, items[index]))`` for every item, in order of completion;
+    ``options(item)``, if given, are that item's task options (``num_cpus``,
+    ``scheduling_strategy``, ...) in place of ``num_cpus``."""
     task = ray.remote(num_cpus=num_cpus, max_retries=max_retries)(fn)
     refs = [ray.put(s) for s in shared]
     queue = list(enumerate(items))[::-1]
@@ -46,7 +59,8 @@ def map_tasks(
         while queue or running:
             while queue and len(running) < cap:
                 i, item = queue.pop()
-                running[task.remote(*refs, item)] = i
+                call = task.options(**options(item)) if options is not None else task
+                running[call.remote(*refs, item)] = i
             ready, _ = ray.wait(list(running), num_returns=1)
             i = running.pop(ready[0])
             try:

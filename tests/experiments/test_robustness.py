@@ -153,3 +153,21 @@ def test_ray_copies_equal_in_process_copies(ray_local, tmp_path):
             pd.read_parquet(tmp_path / "b" / name / "folds.parquet"),
             check_exact=True,
         )
+
+
+@pytest.mark.ray
+def test_a_copy_given_actors_runs_on_ray_with_the_in_process_numbers(ray_local):
+    """With fewer copies than cores a copy's replicas go to Ray actors (the study runner sets
+    ``actors``); on the session's 2-CPU Ray both ways give the same summary."""
+    from distval.engine import open_config_stream
+    from distval.experiments.robustness import _copy, _plans
+    from distval.experiments.study import Part
+    from distval.streams.permutations import parse_permutation
+    from distval.streams.permuted import StreamData
+
+    data = StreamData.read(open_config_stream(CFG))
+    plan, extra = _plans(CFG, parse_permutation("time:p=0.5"), ["original", "time-1"], data)[1]
+    alone = _copy(CFG, data, Part("time-1", 1.0, (plan, extra), replicas=4)).summary()
+    spread = _copy(CFG, data, Part("time-1", 1.0, (plan, extra), replicas=4, actors=2)).summary()
+    assert alone["backend"] == "inprocess" and spread["backend"] == "ray"
+    assert spread["learners"] == alone["learners"] and spread["tests"] == alone["tests"]

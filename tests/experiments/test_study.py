@@ -8,7 +8,7 @@ import io
 import pytest
 
 from distval.errors import DistvalError
-from distval.experiments.study import Part, StudyProgress, run_study
+from distval.experiments.study import Part, StudyProgress, longest_first, run_study, share_cores
 
 
 def test_finished_parts_are_not_computed_and_records_keep_part_order():
@@ -66,3 +66,67 @@ def test_a_part_whose_worker_dies_runs_again_on_ray(tmp_path, ray_local):
     )
     assert got == {"p0": 0, "p1": 1, "p2": 4}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p0", "p1", "p2"]  # each died once
+
+
+def _best_largest_share(weights, replicas, cores):
+    """The least possible largest weight per core, by trying every split of the cores."""
+    import itertools
+
+    best = float("inf")
+    ranges = [range(1, r + 1) for r in replicas]
+    for shares in itertools.product(*ranges):
+        if sum(shares) <= cores:
+            best = min(best, max(w / s for w, s in zip(weights, shares)))
+    return best
+
+
+@pytest.mark.parametrize(
+    ("weights", "replicas", "cores"),
+    [
+        ([3.0, 1.0], [20, 20], 8),
+        ([5.0, 4.0, 1.0], [4, 4, 4], 9),
+        ([7.0, 2.0, 2.0, 1.0], [6, 3, 6, 2], 16),
+        ([1.0, 1.0], [20, 20], 16),
+    ],
+)
+def test_shared_cores_minimise_the_largest_cost_per_core(weights, replicas, cores):
+    shares = share_cores(weights, replicas, cores)
+    assert all(1 <= s <= r for s, r in zip(shares, replicas))
+    assert sum(shares) <= cores
+    # every core is used unless every part has one actor per replica
+    assert sum(shares) == min(cores, sum(replicas))
+    got = max(w / s for w, s in zip(weights, shares))
+    assert got == pytest.approx(_best_largest_share(weights, replicas, cores))
+
+
+def test_longest_first_is_the_lpt_order_of_graham():
+    parts = [Part(n, w) for n, w in [("a", 2.0), ("b", 5.0), ("c", 2.0), ("d", 9.0)]]
+    assert [p.name for p in longest_first(parts)] == ["d", "b", "a", "c"]
+
+
+@pytest.mark.ray
+def test_on_ray_fewer_parts_than_cores_get_actors_and_start_longest_first(ray_local):
+    """On the session's 2-CPU Ray: one part alone gets both cores as actors; two parts get
+    one each (one task of one CPU each), the costlier submitted first."""
+
+    def seen(part):
+        import time
+
+        return part.actors, time.time()
+
+    one = run_study(
+        [Part("only", 1.0, None, replicas=4)], seen, finished=lambda p: None,
+        store=lambda p, r: r, backend="ray",
+    )
+    assert one["only"][0] == 2
+    few = run_study(
+        [Part("x", 1.0, None, replicas=1)], seen, finished=lambda p: None,
+        store=lambda p, r: r, backend="ray",
+    )
+    assert few["x"][0] == 1  # a part that cannot use actors keeps one core
+    parts = [Part("cheap", 1.0, None, replicas=4), Part("dear", 9.0, None, replicas=4)]
+    two = run_study(
+        parts, seen, finished=lambda p: None, store=lambda p, r: r, backend="ray", limit=1
+    )
+    assert two["cheap"][0] == two["dear"][0] == 1
+    assert two["dear"][1] < two["cheap"][1]  # one at a time: the costlier ran first

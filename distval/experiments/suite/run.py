@@ -282,14 +282,50 @@ def _finished_part(out: Path, overwrite: bool) -> Any:
 Computed = tuple[EvaluationResult, float, list[tuple[str, type[Warning]]]]
 
 
+def spread_options(part: Part) -> dict[str, Any]:
+    """The backend options of a study part's run: in this process, or over ``part.actors``
+    Ray actors (of the Ray the part's task runs in).
+
+    >>> spread_options(Part("a")), spread_options(Part("a", replicas=20, actors=8))
+    ({'backend': 'inprocess'}, {'backend': 'ray', 'n_actors': 8})
+    """
+    if part.actors > 1:
+        return {"backend": "ray", "n_actors": part.actors}
+    return {"backend": "inprocess"}
+
+
+def stream_weight(cfg: SuiteConfig, i: int, costs: Mapping[str, Mapping[str, Any]]) -> float:
+    """Stream ``i``'s expected cost, to start the costliest first: its rows (the stream's
+    length, at most ``n_rows``) times its CPU seconds per row measured by an earlier session
+    of the suite (``costs``, from ``suite.json``), else times the mean of those measured
+    (every stream runs the same learners, so rows alone order the unmeasured ones).
+
+    >>> cfg = make_suite(["elec2", "sea"], learners=("nb",), n_rows=1000)
+    >>> stream_weight(cfg, 0, {}), stream_weight(cfg, 0, {"elec2": {"rows": 10, "cpu_seconds": 5}})
+    (1000.0, 500.0)
+    """
+    stream = open_config_stream(cfg.stream_config(i))
+    known = [k for k in (stream.n_rows, stream.limit, cfg.run.n_rows) if k is not None]
+    n = min(known) if known else 1
+    rate = {
+        k: float(c["cpu_seconds"]) / float(c["rows"])
+        for k, c in costs.items()
+        if c.get("cpu_seconds") and c.get("rows")
+    }
+    per_row = rate.get(cfg.names[i], float(np.mean(list(rate.values()))) if rate else 1.0)
+    return float(n) * per_row
+
+
 def _evaluate_part(part: Part) -> Computed:
-    """One stream's run, in this process; returns the result, its CPU seconds and the
-    warnings it raised (shown by the driver, once each, not by a Ray worker). No side
-    effect: a Ray task that is retried (its node lost) computes the same result again."""
+    """One stream's run, in this process or, given ``part.actors`` > 1, with its replicas
+    spread over that many Ray actors (the same numbers); returns the result, the CPU
+    seconds of this process and the warnings it raised (shown by the driver, once each, not
+    by a Ray worker). No side effect: a Ray task that is retried (its node lost) computes
+    the same result again."""
     cpu = time.process_time()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = evaluate(part.payload, backend="inprocess")
+        result = evaluate(part.payload, **spread_options(part))
     return result, time.process_time() - cpu, [(str(w.message), w.category) for w in caught]
 
 
@@ -317,7 +353,10 @@ def suite(
     them; a rerun into the same directory skips the streams already complete there, and its
     tables equal those of an uninterrupted suite. ``backend="ray"`` runs the streams as Ray
     tasks, one CPU each (at most ``n_tasks`` at once), on local cores or the cluster at
-    ``address``; a task whose node is lost is run again.
+    ``address``, the costliest first (:func:`stream_weight`); a task whose node is lost is
+    run again. With fewer streams than cores (and ``n_tasks`` not below the streams), each
+    stream's replicas are spread over Ray actors, the cores shared out by cost
+    (:func:`distval.experiments.study.share_cores`); the numbers are the same.
     """
     if isinstance(streams, SuiteConfig):
         if run_options:
@@ -333,8 +372,9 @@ def suite(
         claim_output(out, {*cfg.names, *SUITE_FILES}, overwrite=overwrite, resumable=True)
         out.mkdir(parents=True, exist_ok=True)
     costs = _stored_costs(out) if out is not None and not overwrite else {}
+    replicas = len(cfg.run.learners) * cfg.run.n_folds
     parts = [
-        Part(name, float(cfg.run.n_rows or 1), cfg.stream_config(i))
+        Part(name, stream_weight(cfg, i, costs), cfg.stream_config(i), replicas)
         for i, name in enumerate(cfg.names)
     ]
     summaries: dict[str, dict[str, Any]] = {}

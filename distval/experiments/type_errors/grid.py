@@ -20,7 +20,8 @@ from distval.errors import DistvalError
 from distval.evaluation import check_backend
 from distval.experiments.study import Part, run_study
 from distval.experiments.type_errors.cell import cell_key, run_cell
-from distval.experiments.type_errors.profiles import GridConfig
+from distval.experiments.type_errors.profiles import GridConfig, stream_rows
+from distval.experiments.type_errors.projection import project
 from distval.experiments.type_errors.tables import GRID_FILES, GridResult, collect, write
 from distval.results import claim_output
 
@@ -134,8 +135,9 @@ def run_grid(
 
     try:
         # a cell is deterministic: Ray may rerun it if its node or worker is lost
+        weight = cell_costs(config, list(done.values()))
         run_study(
-            [Part(cell_key(c[0], c[2], c[3]), 1.0, c) for c in todo],
+            [Part(cell_key(c[0], c[2], c[3]), weight[c[0]], c) for c in todo],
             _cell,
             shared=(config,),
             finished=lambda part: None,  # the stored cells are already left out of `todo`
@@ -151,6 +153,22 @@ def run_grid(
     if output_dir is not None and len(result.cells):
         write(result)
     return result
+
+
+def cell_costs(config: GridConfig, cells: list[dict[str, Any]]) -> dict[str, float]:
+    """Each stream's expected CPU seconds per cell (:func:`project`: from ``cells`` done or
+    the reference costs), so that Ray starts the costliest cells first; a stream's rows
+    where no cost is known.
+
+    >>> from distval.experiments.type_errors.profiles import make_grid
+    >>> costs = cell_costs(make_grid("quick"), [])
+    >>> len(costs) == len(make_grid("quick").streams), min(costs.values()) > 0
+    (True, True)
+    """
+    try:
+        return {s["stream"]: float(s["cpu_per_cell"]) for s in project(config, cells).streams}
+    except DistvalError:
+        return {label: float(stream_rows(config, label, spec)) for label, spec in config.streams}
 
 
 class Progress:

@@ -35,6 +35,7 @@ __all__ = [
     "moa_cli",
     "moa_families",
     "print_families",
+    "start",
     "template",
     "validate",
 ]
@@ -83,6 +84,20 @@ def validate(cli: str) -> str:
 _DESERIALIZED = re.compile(r"(?i)(file|inmem)\s*:")
 
 _JAVA_NAME = re.compile(r"(?<![\w.$])[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+
+
+def start(clis: list[str]) -> None:
+    """Start the JVM of this process and load the batch host and each learner's class
+    (``clis``: MOA's syntax, without ``moa:``), so that the first replicas to arrive find
+    them ready (:meth:`~distval.learners.registry.LearnerSpec.start`: a Ray learner actor
+    calls it while it boots, instead of paying the JVM's start, seconds on a busy machine,
+    when the driver hands it its replicas and waits).
+    """
+    from distval.learners.moa.replicas import start_host
+
+    start_host()
+    for cli in clis:
+        check_classes(cli)
 
 
 def check_classes(cli: str) -> None:

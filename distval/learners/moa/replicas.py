@@ -19,7 +19,7 @@ from distval.learners.moa import jvm
 from distval.learners.nominal import category_names
 from distval.learners.schema import Schema
 
-__all__ = ["MoaReplicaError", "MoaReplicas", "Released", "default_threads"]
+__all__ = ["MoaReplicaError", "MoaReplicas", "Released", "default_threads", "start_host"]
 
 
 class Released(NamedTuple):
@@ -47,6 +47,11 @@ def _java() -> tuple[Any, Any]:
     import jpype
 
     return host, jpype
+
+
+def start_host() -> None:
+    """Start the JVM and load the batch host (what the first replicas would do)."""
+    _java()
 
 
 def default_threads() -> int:

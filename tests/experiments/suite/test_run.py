@@ -14,6 +14,7 @@ import distval
 from distval.cli import main
 from distval.errors import DistvalError
 from distval.experiments.suite import make_suite, suite
+from distval.experiments.suite.run import stream_weight
 
 STREAMS = ["sea", "SEA(50)", "elec2", "HYP(10,0.001)"]
 OPTIONS = {
@@ -91,6 +92,32 @@ def test_ray_tasks_give_the_in_process_tables(uninterrupted, tmp_path, ray_local
     out = tmp_path / "ray"
     suite(STREAMS, output_dir=out, backend="ray", figures=False, **OPTIONS)
     assert _tables(out) == _tables(whole)
+
+
+@pytest.mark.ray
+def test_fewer_streams_than_cores_spread_their_replicas_over_actors(tmp_path, ray_local):
+    """One stream on the session's 2-CPU Ray: its run gets two actors (a Ray run, not one
+    task in one process), with the numbers of the in-process run."""
+    options = OPTIONS | {"n_rows": 3000, "test_every": 1000}
+    out = tmp_path / "spread"
+    suite(["elec2"], output_dir=out, backend="ray", figures=False, **options)
+    calm = tmp_path / "calm"
+    suite(["elec2"], output_dir=calm, figures=False, **options)
+    got = json.loads((out / "elec2" / "summary.json").read_text())
+    want = json.loads((calm / "elec2" / "summary.json").read_text())
+    assert got["backend"] == "ray" and want["backend"] == "inprocess"
+    assert got["learners"] == want["learners"] and got["tests"] == want["tests"]
+    assert _tables(out) == _tables(calm)
+
+
+def test_streams_are_weighed_by_rows_and_measured_cost_per_row():
+    cfg = make_suite(["elec2", "sea"], learners=("nb",), n_rows=50_000)
+    # elec2 holds 45,312 rows (below n_rows); sea is a generator cut at n_rows
+    assert stream_weight(cfg, 0, {}) == 45_312.0
+    assert stream_weight(cfg, 1, {}) == 50_000.0
+    measured = {"elec2": {"rows": 1000, "cpu_seconds": 2.0}}  # 2 ms a row, sea unmeasured
+    assert stream_weight(cfg, 0, measured) == pytest.approx(45_312 * 0.002)
+    assert stream_weight(cfg, 1, measured) == pytest.approx(50_000 * 0.002)
 
 
 def test_cli_with_a_toml_file_writes_tables_and_figures(tmp_path, capsys):
