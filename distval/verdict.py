@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from distval.anytime import DifferenceCS
-from distval.columns import PAIRED_SCHEMA, VERDICT_SCHEMA, empty_columns
+from distval.columns import PAIRED_SCHEMA, VERDICT_SCHEMA
 from distval.metrics.probabilistic import LOG_LOSS_FLOOR, PROBA_MEASURES, Scored, ScoreWindows
 from distval.multiplicity import holm_adjusted
 from distval.paired import PairedTracker

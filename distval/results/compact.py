@@ -9,9 +9,10 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from distval.delays import parse_duration
 from distval.results.tables import text_table
 
-__all__ = ["COMPACT_MEASURES", "compact_measures", "verdict_block", "wrap"]
+__all__ = ["COMPACT_MEASURES", "compact_measures", "label_words", "verdict_block", "wrap"]
 
 #: The compact table's measures (run's forgetting), then the cumulative accuracy.
 COMPACT_MEASURES = (("accuracy", "accuracy"), ("kappa", "κ"), ("kappa_m", "κm"),
@@ -26,6 +27,31 @@ def wrap(line: str, width: int = 100, indent: str = "  ") -> list[str]:
     """
     return textwrap.wrap(line, width, initial_indent=indent, subsequent_indent=indent * 2,
                          break_on_hyphens=False) or [indent]
+
+
+def label_words(delay: Any, probability: Any = None, column: str | None = None) -> str:
+    """How labels reached the learners, for a title, from a saved run's ``delay``,
+    ``label_probability`` and ``delay_column``: empty when at once and all.
+
+    >>> label_words(500, 0.1)
+    ', labels 500 rows late, 10 % revealed'
+    >>> label_words("30min", None, "time"), label_words("python:late")
+    (", labels 1800 s late (by 'time')", ', labels late by a function')
+    """
+    parts = []
+    if isinstance(delay, str) and delay.startswith("python:"):
+        parts.append("labels late by a function")
+    elif column is not None and delay is not None:
+        seconds = parse_duration(delay) if isinstance(delay, str) else None
+        if seconds is None and isinstance(delay, str) and delay.endswith("s"):
+            seconds = float(delay[:-1])  # a timedelta saved in seconds
+        amount = f"{seconds:g} s" if seconds is not None else f"{float(delay):g}"
+        parts.append(f"labels {amount} late (by {column!r})")
+    elif delay is not None and int(delay) > 1:
+        parts.append(f"labels {int(delay)} rows late")
+    if probability is not None and float(probability) < 1:
+        parts.append(f"{100 * float(probability):g} % revealed")
+    return ", " + ", ".join(parts) if parts else ""
 
 
 def _pct(d: Mapping[str, float | None] | None) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import textwrap
 from dataclasses import dataclass, field
@@ -15,10 +14,9 @@ import pandas as pd
 from distval.aggregator import Snapshot
 from distval.columns import Columns, concat, rows_of, select
 from distval.config import RunConfig
-from distval.delays import parse_duration
 from distval.errors import DistvalError
 from distval.metrics import MEASURES, PROBA_MEASURES
-from distval.results.compact import compact_measures, verdict_block
+from distval.results.compact import compact_measures, label_words, verdict_block
 from distval.results.reader import SavedRun
 from distval.results.schema import (
     FOLD_SCHEMA,
@@ -601,27 +599,12 @@ def _q_block(q_rows: list[dict[str, Any]]) -> Block:
 
 
 def _labels(cfg: RunConfig) -> str:
-    """How labels reached the learners, for a title: empty when at once and all.
+    """How labels reached the learners, for a title (:func:`label_words`).
 
     >>> _labels(RunConfig(delay=500, label_probability=0.1))
     ', labels 500 rows late, 10 % revealed'
     >>> _labels(RunConfig(delay="30min", delay_column="time"))
     ", labels 1800 s late (by 'time')"
     """
-    spec = cfg.label_delay
-    if spec is None:
-        return ""
-    parts = []
-    if spec.func is not None:
-        parts.append("labels late by a function")
-    elif spec.amount is not None:
-        timed = isinstance(cfg.delay, dt.timedelta) or (
-            isinstance(cfg.delay, str) and parse_duration(cfg.delay) is not None
-        )
-        unit = " s" if timed else ""
-        parts.append(f"labels {spec.amount:g}{unit} late (by {spec.column!r})")
-    elif spec.delayed:
-        parts.append(f"labels {spec.rows} rows late")
-    if spec.probability < 1:
-        parts.append(f"{100 * spec.probability:g} % revealed")
-    return ", " + ", ".join(parts) if parts else ""
+    d = cfg.to_dict()
+    return label_words(d.get("delay"), d.get("label_probability"), d.get("delay_column"))
