@@ -244,7 +244,7 @@ def test_probabilistic_fold_tests_compare_both_learners_on_the_same_rows(measure
     from distval.metrics.probabilistic import AUC_BINS
 
     k = 6
-    agg, snaps, y, proba, tested = probabilistic_feed(measure, n=3000, k=k, seed=3)
+    _, snaps, y, proba, tested = probabilistic_feed(measure, n=3000, k=k, seed=3)
     paired = snaps[-1].paired
     want_a, want_b = [], []
     for f in range(k):

@@ -152,7 +152,9 @@ def _verdict_sections(page: _Sections, res: SavedRun) -> None:
         caption,
         (["pair", "verdict"],
          [[f"{a} vs {b}", line] for a, b, line in
-          zip(last["learner_a"], last["learner_b"], last["line"])]),
+          zip(last["learner_a"], last["learner_b"], last["line"])]
+         + [["baseline", str(base["line"])] for base in [(res.summary or {}).get("baseline")]
+            if base]),
     )
     if not len(paired):
         return

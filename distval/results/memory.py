@@ -16,7 +16,13 @@ from distval.columns import Columns, concat, rows_of, select
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.metrics import MEASURES, PROBA_MEASURES
-from distval.results.compact import compact_measures, label_words, verdict_block
+from distval.results.compact import (
+    baseline,
+    compact_measures,
+    label_words,
+    verdict_block,
+    wrap,
+)
 from distval.results.reader import SavedRun
 from distval.results.schema import (
     FOLD_SCHEMA,
@@ -201,6 +207,7 @@ class EvaluationResult:
                 for t in (rows_of(self.final.verdicts) if self.final else [])
             ],
             "null_twin": self._null_twin(),
+            "baseline": baseline(learners, short_names(self.config.labels)),
         }
 
     def _null_twin(self) -> dict[str, Any] | None:
@@ -262,22 +269,25 @@ class EvaluationResult:
     def _verdict_lines(self, width: int = 100) -> list[str]:
         """The verdict block of the end-of-run print (none with fewer than two learners)."""
         s = self.summary()
+        base = [s["baseline"]["line"]] if s.get("baseline") else []
         if not s["verdicts"]:
-            return []
+            return [line for b in base for line in wrap(b, width, "")]
         n_pairs = len(s["verdicts"])
         twin = [s["null_twin"]["line"]] if s["null_twin"] else []
-        return verdict_block(s["verdicts"], self.config.alpha, n_pairs, width, twin,
+        return verdict_block(s["verdicts"], self.config.alpha, n_pairs, width, twin + base,
                              self.config.measure)
 
     def to_markdown(self) -> str:
         """The verdicts, the final measures and test decisions as Markdown tables."""
         lines = [f"## {self._title()}", ""]
         s = self.summary()
-        if s["verdicts"]:
+        if s["verdicts"] or s.get("baseline"):
             lines += ["Verdicts:", ""]
             lines += [f"- {v['line']}" for v in s["verdicts"]]
             if s["null_twin"]:
                 lines.append(f"- {s['null_twin']['line']}")
+            if s.get("baseline"):
+                lines.append(f"- {s['baseline']['line']}")
             lines.append("")
         for caption, cols, rows, align in self._blocks():
             lines += [caption, "", markdown_table(cols, rows, align), ""]
@@ -303,16 +313,8 @@ class EvaluationResult:
         else:
             s = self.summary()
             fg = self.config.forgetting
-            same = "" if self.config.measure in PROBA_MEASURES else (
-                " (the verdicts compare them on the same rows)"
-            )
             lines += [
-                *textwrap.wrap(
-                    f"Measures at the end (%, mean ±sd over folds) under {fg} forgetting: each "
-                    "learner over its own windows, so two learners' values may cover different "
-                    f"rows{same}; last column: over all rows.",
-                    100,
-                ),
+                *textwrap.wrap(_measures_caption(fg, "(%, mean ±sd over folds)"), 100),
                 compact_measures(
                     s["learners"], fg, short_names(self.config.labels), self.config.measure
                 ),
@@ -324,23 +326,29 @@ class EvaluationResult:
         return "\n".join(lines) + "\n"
 
     def __repr__(self) -> str:
-        """A short summary: rows, final accuracy per learner, and the final decisions."""
+        """A short summary: rows, the final measure per learner (over all rows, and over its
+        own windows), the verdicts and the baseline line."""
         cfg = self.config
         lines = [f"<EvaluationResult {self._title().removeprefix('distval: ')}>"]
         final = self.final.folds if self.final else concat([], FOLD_SCHEMA)
-        for label in cfg.labels:
-            sel = (final["learner"] == label) & (final["forgetting"] == cfg.forgetting)
+        def mean(label: str, kind: str) -> float | None:
+            sel = (final["learner"] == label) & (final["forgetting"] == kind)
             v = final[cfg.measure][sel].astype(float)
             v = v[v == v]
-            if len(v):
-                lines.append(f"  {label}: {cfg.measure} {np.mean(v):.4f} ({cfg.forgetting})")
-        for t in rows_of(self.final.tests) if self.final else []:
-            if t["test"] in ("sign", "wilcoxon", "friedman"):
-                verdict = f"favours {t['favours']}" if t["reject"] else "no difference"
-                lines.append(
-                    f"  {t['test']} {t['learner_a']} vs {t['learner_b']}: p {t['pvalue']:.3g}, "
-                    f"{verdict}"
-                )
+            return float(np.mean(v)) if len(v) else None
+
+        for label in cfg.labels:
+            own, every = mean(label, cfg.forgetting), mean(label, "cumulative")
+            parts = [f"{x:.4f} over all rows" for x in (every,) if x is not None]
+            if cfg.forgetting != "cumulative" and own is not None:
+                parts.append(f"{own:.4f} over its own {cfg.forgetting} windows")
+            if parts:
+                lines.append(f"  {label}: {cfg.measure} {', '.join(parts)}")
+        s = self.summary()
+        for v in s["verdicts"]:
+            lines.append(f"  {v['line']}")
+        if s.get("baseline"):
+            lines.append(f"  {s['baseline']['line']}")
         return "\n".join(lines)
 
     def plot(self, measure: str | None = None) -> Figure:
@@ -459,6 +467,15 @@ def _num(v: float | None, spec: str = ".4g") -> str:
     return "–" if v is None else format(v, spec)
 
 
+def _pvalue(p: float | None) -> str:
+    """A p-value for a table, never ``0``.
+
+    >>> _pvalue(0.0), _pvalue(0.01234567)
+    ('< 1e-16', '0.01235')
+    """
+    return "–" if p is None else ("< 1e-16" if p < 1e-16 else format(p, ".4g"))
+
+
 def _measures_block(learners: dict[str, Any], kind: str) -> Block:
     """The final measures under ``kind`` forgetting, with the cumulative accuracy."""
     rows = []
@@ -475,11 +492,29 @@ def _measures_block(learners: dict[str, Any], kind: str) -> Block:
     )
     shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in first)]
     return (
-        f"Measures under `{kind}` forgetting at the end of the stream, mean ± sd over "
-        "folds; last column: cumulative accuracy.",
+        _measures_caption(kind, "(mean ± sd over folds)", "`"),
         ["learner", *shown, "accuracy (cumulative)"],
         rows,
         "l" + "r" * (len(shown) + 1),
+    )
+
+
+def _measures_caption(kind: str, units: str, quote: str = "") -> str:
+    """What a measures table covers: under a forgetting mechanism each learner's own windows
+    (which may hold other rows than another learner's: the verdicts compare on the same
+    rows); cumulative: every row each fold tested.
+
+    >>> _measures_caption("cumulative", "(%)").split(": ")[1]
+    'each learner over every row its folds tested; last column'
+    """
+    if kind == "cumulative":
+        return (f"Measures at the end {units} under {quote}cumulative{quote} forgetting: each "
+                "learner over every row its folds tested; last column: the same.")
+    return (
+        f"Measures at the end {units} under {quote}{kind}{quote} forgetting: each learner "
+        "over its own windows, so two learners' values may cover different rows and need not "
+        "agree with the verdicts, which compare them on the same rows; last column: "
+        "accuracy over all rows."
     )
 
 
@@ -510,6 +545,8 @@ def _tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "n
     rows = []
     for i, t in enumerate(tests):
         compared = f"{t['measure']}, {t['forgetting']}" if t.get("measure") else "–"
+        if t["test"] in ("sign", "wilcoxon"):
+            compared += ", paired"
         digits = ".4f" if t.get("measure") != "errors" else ".6g"
         row = [
             t["learner_a"],
@@ -526,6 +563,7 @@ def _tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "n
             row += ["yes" if t.get("anytime_valid") else "no", _num(t.get("boundary"), ".3g")]
         if adjusted is not None:
             row.append(adjusted[i])
+        row[7] = _pvalue(t["pvalue"])
         rows.append([*row, t.get("favours") or "–"])
     cols = ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0"]
     if watched:

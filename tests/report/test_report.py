@@ -189,10 +189,23 @@ def test_verdict_table_is_the_last_look_of_verdicts_parquet(run3):
     page = _parse(html)
     v = pd.read_parquet(d / "verdicts.parquet")
     last = v[v["position"] == v["position"].max()]
-    assert page.tables["tab-verdicts"] == [
+    assert page.tables["tab-verdicts"][:-1] == [
         [f"{a} vs {b}", line] for a, b, line in zip(last["learner_a"], last["learner_b"],
                                                      last["line"])
     ]
+    # the last row: the baseline line, naming the learners whose accuracy over all rows is
+    # not above the Persistent classifier's on the same rows (from folds.parquet)
+    tag, line = page.tables["tab-verdicts"][-1]
+    f = pd.read_parquet(d / "folds.parquet")
+    f = f[(f["position"] == f["position"].max()) & (f["forgetting"] == "cumulative")]
+    means = f.groupby("learner")[["accuracy", "p_per"]].mean()
+    below = [lb for lb in ("ht", "majority", "persistent")
+             if means.loc[lb, "accuracy"] <= means.loc[lb, "p_per"] + 1e-12]
+    assert tag == "baseline" and "persistent" in below
+    head = line.split(" not beat")[0].removeprefix("baseline: ")
+    assert sorted(head.replace(" and ", ", ").replace(" does", "").replace(" do", "")
+                  .split(", ")) == sorted(below)
+    assert f"Persistent's {100 * means['p_per'].mean():.1f} %" in line
     paired = pd.read_parquet(d / "paired.parquet")
     assert len(paired) == 3 * 3 * v["position"].nunique()  # pairs x folds per look
 
