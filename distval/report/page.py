@@ -116,7 +116,9 @@ def _sections(res: SavedRun) -> list[dict[str, Any]]:
     page.figure(
         "baselines",
         "Baselines",
-        "Learners against the Majority and Persistent baselines.",
+        "Learners against the no-change (Persistent) classifier and the majority class, on "
+        "the rows the folds tested (a learner under the dashed line has learnt less than "
+        "the previous label tells).",
         plot_baselines(res),
     )
     page.table(

@@ -681,3 +681,49 @@ def test_type_error_charts_come_as_png_svg_and_pdf(tmp_path):
     for chart in ("type_errors", "peeking"):
         for fmt, head in magic.items():
             assert (out / f"{chart}.{fmt}").read_bytes()[:5].startswith(head)
+
+
+@pytest.fixture(scope="module")
+def delayed(tmp_path_factory):
+    """Labels 400 rows late, a look every 100 rows: the first looks score a few rows."""
+    d = tmp_path_factory.mktemp("delayed")
+    distval.evaluate(stream="sea", n_rows=1500, learners=("nb", "ht"), n_folds=3,
+                     test_every=100, delay=400, output_dir=d)
+    return load_results(d)
+
+
+def test_curves_of_delayed_labels_start_once_a_fold_has_scored_enough_rows(delayed):
+    """No curve starts at a false 0 % or 100 %: a fold's value is drawn only from the first
+    look at which its cumulative row count (folds.parquet's n) reaches MIN_SCORED; the title
+    says so."""
+    from distval.report.figures import MIN_SCORED
+
+    f = delayed.folds
+    cum = f[f["forgetting"] == "cumulative"]
+    enough = cum.groupby(["learner", "position"])["n"].max() >= MIN_SCORED
+    assert not enough.all() and enough.any()  # some looks have too few rows
+    fig = plot_measure(delayed, "accuracy")
+    assert f"drawn once it has scored {MIN_SCORED} rows" in " ".join(fig._suptitle.get_text().split())
+    (ax0, *_) = fig.axes
+    for line in ax0.get_lines():
+        label = line.get_label()
+        if label not in ("nb", "ht"):
+            continue
+        for x, y in zip(line.get_xdata(), line.get_ydata()):
+            assert np.isfinite(y) == bool(enough[label, x]), (label, x)
+
+
+def test_baselines_figure_draws_the_no_change_classifier_on_the_same_rows(delayed):
+    """A run without baseline learners still shows Persistent's accuracy on the rows the
+    folds tested: the mean over folds of p_per (folds.parquet) at each look."""
+    fig = plot_baselines(delayed)
+    ax_a = fig.axes[0]
+    (line,) = [ln for ln in ax_a.get_lines() if ln.get_label().startswith("Persistent")]
+    prim = delayed.primary
+    nb = prim[prim["learner"] == "nb"]
+    want = nb.groupby("position")["p_per"].mean()
+    got = dict(zip(line.get_xdata(), line.get_ydata()))
+    drawn = [x for x, y in got.items() if np.isfinite(y)]
+    assert len(drawn) > 5
+    for x in drawn:
+        assert got[x] == pytest.approx(100 * want[x])
