@@ -41,7 +41,7 @@ from distval.results import EvaluationResult, ResultWriter
 from distval.results.saved import load_evaluation
 from distval.streams import Chunk, Stream, open_stream
 from distval.validation import FoldAssigner
-from distval.verdict import short_names, status_verdict
+from distval.verdict import p_text, short_names, status_verdict
 
 __all__ = [
     "CHECKPOINT_SECONDS",
@@ -463,6 +463,7 @@ class Run:
             self.result.series = self.writer
         self.result.backend = backend
         self._bar = None
+        self._ticker: _Ticker | None = None
         self._lines = progress == "lines"
         self._line_seconds = line_seconds
         self._status = ""
@@ -475,6 +476,7 @@ class Run:
                 total=stream.n_rows, unit="rows", desc=desc, leave=True, dynamic_ncols=True,
                 bar_format=_BAR_FORMAT, initial=self.result.n_rows,
             )
+            self._ticker = _Ticker(self._bar)
         elif self._lines and self._starting:
             self._print("starting Ray")
         self._start = time.perf_counter()
@@ -551,6 +553,8 @@ class Run:
         self.result.elapsed = self._before + time.perf_counter() - self._start
         self.result.interrupted = interrupted
         self.result.classes = list(self.stream.classes)
+        if self._ticker is not None:
+            self._ticker.stop()
         if self._bar is not None:
             self._bar.close()
         if self.writer:
@@ -558,19 +562,41 @@ class Run:
         return self.result
 
 
-#: The progress bar: a short bar and the row count, so that the status (the leader and the
-#: verdict) keeps most of an 80-column terminal.
-_BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar:8}| {n_fmt}/{total_fmt}{postfix}"
+#: The progress bar: a short bar, the row count, the time elapsed and the time left, so that
+#: the status (the leader and the verdict) keeps most of an 80-column terminal.
+_BAR_FORMAT = (
+    "{desc}: {percentage:3.0f}%|{bar:6}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]{postfix}"
+)
+
+
+class _Ticker:
+    """Redraws a tqdm bar every ``seconds`` from a daemon thread, so that its elapsed time
+    and ETA move from the first second, also while no row has been evaluated yet (learners
+    loading, a JVM or Ray starting) or a batch is slow."""
+
+    def __init__(self, bar: Any, seconds: float = 1.0) -> None:
+        self._bar, self._seconds = bar, seconds
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="distval-bar", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._done.wait(self._seconds):
+            self._bar.refresh()
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
 
 
 def status_width(columns: int, desc: str, total: int | None) -> int:
     """What :data:`_BAR_FORMAT` leaves for the status on a terminal ``columns`` wide.
 
-    >>> status_width(80, "elec2", 45312)   # "elec2:  44%|###     | 20000/45312, " is 35
-    45
+    >>> status_width(80, "elec2", 45312)  # "elec2:  44%|###   | 20000/45312 [01:02<02:10], "
+    33
     """
     digits = len(str(total)) if total else 9
-    return max(20, columns - len(desc) - (2 + 4 + 1 + 8 + 2 + 2 * digits + 1 + 2))
+    return max(20, columns - len(desc) - (2 + 4 + 1 + 6 + 2 + 2 * digits + 1 + 14 + 2))
 
 
 def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> str:
@@ -632,7 +658,7 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
             shown = best = min(rows, key=lambda t: t["pvalue"])
             who = f" ({names.get(best['favours'], best['favours'])})" if best.get("favours") else ""
             pair = "" if len(rows) == 1 else f" {best['learner_a']}/{best['learner_b']}"
-            parts.append(f"{name}{pair} p {best['pvalue']:.3g}{who}")
+            parts.append(f"{name}{pair} p {p_text(best['pvalue'])}{who}")
             break
     valid = _valid_status(snap, config, shown)
     if valid:

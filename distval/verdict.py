@@ -43,6 +43,7 @@ __all__ = [
     "PairVerdicts",
     "crossing_row",
     "fold_verdict_line",
+    "p_text",
     "short_names",
     "status_verdict",
     "twin_line",
@@ -100,11 +101,11 @@ def _points(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
-def _p(p: float) -> str:
+def p_text(p: float) -> str:
     """A p-value for a line: 2 significant digits, never ``0`` (below double precision's
     resolution near 0 it is ``< 1e-16``).
 
-    >>> _p(0.0123), _p(2.5e-7), _p(0.0)
+    >>> p_text(0.0123), p_text(2.5e-7), p_text(0.0)
     ('0.012', '2.5e-07', '< 1e-16')
     """
     if p < 1e-16:
@@ -147,7 +148,7 @@ def _window_words(ev: Evidence) -> str:
 def _test_words(ev: Evidence, name: str, test: tuple[float, str | None, bool]) -> str:
     p, fav, _ = test
     adj = f" ({ev.adjusted})" if ev.adjusted else ""
-    return f"{name} p {_p(p)}{adj} {_window_words(ev)}" + (
+    return f"{name} p {p_text(p)}{adj} {_window_words(ev)}" + (
         f" (favours {fav})" if fav and fav != ev.winner and ev.winner else ""
     )
 
@@ -210,13 +211,13 @@ def verdict_line(ev: Evidence) -> str:
         if reject and fav and ev.winner and fav != ev.winner:
             where = f"near row {_rows(ev.crossing)}" if ev.crossing else "recently"
             parts.append(
-                f"but the recent paired windows favour {fav} ({name} p {_p(p)} "
+                f"but the recent paired windows favour {fav} ({name} p {p_text(p)} "
                 f"{_window_words(ev)}): the learning curves crossed {where}; the verdict "
                 "is about all rows so far"
             )
         elif reject and fav and not ev.winner:
             parts.append(
-                f"{name} p {_p(p)} favours {fav} {_window_words(ev)} (a fixed-sample test: "
+                f"{name} p {p_text(p)} favours {fav} {_window_words(ev)} (a fixed-sample test: "
                 "not yet confirmed by the sequence)"
             )
         else:
@@ -275,7 +276,7 @@ def fold_verdict_line(ev: Evidence) -> str:
     if test is not None:
         name = "Wilcoxon" if ev.wilcoxon else "sign test"
         adj = f" ({ev.adjusted})" if ev.adjusted else ""
-        parts.append(f"{name} p {_p(test[0])}{adj} {_window_words(ev)}")
+        parts.append(f"{name} p {p_text(test[0])}{adj} {_window_words(ev)}")
     parts.append("fold-level only: AUC has no per-row loss, so no confidence sequence "
                  "(not valid under peeking)")
     return "; ".join(parts)

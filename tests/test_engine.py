@@ -231,3 +231,16 @@ def test_a_checkpoint_resumes_to_the_rows_of_the_run_never_stopped(opts, assert_
     whole, resumed, rows = _resumed_rows(cfg, at=5)
     assert 0 < rows < 3000 and rows % 250 == 0
     assert_same_rows(whole, resumed)
+
+
+def test_the_bar_shows_elapsed_time_and_eta_from_the_first_second(capsys):
+    """A learner whose 2 replicas take 1.5 s each to start: before any row is done the bar is redrawn with
+    its elapsed time moving ('0/600 [00:01<' or later); every redraw carries [elapsed<ETA]."""
+    import re
+
+    distval.evaluate(stream="sea", n_rows=600, learners=("odd_learners:SlowStart(seconds=1.5)",),
+                     n_folds=2, test_every=300, progress=True)
+    err = capsys.readouterr().err
+    draws = [d for d in re.split(r"[\r\n]", err) if "rows" in d or "/600" in d]
+    assert draws and all(re.search(r"\[\d\d:\d\d<[^\]]+\]", d) for d in draws), draws
+    assert re.search(r" 0/600 \[00:0[1-9]<", err), draws

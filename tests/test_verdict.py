@@ -320,3 +320,32 @@ def test_three_class_brier_sequence_uses_sklearns_multiclass_rows_on_a_range_of_
     assert (cs.lo, cs.hi) == (-2.0, 2.0)
     assert cs.t == len(xs) and cs.mean == pytest.approx(np.mean(xs), rel=1e-12)
     assert max(abs(x) for x in xs) > 1.0  # beyond the two-class range
+
+
+def test_a_p_value_below_double_precision_never_prints_as_zero():
+    """A Wilcoxon or McNemar p-value that underflows to 0.0 prints as '< 1e-16' in the
+    verdict line, the live status and the summary tables, never as 0."""
+    from distval.config import RunConfig
+    from distval.engine import live_status
+    from distval.results.memory import _tests_block
+
+    ev = Evidence("ht", "nb", rows=5000, mean=0.1, lower=0.08, upper=0.12, level=0.95,
+                  decision="A", fold_diffs=np.full(10, 0.1), window_rows=900.0,
+                  wilcoxon=(0.0, "ht", True))
+    assert "Wilcoxon p < 1e-16 on the last 900 paired rows" in verdict_line(ev)
+    folds = {"learner": np.array(["ht", "nb"], dtype=object),
+             "forgetting": np.array(["adwin"] * 2, dtype=object),
+             "accuracy": np.array([0.9, 0.7])}
+    tests = {"test": np.array(["wilcoxon"], dtype=object),
+             "learner_a": np.array(["ht"], dtype=object),
+             "learner_b": np.array(["nb"], dtype=object), "pvalue": np.array([0.0]),
+             "favours": np.array(["ht"], dtype=object), "reject": np.array([True])}
+    from distval.aggregator import Snapshot
+
+    status = live_status(Snapshot(100, folds, tests), RunConfig(learners=("ht", "nb")))
+    assert status.endswith("wilcoxon p < 1e-16 (ht)")
+    row = {"learner_a": "ht", "learner_b": "nb", "test": "mcnemar", "measure": "errors",
+           "forgetting": "cumulative", "value_a": 1.0, "value_b": 9.0, "statistic": 80.0,
+           "pvalue": 0.0, "reject": True, "favours": "ht"}
+    _, _, rows, _ = _tests_block([row], 0.05)
+    assert rows[0][7] == "< 1e-16"

@@ -91,11 +91,12 @@ def final_tests_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
             r.learner_a,
             r.learner_b,
             r.test,
-            f"{r.measure}, {r.forgetting}",
+            f"{r.measure}, {r.forgetting}" + (", paired" if r.test in ("sign", "wilcoxon")
+                                              else ""),
             _num(r.value_a, digits),
             _num(r.value_b, digits),
             _num(r.statistic),
-            _num(r.pvalue),
+            "< 1e-16" if r.pvalue < 1e-16 else _num(r.pvalue),
             "–" if r.pvalue != r.pvalue else ("yes" if r.reject else "no"),
         ]
         if sequential:

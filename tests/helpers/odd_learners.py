@@ -24,3 +24,20 @@ class PredictsUnseen(PredictsMinusOne):
     def predict_one(self, x, **kwargs):
         self.seen += 1
         return 7 if self.seen > self.after else dummy.PriorClassifier.predict_one(self, x)
+
+
+class SlowStart(dummy.PriorClassifier):
+    """Sleeps ``seconds`` on its first prediction, as a learner that loads slowly does."""
+
+    def __init__(self, seconds: float = 2.5):
+        super().__init__()
+        self.seconds = seconds
+        self.started = False
+
+    def predict_one(self, x, **kwargs):
+        if not self.started:
+            import time
+
+            time.sleep(self.seconds)
+            self.started = True
+        return super().predict_one(x)
