@@ -234,8 +234,9 @@ def test_a_checkpoint_resumes_to_the_rows_of_the_run_never_stopped(opts, assert_
 
 
 def test_the_bar_shows_elapsed_time_and_eta_from_the_first_second(capsys):
-    """A learner whose 2 replicas take 1.5 s each to start: before any row is done the bar is redrawn with
-    its elapsed time moving ('0/600 [00:01<' or later); every redraw carries [elapsed<ETA]."""
+    """A learner whose 2 replicas take 1.5 s each to start: before any row is done the bar
+    is redrawn with its elapsed time moving ('0/600 [00:01<' or later); every redraw
+    carries [elapsed<ETA]."""
     import re
 
     distval.evaluate(stream="sea", n_rows=600, learners=("odd_learners:SlowStart(seconds=1.5)",),

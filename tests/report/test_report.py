@@ -703,7 +703,8 @@ def test_curves_of_delayed_labels_start_once_a_fold_has_scored_enough_rows(delay
     enough = cum.groupby(["learner", "position"])["n"].max() >= MIN_SCORED
     assert not enough.all() and enough.any()  # some looks have too few rows
     fig = plot_measure(delayed, "accuracy")
-    assert f"drawn once it has scored {MIN_SCORED} rows" in " ".join(fig._suptitle.get_text().split())
+    title = " ".join(fig._suptitle.get_text().split())
+    assert f"drawn once it has scored {MIN_SCORED} rows" in title
     (ax0, *_) = fig.axes
     for line in ax0.get_lines():
         label = line.get_label()
