@@ -562,11 +562,10 @@ class Run:
         return self.result
 
 
-#: The progress bar: a short bar, the row count, the time elapsed and the time left, so that
-#: the status (the leader and the verdict) keeps most of an 80-column terminal.
-_BAR_FORMAT = (
-    "{desc}: {percentage:3.0f}%|{bar:6}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]{postfix}"
-)
+#: The progress line: the share and count of rows, the time elapsed and the time left (no
+#: bar graphic), so that the status (the learners and the verdict) keeps most of an
+#: 80-column terminal.
+_BAR_FORMAT = "{desc}: {percentage:3.0f}% {n_fmt}/{total_fmt} [{elapsed}<{remaining}]{postfix}"
 
 
 class _Ticker:
@@ -592,11 +591,11 @@ class _Ticker:
 def status_width(columns: int, desc: str, total: int | None) -> int:
     """What :data:`_BAR_FORMAT` leaves for the status on a terminal ``columns`` wide.
 
-    >>> status_width(80, "elec2", 45312)  # "elec2:  44%|###   | 20000/45312 [01:02<02:10], "
-    33
+    >>> status_width(80, "elec2", 45312)  # "elec2:  44% 20000/45312 [01:02<02:10], " is 39
+    41
     """
     digits = len(str(total)) if total else 9
-    return max(20, columns - len(desc) - (2 + 4 + 1 + 6 + 2 + 2 * digits + 1 + 14 + 2))
+    return max(20, columns - len(desc) - (2 + 4 + 1 + 2 * digits + 1 + 14 + 2))
 
 
 def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> str:
@@ -605,8 +604,9 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     confidence sequence, valid under peeking; :func:`~distval.verdict.status_verdict`), the
     other learners' measures and, for the most clearly different pair, the Wilcoxon (else
     sign) p-value and whom it favours; with ``--sequential``, the decision that stays valid
-    when this line is watched. With a ``width``, parts are dropped from the end until it
-    fits, so the leader and the verdict stay longest.
+    when this line is watched. With a ``width`` it is too long for, every learner in short
+    and the verdict without its sequence; then parts are dropped from the end until it
+    fits.
 
     >>> from distval.aggregator import Snapshot
     >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2)
@@ -621,14 +621,14 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     >>> live_status(Snapshot(100, folds, tests), cfg)
     'ht 0.850 | nb 0.700 | wilcoxon p 0.03 (ht)'
     >>> live_status(Snapshot(100, folds, tests), cfg, width=20)
-    'ht 0.850 | nb 0.700'
+    'ht .85 nb .70'
     >>> from distval.columns import VERDICT_SCHEMA, to_columns
     >>> v = {f: None for f in VERDICT_SCHEMA.names} | {"position": 100, "learner_a": "ht",
     ...      "learner_b": "nb", "rows": 100, "mean": 0.15, "lower": 0.05, "upper": 0.25,
     ...      "decision": "A", "folds": 2, "folds_favouring": 2}
     >>> snap = Snapshot(100, folds, tests, verdicts=to_columns([v], VERDICT_SCHEMA))
     >>> live_status(snap, cfg, width=45)
-    'ht 0.850 | ht>nb +15.0 pts (CS 5.0..25.0)'
+    'ht .85 nb .70 | ht>nb +15.0'
     >>> spend = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="spending")
     >>> live_status(Snapshot(100, folds, tests), spend).split(" | ")[-1]
     'valid under peeking: not yet (needs p <= 0.0012)'
@@ -664,6 +664,18 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     if valid:
         parts.append(valid)
     out = " | ".join(parts)
+    if width is not None and len(out) > width and len(means) > 1:
+        # too long for the bar: every learner in short (leader first) and the verdict
+        # without its sequence, before anything is dropped
+        order = [parts[0].rsplit(" ", 1)[0]] if means else []
+        short = {names.get(k, k): f"{v:.2f}".removeprefix("0") for k, v in means.items()}
+        order += [n for n in short if n not in order]
+        learners = " ".join(f"{n} {short[n]}" for n in order if n in short)
+        brief = verdict.split(" (CS")[0].removesuffix(" pts")
+        compact = [learners, brief] if verdict else [learners]
+        if len(" | ".join(compact)) <= width or len(learners) <= width:
+            parts = compact
+            out = " | ".join(parts)
     while width is not None and len(out) > width and len(parts) > 1:
         parts.pop()
         out = " | ".join(parts)

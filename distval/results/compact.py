@@ -174,7 +174,8 @@ def verdict_block(
         "every look"
     )
     if measure == "auc":
-        caption = "Verdicts (AUC: fold-level tests on each learner's windows, no sequence"
+        caption = ("Verdicts (AUC: fold tests on each fold's AUC of both learners over the same "
+                   "rows, no sequence")
     if n_pairs > 1:
         caption += f"; each at alpha/{n_pairs} (Bonferroni over the pairs), fold-test p-values "
         caption += "Holm-adjusted"

@@ -294,17 +294,18 @@ class EvaluationResult:
         lines += self._footer()
         return "\n".join(lines) + "\n"
 
-    def to_text(self, verbose: bool = False) -> str:
+    def to_text(self, verbose: bool = False, width: int = 100) -> str:
         """The end-of-run print for a terminal: the verdict lines and a compact measures
-        table in at most 100 columns; ``verbose`` adds every measure and every test row
-        (aligned plain-text tables, as wide as they need).
+        table, the sentences wrapped at word boundaries to ``width`` columns (the terminal's,
+        at most 100); ``verbose`` adds every measure and every test row (aligned plain-text
+        tables, as wide as they need).
 
         >>> res = EvaluationResult(RunConfig(learners=("nb",), n_folds=2), n_rows=0)
         >>> print(res.to_text().splitlines()[0])
         distval: elec2, 2-fold bootstrap prequential, 0 rows
         """
-        lines = [self._title(), ""]
-        verdicts = self._verdict_lines()
+        lines = [*textwrap.wrap(self._title(), width), ""]
+        verdicts = self._verdict_lines(width)
         if verdicts:
             lines += [*verdicts, ""]
         if verbose:
@@ -314,7 +315,7 @@ class EvaluationResult:
             s = self.summary()
             fg = self.config.forgetting
             lines += [
-                *textwrap.wrap(_measures_caption(fg, "(%, mean ±sd over folds)"), 100),
+                *textwrap.wrap(_measures_caption(fg, "(%, mean ±sd over folds)"), width),
                 compact_measures(
                     s["learners"], fg, short_names(self.config.labels), self.config.measure
                 ),
@@ -322,7 +323,7 @@ class EvaluationResult:
             ]
             if s["tests"]:
                 lines.append("Every test row: --verbose, or summary.md in the results.")
-        lines += self._footer()
+        lines += [part for line in self._footer() for part in textwrap.wrap(line, width)]
         return "\n".join(lines) + "\n"
 
     def __repr__(self) -> str:
