@@ -19,6 +19,7 @@ from PIL import Image
 from distval.learners import parse_learner
 from distval.report.tables import tests_with_pvalues
 from distval.results import SavedRun
+from distval.verdict import short_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -408,11 +409,14 @@ def plot_critical_difference(res: SavedRun) -> Figure | None:
     ranks = np.asarray(friedman["average_ranks"], dtype=float)
     labels = res.labels if len(res.labels) == len(ranks) else [str(i) for i in range(len(ranks))]
     verdict = "rejects" if friedman.get("reject") else "does not reject"
+    folds = res.config.get("n_folds", "the")
     return draw_critical_difference(
         ranks,
         list(labels),
         float(friedman["critical_difference"]),
-        f"Average ranks (1 = best); Friedman {verdict} at alpha = {friedman.get('alpha')}",
+        f"Average ranks over the {folds} folds of one stream (1 = best; folds share rows, "
+        f"so this is no comparison across data sets); Friedman {verdict} at alpha = "
+        f"{friedman.get('alpha')}",
     )
 
 
@@ -430,8 +434,12 @@ def draw_critical_difference(
     """
     ranks = np.asarray(ranks, dtype=float)
     k = len(ranks)
+    names = short_names(labels, width=40)
+    labels = [names[label] for label in labels]
     bottom = -(((k + 1) // 2) * 0.55 + 0.5)
-    fig = _figure(8, max(3.4, 1.2 + 0.32 * k))
+    longest = max((len(label) for label in labels), default=0) + 8  # " (2.35) "
+    # each side's names need about 0.065 in a character at fontsize 8, beside the axis
+    fig = _figure(max(8.0, 3.0 + 2 * 0.065 * longest), max(3.4, 1.2 + 0.32 * k))
     ax = fig.subplots()
     lo, hi = 1, k
     ax.set_xlim(lo - 0.3, hi + 0.3)
@@ -456,7 +464,8 @@ def draw_critical_difference(
         ax.hlines(y, ranks[g].min() - 0.03, ranks[g].max() + 0.03, color="k", lw=3)
     ax.axis("off")
     if title:
-        ax.set_title(title, fontsize=9)
+        width_chars = int(fig.get_figwidth() * 72 / 9 * 1.6)  # at fontsize 9
+        fig.suptitle(_wrap(title, width_chars), fontsize=9)
     return fig
 
 
@@ -497,7 +506,7 @@ def plot_adwin_width(res: SavedRun) -> Figure | None:
         ax.plot(x, _nanmean(w, axis=1), lw=1.6, label=f"{label} (mean of folds)", **st)
     ax.set_xlabel(_ROWS)
     ax.set_ylabel("ADWIN window width (rows)")
-    ax.set_title("ADWIN window width over time (band: min-max over folds)")
+    fig.suptitle("ADWIN window width over time (band: min-max over folds)")
     ax.grid(alpha=0.3)
     _legend_outside(ax, fontsize=8)
     return fig

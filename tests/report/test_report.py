@@ -728,3 +728,62 @@ def test_baselines_figure_draws_the_no_change_classifier_on_the_same_rows(delaye
     assert len(drawn) > 5
     for x in drawn:
         assert got[x] == pytest.approx(100 * want[x])
+
+
+MOA_LONG = [
+    "moa:meta.AdaptiveRandomForest -s 10 -j 1 -l (ARFHoeffdingTree -e 2000000 -g 50 -c 0.01)",
+    "moa:trees.HoeffdingAdaptiveTree -g 50 -c 0.01 -t 0.05 -l NBAdaptive",
+    "moa:bayes.NaiveBayes",
+    "moa:functions.MajorityClass",
+]
+
+
+def _texts_off_canvas(fig):
+    """The visible, non-empty texts of ``fig`` whose rendered box leaves the canvas."""
+    from matplotlib.text import Text
+
+    r = _drawn(fig)
+    hidden = set()  # tick labels of ticks outside the view limits: matplotlib skips them
+    for ax in fig.axes:
+        for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not min(lo, hi) - 1e-9 <= tick.get_loc() <= max(lo, hi) + 1e-9:
+                    hidden |= {id(tick.label1), id(tick.label2)}
+    return [t.get_text() for t in fig.findobj(Text)
+            if t.get_visible() and t.get_text().strip() and id(t) not in hidden
+            and not _inside(t.get_window_extent(r), fig.bbox)]
+
+
+def test_no_text_of_any_figure_leaves_the_canvas_with_long_moa_names(long_names):
+    """Every figure of a run with long names, and the critical-difference diagram of the
+    per-run and suite kinds with full MOA specs, keeps every text on the canvas (checked
+    with matplotlib's renderer boxes); the per-run diagram says it ranks folds of one
+    stream."""
+    from distval.experiments.suite.figures import plot_cd
+    from distval.report.figures import (
+        draw_critical_difference,
+        plot_adwin_width,
+        plot_critical_difference,
+        plot_q,
+    )
+
+    res = load_results(long_names)
+    cd = plot_critical_difference(res)
+    assert cd is not None
+    title = " ".join(cd.axes[0].get_title().split()) + " ".join(
+        (cd._suptitle.get_text() if cd._suptitle else "").split())
+    assert "folds of one stream" in title
+    figures = [plot_measure(res), plot_tests(res), plot_baselines(res), plot_q(res),
+               plot_adwin_width(res), cd]
+    ranks = [1.4, 2.2, 2.9, 3.5]
+    figures.append(draw_critical_difference(
+        ranks, MOA_LONG, 1.48,
+        "Average ranks over 4 streams (1 = best); Nemenyi CD at alpha = 0.05; Friedman "
+        "(Iman–Davenport) does not reject"))
+    suite = {"comparison": {"learners": MOA_LONG, "streams": ["a", "b", "c", "d"],
+                            "average_ranks": dict(zip(MOA_LONG, ranks)), "alpha": 0.05,
+                            "friedman": {"critical_difference": 2.35, "reject": False}}}
+    figures.append(plot_cd(suite))
+    for fig in figures:
+        assert fig is not None
+        assert _texts_off_canvas(fig) == []
