@@ -24,7 +24,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -433,7 +433,7 @@ class Run:
         *,
         output_dir: str | os.PathLike[str] | None = None,
         overwrite: bool = False,
-        progress: bool | str = False,
+        progress: bool | str | Callable[[int], None] = False,
         backend: str = "inprocess",
         line_seconds: float = 10.0,
         resume: tuple[dict[str, Any], dict[str, int]] | None = None,
@@ -465,6 +465,7 @@ class Run:
         self._bar = None
         self._ticker: _Ticker | None = None
         self._lines = progress == "lines"
+        self._rows_done = progress if callable(progress) else None
         self._line_seconds = line_seconds
         self._status = ""
         self._starting = backend == "ray"
@@ -518,6 +519,8 @@ class Run:
         if n_rows:
             counts = self.result.evaluated_by
             counts[where] = counts.get(where, 0) + n_rows
+        if self._rows_done is not None and n_rows:
+            self._rows_done(self.result.n_rows)
         if self._bar is not None:
             self._bar.update(n_rows)
         elif self._lines and n_rows:

@@ -19,12 +19,13 @@ critical-difference diagram and the rank plot (``cd.svg``, ``cd.pdf``, ``ranks.s
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -280,14 +281,20 @@ def _finished_part(out: Path, overwrite: bool) -> Any:
 Computed = tuple[EvaluationResult, float, list[tuple[str, type[Warning]]]]
 
 
-def _evaluate_part(part: Part) -> Computed:
+def _evaluate_reporting(bar: StudyProgress, part: Part) -> Computed:
+    """:func:`_evaluate_part` in this process, telling ``bar`` the rows done per batch."""
+    return _evaluate_part(part, lambda done: bar.rows(part.name, done))
+
+
+def _evaluate_part(part: Part, rows: Callable[[int], None] | None = None) -> Computed:
     """One stream's run, in this process; returns the result, its CPU seconds and the
     warnings it raised (shown by the driver, once each, not by a Ray worker). No side
-    effect: a Ray task that is retried (its node lost) computes the same result again."""
+    effect: a Ray task that is retried (its node lost) computes the same result again.
+    ``rows`` is told the rows done after every batch (in-process suites)."""
     cpu = time.process_time()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = evaluate(part.payload, backend="inprocess")
+        result = evaluate(part.payload, backend="inprocess", progress=rows or False)
     return result, time.process_time() - cpu, [(str(w.message), w.category) for w in caught]
 
 
@@ -363,9 +370,12 @@ def suite(
 
     bar = StudyProgress("suite", parts, unit="streams") if progress else None
     finished = _finished_part(out, overwrite) if out is not None else (lambda p: None)
+    compute: Callable[..., Computed] = _evaluate_part
+    if bar is not None and backend == "inprocess":  # rows done within a stream, per batch
+        compute = functools.partial(_evaluate_reporting, bar)
     records = run_study(
         parts,
-        _evaluate_part,
+        compute,
         finished=finished,
         store=store,
         on_record=refresh,
