@@ -60,8 +60,9 @@ def baseline(
     baseline: ht does not beat the no-change classifier: accuracy 79.5 % against
     Persistent's 85.3 % on the same rows (κper -39.6 %); majority class 57.5 %
     """
-    cum = {label: per.get("cumulative") for label, per in learners.items()}
-    cum = {label: m for label, m in cum.items() if m}
+    cum: dict[str, Mapping[str, Mapping[str, float | None]]] = {
+        label: per["cumulative"] for label, per in learners.items() if per.get("cumulative")
+    }
     if not cum:
         return None
 
