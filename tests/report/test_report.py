@@ -249,7 +249,8 @@ def test_final_tests_table_equals_last_rows_of_tests_parquet(run3):
         p = t["pvalue"].iloc[0]
         assert float(r[7]) == pytest.approx(p, rel=1e-3, abs=1e-300)
         assert r[8] == ("yes" if t["reject"].iloc[0] else "no")
-        assert r[3] == f"{t['measure'].iloc[0]}, {t['forgetting'].iloc[0]}"
+        paired = ", paired" if r[2] in ("sign", "wilcoxon") else ""  # the same rows
+        assert r[3] == f"{t['measure'].iloc[0]}, {t['forgetting'].iloc[0]}{paired}"
         assert r[9] == (t["favours"].iloc[0] or "–")
         if r[2] in ("sign", "wilcoxon", "friedman"):
             # the decision is p < alpha (bifet2015 §4): checked independently of the column
@@ -787,3 +788,28 @@ def test_no_text_of_any_figure_leaves_the_canvas_with_long_moa_names(long_names)
     for fig in figures:
         assert fig is not None
         assert _texts_off_canvas(fig) == []
+
+
+def test_an_auc_run_with_delayed_labels_reports_its_measure_delay_and_label_share(tmp_path):
+    """The report of `--measure auc --delay 300 --label-probability 0.5`: the title names
+    the delay, the label share and the measure; the final measures table has an auc column
+    equal to the folds' mean AUC (folds.parquet); an AUC figure is drawn; the pair's figure
+    draws each fold's paired AUC difference (paired.parquet)."""
+    d = tmp_path / "auc"
+    distval.evaluate(stream="sea", n_rows=2000, learners=("nb", "ht"), n_folds=3,
+                     test_every=500, delay=300, label_probability=0.5, measure="auc",
+                     output_dir=d)
+    html = make_report(d)
+    page = _parse(html)
+    title = html.read_text().split("<h1>")[1].split("</h1>")[0]
+    assert "labels 300 rows late" in title and "50 % revealed" in title
+    assert title.endswith("measure auc")
+    assert "fig-auc" in page.figures and "fig-verdict_1" in page.figures
+    head, rows = page.headers["tab-measures"], page.tables["tab-measures"]
+    col = head.index("auc")
+    f = pd.read_parquet(d / "folds.parquet")
+    last = f[(f["position"] == f["position"].max()) & (f["forgetting"] == "adwin")]
+    for row in rows:
+        if row[1] == "adwin":
+            want = last[last["learner"] == row[0]]["auc"].mean()
+            assert row[col].startswith(f"{want:.4f}")
