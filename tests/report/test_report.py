@@ -394,8 +394,8 @@ def test_run_with_report_flag(tmp_path):
             "--output", str(out), "--report"]  # fmt: skip
     assert cli.main(argv) == 0
     page = _parse(out / "report.html")
-    assert set(page.links) == {"fig-accuracy", "fig-kappa_m", "fig-adwin_width", "tab-measures",
-                               "tab-config"}  # fmt: skip
+    assert set(page.links) == {"fig-accuracy", "fig-kappa_m", "fig-adwin_width", "fig-baselines",
+                               "tab-measures", "tab-config"}  # fmt: skip
     rows = page.tables["tab-measures"]
     folds = pd.read_parquet(out / "folds.parquet")
     last = folds[(folds["position"] == 600) & (folds["forgetting"] == "adwin")]
