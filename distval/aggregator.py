@@ -369,7 +369,7 @@ class Aggregator:
             return self._advance(arrived or 0)
         pred = np.full((self.n_slots, n), -1, dtype=np.int64)
         given: list[tuple[np.ndarray, np.ndarray]] = []
-        losses = None  # per-row losses of a probabilistic measure, for the verdict
+        losses = proba = None  # per-row losses and probabilities, for the verdict
         for ids, p in parts:
             if isinstance(p, tuple):  # (predictions, probabilities) of a probabilistic run
                 p, probs = p
@@ -382,7 +382,8 @@ class Aggregator:
         for tracker in self.trackers:
             tracker.update(y, pred, per_ok)
         if self.scores is not None:
-            scored = Scored.of(y, pred, self._proba(y, given))
+            proba = self._proba(y, given)
+            scored = Scored.of(y, pred, proba)
             for tracker, window in zip(self.trackers, self.scores):
                 widths = tracker.widths if tracker.name == "adwin" else None
                 window.add(scored, widths)
@@ -405,7 +406,9 @@ class Aggregator:
                 self.fold_wins[0] += (tested & right_a & ~right_b).sum(axis=2)
                 self.fold_wins[1] += (tested & ~right_a & right_b).sum(axis=2)
             if self.verdicts is not None:
-                self.verdicts.update(y, by_learner, per_ok, losses)
+                if proba is not None:
+                    proba = proba.reshape(len(self.labels), self.n_folds, n, -1)
+                self.verdicts.update(y, by_learner, per_ok, losses, proba)
         if self.drift is not None:
             k = self.n_folds
             for row, slot, detector in self.drift.update(pred, y, start):
@@ -511,11 +514,7 @@ class Aggregator:
                 )
         events, self._events = self._events, []
         if self.verdicts is not None:
-            own = None
-            if not self.verdicts.paired:  # a probabilistic measure: each learner's windows
-                shape = (len(self.labels), self.n_folds)
-                own = (self.fold_values(), self.primary.widths.reshape(shape))
-            paired, verdict_rows = self.verdicts.look(self.position, tests, own)
+            paired, verdict_rows = self.verdicts.look(self.position, tests)
             verdicts = to_columns(verdict_rows, VERDICT_SCHEMA)
         else:
             paired, verdicts = empty_columns(PAIRED_SCHEMA), empty_columns(VERDICT_SCHEMA)
@@ -577,7 +576,7 @@ class Aggregator:
         cmp, forgetting = self.comparison, self.tracker_settings.forgetting
         values = self.fold_values()
         paired = None
-        if self.verdicts is not None and self.verdicts.paired:
+        if self.verdicts is not None:
             paired = self.verdicts.fold_values()
         counts = self.pair_counts.counts()
         pos = self.position

@@ -599,16 +599,18 @@ class RunConfig:
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RunConfig:
+    def from_dict(cls, data: Mapping[str, Any], *, reading: bool = False) -> RunConfig:
         """The configuration a :meth:`to_dict` (or a run's ``config.json``) describes, read by
-        :func:`read_config`; the keys a run adds (e.g. ``backend``) are left out."""
+        :func:`read_config`; the keys a run adds (e.g. ``backend``) are left out. With
+        ``reading`` (a saved run loaded to be read, never run again) a stream that was a
+        Python object stays as its recorded ``python:<name>`` text."""
         names = {f.name for f in dataclasses.fields(cls)}
         kw = {k: v for k, v in read_config(data).items() if k in names}
         for key in ("learners", "labels", "tests", "na_values"):
             if isinstance(kw.get(key), list):
                 kw[key] = tuple(kw[key])
         text = kw.get("stream")
-        if isinstance(text, str) and text.startswith("python:"):
+        if isinstance(text, str) and text.startswith("python:") and not reading:
             raise DistvalError(
                 f"the stream {text!r} was a Python object in the saved run: no text reopens it"
             )

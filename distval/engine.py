@@ -24,7 +24,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, cast
 
@@ -43,7 +43,7 @@ from distval.results.lock import DirectoryLock
 from distval.results.saved import load_evaluation
 from distval.streams import Chunk, Stream, open_stream
 from distval.validation import FoldAssigner
-from distval.verdict import short_names, status_verdict
+from distval.verdict import p_text, short_names, status_verdict
 
 __all__ = [
     "CHECKPOINT_SECONDS",
@@ -497,7 +497,7 @@ class Run:
         *,
         output_dir: str | os.PathLike[str] | None = None,
         overwrite: bool = False,
-        progress: bool | str = False,
+        progress: bool | str | Callable[[int], None] = False,
         backend: str = "inprocess",
         line_seconds: float = 10.0,
         resume: tuple[dict[str, Any], dict[str, int]] | None = None,
@@ -533,7 +533,9 @@ class Run:
             self.result.series = self.writer
         self.result.backend = backend
         self._bar = None
+        self._ticker: _Ticker | None = None
         self._lines = progress == "lines"
+        self._rows_done = progress if callable(progress) else None
         self._line_seconds = line_seconds
         self._status = ""
         self.timeline = Timeline()
@@ -547,6 +549,7 @@ class Run:
                 total=stream.n_rows, unit="rows", desc=desc, leave=True, dynamic_ncols=True,
                 bar_format=_BAR_FORMAT, initial=self.result.n_rows,
             )
+            self._ticker = _Ticker(self._bar)
         elif self._lines and self._starting:
             self._print("starting Ray")
         self._start = time.perf_counter()
@@ -590,6 +593,8 @@ class Run:
         if n_rows:
             counts = self.result.evaluated_by
             counts[where] = counts.get(where, 0) + n_rows
+        if self._rows_done is not None and n_rows:
+            self._rows_done(self.result.n_rows)
         if self._bar is not None:
             self._bar.update(n_rows)
         elif self._lines and n_rows:
@@ -627,6 +632,8 @@ class Run:
         self.result.timeline = self.timeline.since(self._start)
         self.result.interrupted = interrupted
         self.result.classes = list(self.stream.classes)
+        if self._ticker is not None:
+            self._ticker.stop()
         if self._bar is not None:
             self._bar.close()
         if self.writer:
@@ -634,19 +641,40 @@ class Run:
         return self.result
 
 
-#: The progress bar: a short bar and the row count, so that the status (the leader and the
-#: verdict) keeps most of an 80-column terminal.
-_BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar:8}| {n_fmt}/{total_fmt}{postfix}"
+#: The progress line: the share and count of rows, the time elapsed and the time left (no
+#: bar graphic), so that the status (the learners and the verdict) keeps most of an
+#: 80-column terminal.
+_BAR_FORMAT = "{desc}: {percentage:3.0f}% {n_fmt}/{total_fmt} [{elapsed}<{remaining}]{postfix}"
+
+
+class _Ticker:
+    """Redraws a tqdm bar every ``seconds`` from a daemon thread, so that its elapsed time
+    and ETA move from the first second, also while no row has been evaluated yet (learners
+    loading, a JVM or Ray starting) or a batch is slow."""
+
+    def __init__(self, bar: Any, seconds: float = 1.0) -> None:
+        self._bar, self._seconds = bar, seconds
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="distval-bar", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._done.wait(self._seconds):
+            self._bar.refresh()
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
 
 
 def status_width(columns: int, desc: str, total: int | None) -> int:
     """What :data:`_BAR_FORMAT` leaves for the status on a terminal ``columns`` wide.
 
-    >>> status_width(80, "elec2", 45312)   # "elec2:  44%|###     | 20000/45312, " is 35
-    45
+    >>> status_width(80, "elec2", 45312)  # "elec2:  44% 20000/45312 [01:02<02:10], " is 39
+    41
     """
     digits = len(str(total)) if total else 9
-    return max(20, columns - len(desc) - (2 + 4 + 1 + 8 + 2 + 2 * digits + 1 + 2))
+    return max(20, columns - len(desc) - (2 + 4 + 1 + 2 * digits + 1 + 14 + 2))
 
 
 def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> str:
@@ -655,8 +683,9 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     confidence sequence, valid under peeking; :func:`~distval.verdict.status_verdict`), the
     other learners' measures and, for the most clearly different pair, the Wilcoxon (else
     sign) p-value and whom it favours; with ``--sequential``, the decision that stays valid
-    when this line is watched. With a ``width``, parts are dropped from the end until it
-    fits, so the leader and the verdict stay longest.
+    when this line is watched. With a ``width`` it is too long for, every learner in short
+    and the verdict without its sequence; then parts are dropped from the end until it
+    fits.
 
     >>> from distval.aggregator import Snapshot
     >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2)
@@ -671,14 +700,14 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     >>> live_status(Snapshot(100, folds, tests), cfg)
     'ht 0.850 | nb 0.700 | wilcoxon p 0.03 (ht)'
     >>> live_status(Snapshot(100, folds, tests), cfg, width=20)
-    'ht 0.850 | nb 0.700'
+    'ht .85 nb .70'
     >>> from distval.columns import VERDICT_SCHEMA, to_columns
     >>> v = {f: None for f in VERDICT_SCHEMA.names} | {"position": 100, "learner_a": "ht",
     ...      "learner_b": "nb", "rows": 100, "mean": 0.15, "lower": 0.05, "upper": 0.25,
     ...      "decision": "A", "folds": 2, "folds_favouring": 2}
     >>> snap = Snapshot(100, folds, tests, verdicts=to_columns([v], VERDICT_SCHEMA))
     >>> live_status(snap, cfg, width=45)
-    'ht 0.850 | ht>nb +15.0 pts (CS 5.0..25.0)'
+    'ht .85 nb .70 | ht>nb +15.0'
     >>> spend = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="spending")
     >>> live_status(Snapshot(100, folds, tests), spend).split(" | ")[-1]
     'valid under peeking: not yet (needs p <= 0.0012)'
@@ -708,12 +737,24 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
             shown = best = min(rows, key=lambda t: t["pvalue"])
             who = f" ({names.get(best['favours'], best['favours'])})" if best.get("favours") else ""
             pair = "" if len(rows) == 1 else f" {best['learner_a']}/{best['learner_b']}"
-            parts.append(f"{name}{pair} p {best['pvalue']:.3g}{who}")
+            parts.append(f"{name}{pair} p {p_text(best['pvalue'])}{who}")
             break
     valid = _valid_status(snap, config, shown)
     if valid:
         parts.append(valid)
     out = " | ".join(parts)
+    if width is not None and len(out) > width and len(means) > 1:
+        # too long for the bar: every learner in short (leader first) and the verdict
+        # without its sequence, before anything is dropped
+        order = [parts[0].rsplit(" ", 1)[0]] if means else []
+        short = {names.get(k, k): f"{v:.2f}".removeprefix("0") for k, v in means.items()}
+        order += [n for n in short if n not in order]
+        learners = " ".join(f"{n} {short[n]}" for n in order if n in short)
+        brief = verdict.split(" (CS")[0].removesuffix(" pts")
+        compact = [learners, brief] if verdict else [learners]
+        if len(" | ".join(compact)) <= width or len(learners) <= width:
+            parts = compact
+            out = " | ".join(parts)
     while width is not None and len(out) > width and len(parts) > 1:
         parts.pop()
         out = " | ".join(parts)

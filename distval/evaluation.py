@@ -10,7 +10,7 @@ import dataclasses
 import json
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -147,7 +147,7 @@ def evaluate(
     *,
     output_dir: str | os.PathLike[str] | None = None,
     overwrite: bool = False,
-    progress: bool = False,
+    progress: bool | Callable[[int], None] = False,
     backend: str = "inprocess",
     address: str | None = None,
     n_actors: int | None = None,
@@ -166,7 +166,8 @@ def evaluate(
     local Ray, at a batch boundary, only if its measured speed projects more than 30 s still
     to go (:mod:`distval.ray_backend.auto`); with ``address`` or ``n_actors`` it is ``"ray"``.
     With ``output_dir``, the run's state is saved there every ``checkpoint_seconds`` (None:
-    never), so that :func:`resume` can continue it after an interruption.
+    never), so that :func:`resume` can continue it after an interruption. ``progress``:
+    True draws a bar; a function is called with the rows done after every batch.
 
     >>> res = evaluate(stream="sea", n_rows=2000, learners=("nb", "majority"), n_folds=3,
     ...                test_every=1000)

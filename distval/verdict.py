@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from distval.anytime import DifferenceCS
-from distval.columns import PAIRED_SCHEMA, VERDICT_SCHEMA, empty_columns
-from distval.metrics.probabilistic import LOG_LOSS_FLOOR, PROBA_MEASURES
+from distval.columns import PAIRED_SCHEMA, VERDICT_SCHEMA
+from distval.metrics.probabilistic import LOG_LOSS_FLOOR, PROBA_MEASURES, Scored, ScoreWindows
 from distval.multiplicity import holm_adjusted
 from distval.paired import PairedTracker
 
@@ -43,6 +43,7 @@ __all__ = [
     "PairVerdicts",
     "crossing_row",
     "fold_verdict_line",
+    "p_text",
     "short_names",
     "status_verdict",
     "twin_line",
@@ -100,7 +101,15 @@ def _points(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
-def _p(p: float) -> str:
+def p_text(p: float) -> str:
+    """A p-value for a line: 2 significant digits, never ``0`` (below double precision's
+    resolution near 0 it is ``< 1e-16``).
+
+    >>> p_text(0.0123), p_text(2.5e-7), p_text(0.0)
+    ('0.012', '2.5e-07', '< 1e-16')
+    """
+    if p < 1e-16:
+        return "< 1e-16"
     return f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
 
 
@@ -127,9 +136,8 @@ def _over(ev: Evidence) -> str:
 
 
 def _window_words(ev: Evidence) -> str:
-    """The rows of the fold tests: the paired windows (0/1 loss), else each learner's own."""
-    own = ev.measure != "accuracy"
-    rows = "rows of each learner's windows" if own else "paired rows"
+    """The rows of the fold tests: each fold's paired window (the same rows for A and B)."""
+    rows = "paired rows"
     if ev.forgetting == "cumulative":
         return f"over all {rows}"
     if not np.isfinite(ev.window_rows):
@@ -140,7 +148,7 @@ def _window_words(ev: Evidence) -> str:
 def _test_words(ev: Evidence, name: str, test: tuple[float, str | None, bool]) -> str:
     p, fav, _ = test
     adj = f" ({ev.adjusted})" if ev.adjusted else ""
-    return f"{name} p {_p(p)}{adj} {_window_words(ev)}" + (
+    return f"{name} p {p_text(p)}{adj} {_window_words(ev)}" + (
         f" (favours {fav})" if fav and fav != ev.winner and ev.winner else ""
     )
 
@@ -203,13 +211,13 @@ def verdict_line(ev: Evidence) -> str:
         if reject and fav and ev.winner and fav != ev.winner:
             where = f"near row {_rows(ev.crossing)}" if ev.crossing else "recently"
             parts.append(
-                f"but the recent paired windows favour {fav} ({name} p {_p(p)} "
+                f"but the recent paired windows favour {fav} ({name} p {p_text(p)} "
                 f"{_window_words(ev)}): the learning curves crossed {where}; the verdict "
                 "is about all rows so far"
             )
         elif reject and fav and not ev.winner:
             parts.append(
-                f"{name} p {_p(p)} favours {fav} {_window_words(ev)} (a fixed-sample test: "
+                f"{name} p {p_text(p)} favours {fav} {_window_words(ev)} (a fixed-sample test: "
                 "not yet confirmed by the sequence)"
             )
         else:
@@ -236,15 +244,17 @@ def verdict_line(ev: Evidence) -> str:
 
 def fold_verdict_line(ev: Evidence) -> str:
     """The verdict of one pair on a measure with no per-row loss (AUC): the across-fold test
-    on each learner's own windows decides; ``fold_diffs`` are A's AUC minus B's per fold.
+    decides, on each fold's AUC of A and of B over the same rows (the fold's paired window);
+    ``fold_diffs`` are A's AUC minus B's per fold. When the test does not reject, the line
+    says that it cannot decide.
 
     >>> ev = Evidence("ht", "nb", rows=0, mean=0.03, lower=float("nan"), upper=float("nan"),
     ...               level=0.95, decision="A", fold_diffs=np.full(10, 0.03),
     ...               window_rows=900.0, wilcoxon=(0.002, "ht", True), measure="auc")
     >>> for part in fold_verdict_line(ev).split("; "): print(part)
-    ht better than nb: AUC 0.0300 higher (mean over folds)
+    ht better than nb: AUC 0.0300 higher on the same rows (mean over folds)
     10/10 folds favour ht
-    Wilcoxon p 0.002 on the last 900 rows of each learner's windows
+    Wilcoxon p 0.002 on the last 900 paired rows
     fold-level only: AUC has no per-row loss, so no confidence sequence (not valid under peeking)
     """
     folds = ev.fold_diffs[np.isfinite(ev.fold_diffs)]
@@ -252,12 +262,13 @@ def fold_verdict_line(ev: Evidence) -> str:
     if ev.decision in ("A", "B"):
         win, lose = (ev.a, ev.b) if ev.decision == "A" else (ev.b, ev.a)
         sign = 1.0 if ev.decision == "A" else -1.0
-        parts = [f"{win} better than {lose}: AUC {sign * mean:.4f} higher (mean over folds)"]
+        parts = [f"{win} better than {lose}: AUC {sign * mean:.4f} higher on the same rows "
+                 "(mean over folds)"]
     else:
         lead = ev.a if not mean < 0 else ev.b
         sign = 1.0 if lead == ev.a else -1.0
-        parts = [f"{ev.a} vs {ev.b}: no verdict: AUC {abs(mean):.4f} higher for {lead} "
-                 "(mean over folds)"]
+        parts = [f"{ev.a} vs {ev.b}: cannot decide: AUC {abs(mean):.4f} higher for {lead} on "
+                 "the same rows (mean over folds), and the fold test does not reject"]
         win = lead
     if len(folds):
         parts.append(f"{int((sign * folds > 0).sum())}/{len(folds)} folds favour {win}")
@@ -265,7 +276,7 @@ def fold_verdict_line(ev: Evidence) -> str:
     if test is not None:
         name = "Wilcoxon" if ev.wilcoxon else "sign test"
         adj = f" ({ev.adjusted})" if ev.adjusted else ""
-        parts.append(f"{name} p {_p(test[0])}{adj} {_window_words(ev)}")
+        parts.append(f"{name} p {p_text(test[0])}{adj} {_window_words(ev)}")
     parts.append("fold-level only: AUC has no per-row loss, so no confidence sequence "
                  "(not valid under peeking)")
     return "; ".join(parts)
@@ -456,15 +467,18 @@ class PairVerdicts:
         self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
         self.alpha, self.margin, self.measure = alpha, margin, measure
         self.forgetting = "fading" if forgetting == "ewma" else forgetting
-        #: Whether the paired windows (hard labels) give the fold values; a probabilistic
-        #: measure's fold values are each learner's own windows, given to :meth:`look`.
-        self.paired = measure not in PROBA_MEASURES
-        self.tracker: PairedTracker | None = None
-        if self.paired:
-            self.tracker = PairedTracker(
-                self.forgetting, len(self.pairs), n_folds, n_classes or 2,
-                window=window, fading=fading, adwin_delta=adwin_delta,
-            )
+        #: The paired windows (hard labels) of every (pair, fold): the rows the fold tested
+        #: with both learners, forgotten the same way for both.
+        self.tracker = PairedTracker(
+            self.forgetting, len(self.pairs), n_folds, n_classes or 2,
+            window=window, fading=fading, adwin_delta=adwin_delta,
+        )
+        #: With a probabilistic measure, its value of A and of B over the same paired rows:
+        #: slots (side, pair, fold), the window following the paired tracker's.
+        self.scores: ScoreWindows | None = None
+        if measure in PROBA_MEASURES:
+            self.scores = ScoreWindows(self.forgetting, 2 * len(self.pairs) * n_folds,
+                                       size=window, factor=fading, n_classes=n_classes)
         n = max(1, len(self.pairs))
         self.level_alpha = alpha / n
         #: The range of a row's loss: 0/1 loss, Brier (two classes: [0, 1]; more, or classes
@@ -492,21 +506,30 @@ class PairVerdicts:
 
     def update(
         self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray,
-        losses: np.ndarray | None = None,
+        losses: np.ndarray | None = None, proba: np.ndarray | None = None,
     ) -> None:
         """Take one batch: ``pred`` is (learners, folds, rows); with a probabilistic measure
         ``losses`` are the (learners, folds, rows) per-row losses (NaN: not tested;
-        :meth:`distval.metrics.Scored.per_row`), none for AUC."""
+        :meth:`distval.metrics.Scored.per_row`), none for AUC, and ``proba`` the
+        (learners, folds, rows, classes) probabilities."""
         if not self.pairs:
             return
         pa, pb = pred[self._a], pred[self._b]
-        if self.tracker is not None:
-            self.tracker.update(y, pa, pb, per_ok)
+        self.tracker.update(y, pa, pb, per_ok)
         both = (pa >= 0) & (pb >= 0)
+        if self.scores is not None and proba is not None:
+            n = len(y)
+            sides = np.concatenate([np.where(both, pa, -1), np.where(both, pb, -1)])
+            probs = np.concatenate([proba[self._a], proba[self._b]])
+            widths = np.tile(self.tracker.widths.ravel(), 2)
+            self.scores.add(
+                Scored.of(y, sides.reshape(-1, n), probs.reshape(-1, n, probs.shape[-1])),
+                widths if self.forgetting == "adwin" else None,
+            )
         if losses is not None:
             la, lb = losses[self._a], losses[self._b]
             wins = np.where(both, lb - la, 0.0).sum(axis=1)
-        elif self.paired:
+        elif self.scores is None:
             wins = ((pb != y) & both).sum(axis=1) - ((pa != y) & both).sum(axis=1)
         else:
             return  # AUC: no per-row loss, no confidence sequence
@@ -519,33 +542,31 @@ class PairVerdicts:
     def fold_values(self) -> tuple[np.ndarray, np.ndarray]:
         """(pairs, folds) values of the run's measure for side A and side B, each over the
         rows that fold tested with both learners under the paired forgetting."""
-        assert self.tracker is not None, "a probabilistic measure has no paired windows"
+        if self.scores is not None:
+            got = self.scores.get()[self.measure]
+            m = len(self.pairs) * self.n_folds
+            shape = (len(self.pairs), self.n_folds)
+            return got[:m].reshape(shape), got[m:].reshape(shape)
         if self.measure == "accuracy":  # the common case: no other measure computed
             return self.tracker.accuracy()
         a, b = self.tracker.get()
         return a[self.measure], b[self.measure]
 
     def look(
-        self, position: int, tests: Sequence[dict[str, Any]] = (),
-        own: tuple[np.ndarray, np.ndarray] | None = None,
+        self, position: int, tests: Sequence[dict[str, Any]] = ()
     ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
         """(paired columns, verdict rows) at this look: the paired windows of every (pair,
         fold) as :data:`~distval.columns.PAIRED_SCHEMA` columns, and one verdict row per
         pair; ``tests`` are the look's test rows (the paired Wilcoxon, else sign, rows are
-        cited; Holm-adjusted across pairs). With a probabilistic measure ``own`` gives each
-        fold's (learners, folds) values of A's and B's own windows and their (learners,
-        folds) widths: the fold differences (positive: A better) come from them, and there
-        are no paired columns."""
-        if self.tracker is None:
-            assert own is not None, "a probabilistic measure's look needs the own windows"
-            values, own_widths = own[0], own[1]
-            va, vb = values[self._a], values[self._b]
-            diff = vb - va if self.measure in ("brier", "log_loss") else va - vb
-            widths = np.minimum(own_widths[self._a], own_widths[self._b])
-            return empty_columns(PAIRED_SCHEMA), self._rows_of(position, tests, diff, widths)
-        diff = self.tracker.difference()  # in accuracy, whatever the measure
+        cited; Holm-adjusted across pairs). The fold differences (positive: A better) are in
+        accuracy for the hard-label measures, in the measure itself for a probabilistic one
+        (both over the same paired rows)."""
         widths = self.tracker.widths
         va, vb = self.fold_values()
+        if self.scores is None:
+            diff = self.tracker.difference()  # in accuracy, whatever the measure
+        else:
+            diff = vb - va if self.measure in ("brier", "log_loss") else va - vb
         keys = self._paired_keys
         paired = {
             "position": np.full(len(keys["fold"]), position, dtype=np.int64),

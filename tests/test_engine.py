@@ -245,3 +245,41 @@ def test_the_progress_line_shows_the_phase_the_backend_marked():
     run.timeline.mark("shutdown_end")
     run.feed(Step(0, None))
     assert run.progress_line(1.0).endswith("rows/s")
+
+
+def test_the_bar_shows_elapsed_time_and_eta_from_the_first_second(capsys):
+    """A learner whose 2 replicas take 1.5 s each to start: before any row is done the bar
+    is redrawn with its elapsed time moving ('0/600 [00:01<' or later); every redraw
+    carries [elapsed<ETA]."""
+    import re
+
+    distval.evaluate(stream="sea", n_rows=600, learners=("odd_learners:SlowStart(seconds=1.5)",),
+                     n_folds=2, test_every=300, progress=True)
+    err = capsys.readouterr().err
+    draws = [d for d in re.split(r"[\r\n]", err) if "rows" in d or "/600" in d]
+    assert draws and all(re.search(r"\[\d\d:\d\d<[^\]]+\]", d) for d in draws), draws
+    assert re.search(r" 0/600 \[00:0[1-9]<", err), draws
+
+
+def test_with_three_learners_the_live_bar_names_every_learner_and_the_verdict():
+    """At the width an 80-column terminal leaves beside the bar, a three-learner status
+    names all three learners (mean over folds) and the clearest verdict."""
+    from distval.aggregator import Snapshot
+    from distval.columns import VERDICT_SCHEMA, to_columns
+    from distval.config import RunConfig
+    from distval.engine import live_status, status_width
+
+    cfg = RunConfig(learners=("ht", "nb", "majority"), n_folds=2)
+    folds = {"learner": np.array(["ht", "ht", "nb", "nb", "majority", "majority"], dtype=object),
+             "forgetting": np.array(["adwin"] * 6, dtype=object),
+             "accuracy": np.array([0.9, 0.8, 0.7, 0.7, 0.6, 0.5])}
+    v = {f: None for f in VERDICT_SCHEMA.names} | {
+        "position": 100, "learner_a": "ht", "learner_b": "nb", "rows": 100, "mean": 0.15,
+        "lower": 0.05, "upper": 0.25, "decision": "A", "folds": 2, "folds_favouring": 2}
+    snap = Snapshot(100, folds, {}, verdicts=to_columns([v], VERDICT_SCHEMA))
+    width = status_width(80, "elec2", 45312)
+    status = live_status(snap, cfg, width=width)
+    assert len(status) <= width
+    assert all(f"{name} ." in status for name in ("ht", "nb", "majority")), status
+    assert "ht>nb +15.0" in status
+    assert status.index("ht .85") < status.index("nb .70")  # the leader first

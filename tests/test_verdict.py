@@ -220,15 +220,50 @@ def test_probabilistic_verdicts_name_the_better_learner(measure):
     _, snaps, *_ = probabilistic_feed(measure, n=3000, k=6)
     row = {k: v[0] for k, v in snaps[-1].verdicts.items()}
     assert row["decision"] == "A" and row["favours"] == "a"
-    assert len(snaps[-1].paired["fold"]) == 0  # no paired windows: each learner's own
+    assert len(snaps[-1].paired["fold"]) == 6  # the paired windows: one per fold
     line = row["line"]
     if measure == "auc":
         assert line.startswith("a better than b: AUC") and "no confidence sequence" in line
+        assert "on the last 150 paired rows" in line
         assert row["test"] == "wilcoxon" and row["pvalue"] <= 0.05
     else:
         name = {"brier": "Brier score", "log_loss": "log-loss"}[measure]
         assert line.startswith(f"a better than b: {name} ") and line.endswith("peeking")
         assert 0 < row["lower"] <= row["mean"] <= row["upper"]
+
+
+@pytest.mark.parametrize("measure", ["auc", "brier", "log_loss"])
+def test_probabilistic_fold_tests_compare_both_learners_on_the_same_rows(measure):
+    """Each fold's value of a and of b, the paired table and the Wilcoxon row all come from
+    the same rows: the last 150 rows that fold tested with both learners (window 150),
+    checked against scikit-learn on those rows (AUC on the scores rounded down to 1/4096,
+    as the histograms count them), and the Wilcoxon p-value against scipy's."""
+    from scipy import stats
+    from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
+
+    from distval.metrics.probabilistic import AUC_BINS
+
+    k = 6
+    _, snaps, y, proba, tested = probabilistic_feed(measure, n=3000, k=k, seed=3)
+    paired = snaps[-1].paired
+    want_a, want_b = [], []
+    for f in range(k):
+        rows = np.flatnonzero(tested[f] & tested[k + f])[-150:]
+        for side, want in ((f, want_a), (k + f, want_b)):
+            p1 = proba[side, rows, 1]
+            if measure == "auc":
+                want.append(roc_auc_score(y[rows], np.floor(p1 * AUC_BINS) / AUC_BINS))
+            elif measure == "brier":
+                want.append(brier_score_loss(y[rows], p1))
+            else:
+                want.append(log_loss(y[rows], np.clip(p1, 1e-15, 1 - 1e-15), labels=[0, 1]))
+    assert paired["value_a"] == pytest.approx(want_a, rel=1e-9)
+    assert paired["value_b"] == pytest.approx(want_b, rel=1e-9)
+    assert paired["width"].tolist() == [150.0] * k
+    tests = {t: i for i, t in enumerate(snaps[-1].tests["test"])}
+    sign = -1 if measure != "auc" else 1  # the tests see "higher is better" values
+    want_p = stats.wilcoxon(sign * np.array(want_a), sign * np.array(want_b)).pvalue
+    assert snaps[-1].tests["pvalue"][tests["wilcoxon"]] == pytest.approx(want_p)
 
 
 @pytest.mark.parametrize("bound", [1.0, 2.0, float(-np.log(1e-4))])
@@ -285,3 +320,32 @@ def test_three_class_brier_sequence_uses_sklearns_multiclass_rows_on_a_range_of_
     assert (cs.lo, cs.hi) == (-2.0, 2.0)
     assert cs.t == len(xs) and cs.mean == pytest.approx(np.mean(xs), rel=1e-12)
     assert max(abs(x) for x in xs) > 1.0  # beyond the two-class range
+
+
+def test_a_p_value_below_double_precision_never_prints_as_zero():
+    """A Wilcoxon or McNemar p-value that underflows to 0.0 prints as '< 1e-16' in the
+    verdict line, the live status and the summary tables, never as 0."""
+    from distval.config import RunConfig
+    from distval.engine import live_status
+    from distval.results.memory import _tests_block
+
+    ev = Evidence("ht", "nb", rows=5000, mean=0.1, lower=0.08, upper=0.12, level=0.95,
+                  decision="A", fold_diffs=np.full(10, 0.1), window_rows=900.0,
+                  wilcoxon=(0.0, "ht", True))
+    assert "Wilcoxon p < 1e-16 on the last 900 paired rows" in verdict_line(ev)
+    folds = {"learner": np.array(["ht", "nb"], dtype=object),
+             "forgetting": np.array(["adwin"] * 2, dtype=object),
+             "accuracy": np.array([0.9, 0.7])}
+    tests = {"test": np.array(["wilcoxon"], dtype=object),
+             "learner_a": np.array(["ht"], dtype=object),
+             "learner_b": np.array(["nb"], dtype=object), "pvalue": np.array([0.0]),
+             "favours": np.array(["ht"], dtype=object), "reject": np.array([True])}
+    from distval.aggregator import Snapshot
+
+    status = live_status(Snapshot(100, folds, tests), RunConfig(learners=("ht", "nb")))
+    assert status.endswith("wilcoxon p < 1e-16 (ht)")
+    row = {"learner_a": "ht", "learner_b": "nb", "test": "mcnemar", "measure": "errors",
+           "forgetting": "cumulative", "value_a": 1.0, "value_b": 9.0, "statistic": 80.0,
+           "pvalue": 0.0, "reject": True, "favours": "ht"}
+    _, _, rows, _ = _tests_block([row], 0.05)
+    assert rows[0][7] == "< 1e-16"

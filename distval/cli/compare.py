@@ -17,12 +17,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from distval.results import markdown_table, text_table
+    from distval.results.compact import wrap
     from distval.results.saved import comparison
 
     lines = []
     for caption, cols, rows, align in comparison(args.run_a, args.run_b):
         if args.markdown:
             lines += [caption, "", markdown_table(cols, rows, align), ""]
+        elif cols == ["run", "verdict"]:  # sentences: wrapped at word boundaries
+            lines += [caption]
+            for run, line in rows:
+                lines += wrap(f"{run}: {line}", 100)
+            lines += [""]
         else:
             lines += [caption.replace("`", ""), text_table(cols, rows, align), ""]
     print("\n".join(lines).rstrip())

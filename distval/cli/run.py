@@ -19,6 +19,7 @@ import argparse
 import dataclasses
 import json
 import os
+import shutil
 import sys
 import time
 import warnings
@@ -305,7 +306,9 @@ def main(args: argparse.Namespace) -> int:
         print(f"\ndistval: interrupted; results so far are in {output}", file=sys.stderr)
         return 130
     if hasattr(result, "to_text"):
-        print(result.to_text(verbose=getattr(args, "verbose", False)))
+        columns = shutil.get_terminal_size((100, 24)).columns
+        print(result.to_text(verbose=getattr(args, "verbose", False),
+                             width=max(40, min(100, columns))))
     else:
         print(result.to_markdown())
     if args.report:

@@ -138,6 +138,8 @@ class StudyProgress:
         self.done: set[str] = set()
         self.fresh = 0.0  # weight finished in this session
         self.running: dict[str, float] = {}
+        #: Rows done so far by each running part (in-process runs report them per batch).
+        self.rows_done: dict[str, int] = {}
         #: How the line names the started parts (on Ray: submitted, maybe still queued).
         self.started_label = "running"
         self.stream = stream if stream is not None else sys.stderr
@@ -161,9 +163,16 @@ class StudyProgress:
             self.running[name] = time.monotonic()
         self._show(force=True)
 
+    def rows(self, name: str, done: int) -> None:
+        """A running part has evaluated ``done`` of its rows (its weight)."""
+        with self._lock:
+            self.rows_done[name] = done
+        self._show(force=True)
+
     def finish(self, name: str) -> None:
         with self._lock:
             self.running.pop(name, None)
+            self.rows_done.pop(name, None)
             self.done.add(name)
             self.fresh += self.weights.get(name, 1.0)
         self._show(force=True)
@@ -176,16 +185,26 @@ class StudyProgress:
                 f"{self.label}: {n}/{self.total} {self.unit} ({100 * n / max(1, self.total):.0f}%)"
             )
             elapsed = now - self.t0
-            left = sum(w for k, w in self.weights.items() if k not in self.done)
-            if self.fresh > 0 and left > 0:
-                eta = left / self.fresh * elapsed
+            partial = float(sum(self.rows_done.values()))  # rows of the running parts
+            left = sum(w for k, w in self.weights.items() if k not in self.done) - partial
+            text += f", {duration(elapsed)} elapsed"
+            if self.fresh + partial > 0 and left > 0:
+                eta = left / (self.fresh + partial) * elapsed
                 text += f", about {duration(eta)} left"
             if self.running:
-                shown = [f"{k} ({duration(now - t)})" for k, t in list(self.running.items())[:3]]
+                shown = [f"{k} ({self._within(k, now - t)})"
+                         for k, t in list(self.running.items())[:3]]
                 more = len(self.running) - len(shown)
                 text += f", {self.started_label} " + ", ".join(shown)
                 text += f" and {more} more" if more else ""
         return text
+
+    def _within(self, name: str, seconds: float) -> str:
+        """How far a running part is: its rows done of its rows, when it reports them."""
+        done = self.rows_done.get(name)
+        if done is None:
+            return duration(seconds)
+        return f"{done:,}/{self.weights.get(name, 0):,.0f} rows, {duration(seconds)}"
 
     def _show(self, force: bool = False) -> None:
         now = time.monotonic()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from PIL import Image
 from distval.learners import parse_learner
 from distval.report.tables import tests_with_pvalues
 from distval.results import SavedRun
+from distval.verdict import short_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -134,10 +136,45 @@ def _learner_colour(res: SavedRun, label: str) -> str:
     return _style(res.labels.index(label))["color"] if label in res.labels else "0.45"
 
 
-def _spread(df: pd.DataFrame, measure: str) -> tuple[np.ndarray, np.ndarray]:
-    """Per position: fold values as a (positions, folds) array, with the positions."""
+def _quiet(f: Any) -> Any:
+    """``f`` (a numpy nan-reduction) without the warning of an all-NaN row (its NaN is
+    what is wanted: nothing drawn there)."""
+
+    def run(v: ArrayLike, axis: int | None = None) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.asarray(f(v, axis=axis))
+
+    return run
+
+
+_nanmean, _nanmin, _nanmax = _quiet(np.nanmean), _quiet(np.nanmin), _quiet(np.nanmax)
+
+
+#: A fold's value is drawn from the first look at which it has scored this many rows: with
+#: delayed labels the first looks score a handful of rows (one row: 0 % or 100 %).
+MIN_SCORED = 30
+
+
+def _spread(
+    df: pd.DataFrame, measure: str, scored: pd.DataFrame | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per position: fold values as a (positions, folds) array, with the positions; NaN
+    where ``scored`` (the cumulative fold rows) says the fold had scored fewer than
+    :data:`MIN_SCORED` rows."""
     wide = df.pivot_table(index="position", columns="fold", values=measure, aggfunc="first")
-    return wide.index.to_numpy(), wide.to_numpy(dtype=float)
+    v = wide.to_numpy(dtype=float)
+    if scored is not None and len(scored):
+        n = scored.pivot_table(index="position", columns="fold", values="n", aggfunc="first")
+        n = n.reindex(index=wide.index, columns=wide.columns).to_numpy(dtype=float)
+        v = np.where(n >= MIN_SCORED, v, np.nan)
+    return wide.index.to_numpy(), v
+
+
+def _few_scored(res: SavedRun) -> bool:
+    """Whether some fold had scored fewer than :data:`MIN_SCORED` rows at some look."""
+    cum = res.folds[res.folds["forgetting"] == "cumulative"]
+    return bool(len(cum)) and bool((cum["n"].to_numpy(dtype=float) < MIN_SCORED).any())
 
 
 def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
@@ -157,12 +194,16 @@ def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
     grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).ravel()
     prim, cum = res.primary, res.folds[res.folds["forgetting"] == "cumulative"]
     name = MEASURE_LABELS.get(measure, measure)
+
+    def spread(df: pd.DataFrame, label: str) -> tuple[np.ndarray, np.ndarray]:
+        return _spread(df[df["learner"] == label], measure, cum[cum["learner"] == label])
+
     if compare:
         ax0 = grid[0]
         for i, label in enumerate(labels):
-            x, v = _spread(prim[prim["learner"] == label], measure)
+            x, v = spread(prim, label)
             with np.errstate(all="ignore"):
-                ax0.plot(x, 100 * np.nanmean(v, axis=1), lw=1.8, label=label, **_style(i, len(x)))
+                ax0.plot(x, 100 * _nanmean(v, axis=1), lw=1.8, label=label, **_style(i, len(x)))
         if measure != "accuracy":
             ax0.axhline(0, color="0.5", lw=0.8)
         ax0.set_title(_wrap("all learners: mean of folds", 40), fontsize=9)
@@ -174,18 +215,18 @@ def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
     axes = grid[1:] if compare else grid
     for i, (ax, label) in enumerate(zip(axes, labels)):
         st = _style(i)
-        x, v = _spread(prim[prim["learner"] == label], measure)
+        x, v = spread(prim, label)
         v = 100 * v
         lines = ax.plot(x, v, color=st["color"], lw=0.6, alpha=0.45)
         lines[0].set_label("single folds")
         with np.errstate(all="ignore"):
-            lo, hi, mean = np.nanmin(v, axis=1), np.nanmax(v, axis=1), np.nanmean(v, axis=1)
+            lo, hi, mean = _nanmin(v, axis=1), _nanmax(v, axis=1), _nanmean(v, axis=1)
         ax.fill_between(x, lo, hi, color=st["color"], alpha=0.15, lw=0, label="min-max of folds")
         ax.plot(x, mean, lw=2, label=f"mean of folds ({res.forgetting})", **_style(i, len(x)))
         if res.forgetting != "cumulative" and len(cum):
-            xc, vc = _spread(cum[cum["learner"] == label], measure)
+            xc, vc = spread(cum, label)
             with np.errstate(all="ignore"):
-                ax.plot(xc, 100 * np.nanmean(vc, axis=1), "k:", lw=1.4, label="mean, cumulative")
+                ax.plot(xc, 100 * _nanmean(vc, axis=1), "k:", lw=1.4, label="mean, cumulative")
         if measure != "accuracy":
             ax.axhline(0, color="0.5", lw=0.8)
         ev = res.events
@@ -203,7 +244,8 @@ def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
             _figure_legend(fig, [ax], loc="outside right upper", ncol=1, fontsize=7)
     for ax in axes[len(labels) :]:
         ax.set_visible(False)
-    fig.suptitle(f"{name} per fold over time ({res.forgetting} forgetting)")
+    few = f"; a fold is drawn once it has scored {MIN_SCORED} rows" if _few_scored(res) else ""
+    fig.suptitle(_wrap(f"{name} per fold over time ({res.forgetting} forgetting){few}", 90))
     return fig
 
 
@@ -367,11 +409,14 @@ def plot_critical_difference(res: SavedRun) -> Figure | None:
     ranks = np.asarray(friedman["average_ranks"], dtype=float)
     labels = res.labels if len(res.labels) == len(ranks) else [str(i) for i in range(len(ranks))]
     verdict = "rejects" if friedman.get("reject") else "does not reject"
+    folds = res.config.get("n_folds", "the")
     return draw_critical_difference(
         ranks,
         list(labels),
         float(friedman["critical_difference"]),
-        f"Average ranks (1 = best); Friedman {verdict} at alpha = {friedman.get('alpha')}",
+        f"Average ranks over the {folds} folds of one stream (1 = best; folds share rows, "
+        f"so this is no comparison across data sets); Friedman {verdict} at alpha = "
+        f"{friedman.get('alpha')}",
     )
 
 
@@ -389,8 +434,12 @@ def draw_critical_difference(
     """
     ranks = np.asarray(ranks, dtype=float)
     k = len(ranks)
+    names = short_names(labels, width=40)
+    labels = [names[label] for label in labels]
     bottom = -(((k + 1) // 2) * 0.55 + 0.5)
-    fig = _figure(8, max(3.4, 1.2 + 0.32 * k))
+    longest = max((len(label) for label in labels), default=0) + 8  # " (2.35) "
+    # each side's names need about 0.065 in a character at fontsize 8, beside the axis
+    fig = _figure(max(8.0, 3.0 + 2 * 0.065 * longest), max(3.4, 1.2 + 0.32 * k))
     ax = fig.subplots()
     lo, hi = 1, k
     ax.set_xlim(lo - 0.3, hi + 0.3)
@@ -415,7 +464,8 @@ def draw_critical_difference(
         ax.hlines(y, ranks[g].min() - 0.03, ranks[g].max() + 0.03, color="k", lw=3)
     ax.axis("off")
     if title:
-        ax.set_title(title, fontsize=9)
+        width_chars = int(fig.get_figwidth() * 72 / 9 * 1.6)  # at fontsize 9
+        fig.suptitle(_wrap(title, width_chars), fontsize=9)
     return fig
 
 
@@ -451,36 +501,44 @@ def plot_adwin_width(res: SavedRun) -> Figure | None:
         x, w = _spread(ad[ad["learner"] == label], "width")
         st = _style(i, len(x))
         ax.fill_between(
-            x, np.nanmin(w, axis=1), np.nanmax(w, axis=1), color=st["color"], alpha=0.12, lw=0
+            x, _nanmin(w, axis=1), _nanmax(w, axis=1), color=st["color"], alpha=0.12, lw=0
         )
-        ax.plot(x, np.nanmean(w, axis=1), lw=1.6, label=f"{label} (mean of folds)", **st)
+        ax.plot(x, _nanmean(w, axis=1), lw=1.6, label=f"{label} (mean of folds)", **st)
     ax.set_xlabel(_ROWS)
     ax.set_ylabel("ADWIN window width (rows)")
-    ax.set_title("ADWIN window width over time (band: min-max over folds)")
+    fig.suptitle("ADWIN window width over time (band: min-max over folds)")
     ax.grid(alpha=0.3)
     _legend_outside(ax, fontsize=8)
     return fig
 
 
 def plot_baselines(res: SavedRun) -> Figure | None:
-    """Learners against the Majority/Persistent baselines; None if none was evaluated.
+    """Learners against the no-change (Persistent) and majority-class baselines.
 
-    Left: mean accuracy over folds of every learner (baselines thinner). Right: κm and κper
-    of the other learners, which are below zero where a learner does worse than the
-    majority-class or persistent baseline (bifet2015 §5; zliobaite2015 §4.4, Eq. 13).
+    Left: mean accuracy over folds of every learner (baseline learners thinner) and, on the
+    same rows as the first learner's folds, the accuracy of the Persistent classifier and
+    the majority class's share (``p_per``, ``p_maj``: what κper and κm compare with). Right:
+    κm and κper of the other learners, which are below zero where a learner does worse
+    than the majority-class or persistent baseline (bifet2015 §5; zliobaite2015 §4.4,
+    Eq. 13). None without fold rows.
     """
 
     baselines = baseline_labels(res.config, res.labels)
-    if not baselines:
-        return None
     prim = res.primary
+    if not len(prim):
+        return None
+    cum = res.folds[res.folds["forgetting"] == "cumulative"]
     fig = _figure(12, 5.0)
     ax_a, ax_k = fig.subplots(1, 2, sharex=True)
     others = [lab for lab in res.labels if lab not in baselines] or res.labels
+
+    def spread(label: str, measure: str) -> tuple[np.ndarray, np.ndarray]:
+        return _spread(prim[prim["learner"] == label], measure, cum[cum["learner"] == label])
+
     for i, label in enumerate(res.labels):
-        x, v = _spread(prim[prim["learner"] == label], "accuracy")
+        x, v = spread(label, "accuracy")
         with np.errstate(all="ignore"):
-            m = 100 * np.nanmean(v, axis=1)
+            m = 100 * _nanmean(v, axis=1)
         base = label in baselines
         ax_a.plot(
             x,
@@ -489,14 +547,23 @@ def plot_baselines(res: SavedRun) -> Figure | None:
             label=label + (" (baseline)" if base else ""),
             **_style(i, len(x)),
         )
+    first = others[0]
+    for measure, words, style in (("p_per", "Persistent (no change), same rows", "k--"),
+                                  ("p_maj", "majority class share, same rows", "k:")):
+        if "persistent" in baselines and measure == "p_per":
+            continue  # drawn as a learner already
+        if measure in prim:
+            x, v = spread(first, measure)
+            with np.errstate(all="ignore"):
+                ax_a.plot(x, 100 * _nanmean(v, axis=1), style, lw=1.2, label=words)
     n = 0
     for label in others:
         for measure, tag in (("kappa_m", "κm"), ("kappa_per", "κper")):
-            x, v = _spread(prim[prim["learner"] == label], measure)
+            x, v = spread(label, measure)
             with np.errstate(all="ignore"):
                 ax_k.plot(
                     x,
-                    100 * np.nanmean(v, axis=1),
+                    100 * _nanmean(v, axis=1),
                     lw=1.6,
                     label=f"{label} {tag}",
                     **_style(n, len(x)),

@@ -55,6 +55,7 @@ from distval.report.figures import (
 )
 from distval.report.pairs import plot_pair_verdict
 from distval.results import SavedRun, load_results, markdown_table
+from distval.results.compact import label_words
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -115,7 +116,9 @@ def _sections(res: SavedRun) -> list[dict[str, Any]]:
     page.figure(
         "baselines",
         "Baselines",
-        "Learners against the Majority and Persistent baselines.",
+        "Learners against the no-change (Persistent) classifier and the majority class, on "
+        "the rows the folds tested (a learner under the dashed line has learnt less than "
+        "the previous label tells).",
         plot_baselines(res),
     )
     page.table(
@@ -132,38 +135,47 @@ def _verdict_sections(page: _Sections, res: SavedRun) -> None:
     if verdicts is None or paired is None or not len(verdicts):
         return
     last = verdicts[verdicts["position"] == verdicts["position"].max()]
-    caption = {
-        "brier": "One line per pair, from the confidence sequence of the per-row Brier score "
-        "difference (valid at every look) and the Wilcoxon test across folds on each "
-        "learner's windows.",
-        "log_loss": "One line per pair, from the confidence sequence of the per-row log-loss "
-        "difference (valid at every look) and the Wilcoxon test across folds on each "
-        "learner's windows.",
-        "auc": "One line per pair, from the Wilcoxon (else sign) test across folds on each "
-        "learner's windows: AUC has no per-row loss, so no confidence sequence.",
-    }.get(str(res.config.get("measure", "accuracy")),
-          "One line per pair, from the confidence sequence of the per-row error difference "
-          "(valid at every look) and the Wilcoxon test across folds on the paired windows.")
+    measure = str(res.config.get("measure", "accuracy"))
+    loss = {"brier": "Brier score", "log_loss": "log-loss"}.get(measure, "error")
+    caption = (
+        f"One line per pair, from the confidence sequence of the per-row {loss} difference "
+        "(valid at every look) and the Wilcoxon test across folds on the paired windows (the "
+        "rows each fold tested with both learners)."
+    )
+    if measure == "auc":
+        caption = (
+            "One line per pair, from the Wilcoxon (else sign) test across folds on each "
+            "fold's AUC of both learners over its paired window (the rows it tested with "
+            "both): AUC has no per-row loss, so no confidence sequence."
+        )
     page.table(
         "verdicts",
         "Verdicts",
         caption,
         (["pair", "verdict"],
          [[f"{a} vs {b}", line] for a, b, line in
-          zip(last["learner_a"], last["learner_b"], last["line"])]),
+          zip(last["learner_a"], last["learner_b"], last["line"])]
+         + [["baseline", str(base["line"])] for base in [(res.summary or {}).get("baseline")]
+            if base]),
     )
     if not len(paired):
-        return  # a probabilistic measure: no paired windows to draw
+        return
     forgetting = str(paired["forgetting"].iloc[0])
+    what = "accuracy difference" if measure not in ("auc", "brier", "log_loss") else (
+        f"{measure} advantage"
+    )
+    band = "" if measure == "auc" else (
+        "; band: the confidence sequence of the running mean of the per-row difference "
+        "(dashed), valid at every look"
+    )
     for i, (a, b) in enumerate(dict.fromkeys(zip(last["learner_a"], last["learner_b"]))):
         page.figure(
             f"verdict_{i + 1}",
             f"{a} vs {b}",
-            f"Thin lines: each fold's accuracy difference {a} − {b} over its paired "
-            f"{forgetting} window (the rows it tested with both); thick: their mean; band: "
-            "the confidence sequence of the running mean of the per-row difference (dashed), "
-            "valid at every look; dashed grey: the margin.",
-            plot_pair_verdict(paired, verdicts, a, b, forgetting=forgetting),
+            f"Thin lines: each fold's {what} of {a} over {b} over its paired {forgetting} "
+            f"window (the rows it tested with both); thick: their mean{band}; dashed grey: "
+            "the margin.",
+            plot_pair_verdict(paired, verdicts, a, b, forgetting=forgetting, measure=measure),
         )
 
 
@@ -190,6 +202,15 @@ def _measure_sections(page: _Sections, res: SavedRun) -> None:
         "κm compares with the majority-class classifier: below 0 is worse than it.",
         plot_measure(res, "kappa_m"),
     )
+    measure = str(res.config.get("measure", "accuracy"))
+    if measure not in ("accuracy", "kappa_m") and measure in res.folds:
+        page.figure(
+            measure,
+            f"{measure} over time",
+            f"The run's measure ({measure}) of each learner over its own {fg} windows: "
+            "thin lines single folds, thick the mean over folds.",
+            plot_measure(res, measure),
+        )
 
 
 def _test_sections(page: _Sections, res: SavedRun) -> None:
@@ -250,13 +271,17 @@ _VALID_CAPTION = {
 
 
 def _title(res: SavedRun) -> str:
+    """The report's title: stream, scheme, rows, how labels arrived
+    (:func:`~distval.results.compact.label_words`), the measure."""
     c = res.config
-    stream = c.get("stream_name") or c.get("stream") or "stream"
+    stream = c.get("stream_name") or c.get("stream") or "elec2"
     scheme = f"{c.get('n_folds', '?')}-fold {c.get('scheme', '')}".strip()
+    labels = label_words(c.get("delay"), c.get("label_probability"), c.get("delay_column"))
+    tail = f"{labels}, measure {c.get('measure') or 'accuracy'}"
     cut = res.interrupted_at
     if cut is not None:
-        return f"distval report: {stream}, {scheme}, interrupted at row {cut}"
-    return f"distval report: {stream}, {scheme}, {res.final_position} rows"
+        return f"distval report: {stream}, {scheme}, interrupted at row {cut}{tail}"
+    return f"distval report: {stream}, {scheme}, {res.final_position} rows{tail}"
 
 
 def _markdown(res: SavedRun, sections: list[dict[str, Any]]) -> str:

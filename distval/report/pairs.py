@@ -24,14 +24,17 @@ _CS_COLOUR = "#c0392b"
 
 
 def plot_pair_verdict(
-    paired: pd.DataFrame, verdicts: pd.DataFrame, a: str, b: str, *, forgetting: str = "adwin"
+    paired: pd.DataFrame, verdicts: pd.DataFrame, a: str, b: str, *, forgetting: str = "adwin",
+    measure: str = "accuracy",
 ) -> Figure | None:
     """The paired difference of ``a`` and ``b`` over time with its confidence sequence.
 
     ``paired`` has the columns position, learner_a, learner_b, fold, difference (the fold's
-    accuracy difference A - B over its paired window); ``verdicts`` position, learner_a,
-    learner_b, mean, lower, upper, level, margin, line. None when the pair has no rows.
+    difference over its paired window, positive for A: accuracy in points, else in
+    ``measure``'s units); ``verdicts`` position, learner_a, learner_b, mean, lower, upper,
+    level, margin, line (AUC has no sequence: no band). None when the pair has no rows.
     """
+    scale = 100.0 if measure not in ("auc", "brier", "log_loss") else 1.0
     p = paired[(paired["learner_a"] == a) & (paired["learner_b"] == b)]
     v = verdicts[(verdicts["learner_a"] == a) & (verdicts["learner_b"] == b)]
     if not len(v):
@@ -43,7 +46,7 @@ def plot_pair_verdict(
         wide = p.pivot_table(index="position", columns="fold", values="difference",
                              aggfunc="first")
         x = wide.index.to_numpy()
-        folds = 100 * wide.to_numpy(dtype=float)
+        folds = scale * wide.to_numpy(dtype=float)
         lines = ax.plot(x, folds, color=_FOLD_COLOUR, lw=0.6, alpha=0.35)
         lines[0].set_label(f"single folds ({forgetting} paired window)")
         with np.errstate(all="ignore"):
@@ -51,21 +54,25 @@ def plot_pair_verdict(
                     markevery=max(1, len(x) // 8), ms=4, label="mean of folds")
     xv = v["position"].to_numpy()
     level = float(v["level"].iloc[-1])
-    lower, upper = 100 * v["lower"].to_numpy(dtype=float), 100 * v["upper"].to_numpy(dtype=float)
-    ax.fill_between(xv, lower, upper, color=_CS_COLOUR, alpha=0.3, lw=0,
-                    label=f"{100 * level:.4g}% confidence sequence")
-    for edge in (lower, upper):
-        ax.plot(xv, edge, color=_CS_COLOUR, lw=0.7)
-    ax.plot(xv, 100 * v["mean"].to_numpy(dtype=float), color=_CS_COLOUR, lw=1.6, ls="--",
-            label="running mean, all paired rows")
+    lower = scale * v["lower"].to_numpy(dtype=float)
+    upper = scale * v["upper"].to_numpy(dtype=float)
+    if measure != "auc":  # AUC: no per-row loss, no sequence
+        ax.fill_between(xv, lower, upper, color=_CS_COLOUR, alpha=0.3, lw=0,
+                        label=f"{100 * level:.4g}% confidence sequence")
+        for edge in (lower, upper):
+            ax.plot(xv, edge, color=_CS_COLOUR, lw=0.7)
+        ax.plot(xv, scale * v["mean"].to_numpy(dtype=float), color=_CS_COLOUR, lw=1.6,
+                ls="--", label="running mean, all paired rows")
     margin = float(v["margin"].iloc[-1])
     ax.axhline(0, color="0.3", lw=0.9)
     if margin > 0:
         for m in (margin, -margin):
-            ax.axhline(100 * m, color="0.3", lw=0.9, ls=(0, (4, 3)))
-        ax.plot([], [], color="0.3", lw=0.9, ls=(0, (4, 3)), label=f"margin ±{100 * margin:g}")
+            ax.axhline(scale * m, color="0.3", lw=0.9, ls=(0, (4, 3)))
+        ax.plot([], [], color="0.3", lw=0.9, ls=(0, (4, 3)),
+                label=f"margin ±{scale * margin:g}")
     ax.set_xlabel("stream position (rows)")
-    ax.set_ylabel(f"accuracy of {a} − {b} (points)")
+    ax.set_ylabel(f"accuracy of {a} − {b} (points)" if scale == 100 else
+                  f"{measure} advantage of {a} over {b}")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     line = str(v["line"].iloc[-1])

@@ -40,8 +40,13 @@ def _mean_sd(d: dict[str, float | None]) -> tuple[float, float]:
 
 
 def measures_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
+    """The final measures per learner and forgetting (mean ± sd over folds): the summary's
+    measures and the run's ``--measure`` when it is another (``auc``, ``brier``, …)."""
     f = res.folds[res.folds["position"] == res.final_position]
-    cols = ["learner", "forgetting", "folds", *SUMMARY_MEASURES]
+    measure = str(res.config.get("measure") or "accuracy")
+    names = (*SUMMARY_MEASURES, *([measure] if measure not in SUMMARY_MEASURES
+                                  and measure in f else []))
+    cols = ["learner", "forgetting", "folds", *names]
     rows = []
     for kind in dict.fromkeys([res.forgetting, *f["forgetting"]]):
         for label in res.labels:
@@ -49,12 +54,13 @@ def measures_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
             if s.empty:
                 continue
             saved = ((res.summary or {}).get("learners") or {}).get(label, {}).get(kind)
-            if saved and res.final_position == (res.summary or {}).get("rows"):
-                cells = [_fmt(*_mean_sd(saved[m])) for m in SUMMARY_MEASURES]
+            if (saved and res.final_position == (res.summary or {}).get("rows")
+                    and all(m in saved for m in names)):
+                cells = [_fmt(*_mean_sd(saved[m])) for m in names]
                 rows.append([label, kind, str(len(s)), *cells])
                 continue
             cells = []  # no summary.json (a run cut off before writing it): from the folds
-            for m in SUMMARY_MEASURES:
+            for m in names:
                 v = s[m].to_numpy(dtype=float)
                 v = v[~(v != v)]
                 mean = float(v.mean()) if len(v) else float("nan")
@@ -85,11 +91,12 @@ def final_tests_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
             r.learner_a,
             r.learner_b,
             r.test,
-            f"{r.measure}, {r.forgetting}",
+            f"{r.measure}, {r.forgetting}" + (", paired" if r.test in ("sign", "wilcoxon")
+                                              else ""),
             _num(r.value_a, digits),
             _num(r.value_b, digits),
             _num(r.statistic),
-            _num(r.pvalue),
+            "< 1e-16" if r.pvalue < 1e-16 else _num(r.pvalue),
             "–" if r.pvalue != r.pvalue else ("yes" if r.reject else "no"),
         ]
         if sequential:

@@ -9,9 +9,17 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from distval.delays import parse_duration
 from distval.results.tables import text_table
 
-__all__ = ["COMPACT_MEASURES", "compact_measures", "verdict_block", "wrap"]
+__all__ = [
+    "COMPACT_MEASURES",
+    "baseline",
+    "compact_measures",
+    "label_words",
+    "verdict_block",
+    "wrap",
+]
 
 #: The compact table's measures (run's forgetting), then the cumulative accuracy.
 COMPACT_MEASURES = (("accuracy", "accuracy"), ("kappa", "κ"), ("kappa_m", "κm"),
@@ -26,6 +34,86 @@ def wrap(line: str, width: int = 100, indent: str = "  ") -> list[str]:
     """
     return textwrap.wrap(line, width, initial_indent=indent, subsequent_indent=indent * 2,
                          break_on_hyphens=False) or [indent]
+
+
+def _and(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def baseline(
+    learners: Mapping[str, Mapping[str, Mapping[str, Mapping[str, float | None]]]],
+    names: Mapping[str, str],
+) -> dict[str, Any] | None:
+    """The no-change and majority-class baselines over all rows, and the learners that do
+    not beat the no-change (Persistent) classifier (Žliobaitė et al. 2015, §4: on a stream
+    with long label runs, a learner under it has learnt less than the previous label
+    tells). From each learner's cumulative means over folds: ``p_per`` (Persistent's
+    accuracy on the rows the folds tested), ``p_maj`` (the majority class's share) and
+    ``kappa_per``; None without cumulative measures.
+
+    >>> m = {"accuracy": {"mean": .795}, "p_per": {"mean": .853}, "p_maj": {"mean": .575},
+    ...      "kappa_per": {"mean": -.396}}
+    >>> b = baseline({"ht": {"cumulative": m}}, {})
+    >>> b["below_persistent"]
+    ['ht']
+    >>> print(textwrap.fill(b["line"], 88))
+    baseline: ht does not beat the no-change classifier: accuracy 79.5 % against
+    Persistent's 85.3 % on the same rows (κper -39.6 %); majority class 57.5 %
+    """
+    cum: dict[str, Mapping[str, Mapping[str, float | None]]] = {
+        label: per["cumulative"] for label, per in learners.items() if per.get("cumulative")
+    }
+    if not cum:
+        return None
+
+    def mean(m: Mapping[str, Mapping[str, float | None]], key: str) -> float | None:
+        return (m.get(key) or {}).get("mean")
+
+    first = next(iter(cum.values()))
+    p_per, p_maj = mean(first, "p_per"), mean(first, "p_maj")
+    if p_per is None:
+        return None
+    below = [label for label, m in cum.items()
+             if (mean(m, "kappa_per") or 0.0) <= 0 and mean(m, "accuracy") is not None]
+    shown = [names.get(label, label) for label in below]
+    tail = f"majority class {100 * p_maj:.1f} %" if p_maj is not None else ""
+    if below:
+        accs = _and([f"{100 * (mean(cum[b], 'accuracy') or 0.0):.1f} %" for b in below])
+        kappas = _and([f"{100 * (mean(cum[b], 'kappa_per') or 0.0):.1f} %" for b in below])
+        verb = "does" if len(below) == 1 else "do"
+        line = (f"baseline: {_and(shown)} {verb} not beat the no-change classifier: accuracy "
+                f"{accs} against Persistent's {100 * p_per:.1f} % on the same rows (κper "
+                f"{kappas}); {tail}")
+    else:
+        line = (f"baseline: every learner beats the no-change classifier (Persistent "
+                f"{100 * p_per:.1f} % on the same rows, κper > 0); {tail}")
+    return {"persistent": p_per, "majority": p_maj, "below_persistent": below,
+            "line": line.rstrip("; ")}
+
+
+def label_words(delay: Any, probability: Any = None, column: str | None = None) -> str:
+    """How labels reached the learners, for a title, from a saved run's ``delay``,
+    ``label_probability`` and ``delay_column``: empty when at once and all.
+
+    >>> label_words(500, 0.1)
+    ', labels 500 rows late, 10 % revealed'
+    >>> label_words("30min", None, "time"), label_words("python:late")
+    (", labels 1800 s late (by 'time')", ', labels late by a function')
+    """
+    parts = []
+    if isinstance(delay, str) and delay.startswith("python:"):
+        parts.append("labels late by a function")
+    elif column is not None and delay is not None:
+        seconds = parse_duration(delay) if isinstance(delay, str) else None
+        if seconds is None and isinstance(delay, str) and delay.endswith("s"):
+            seconds = float(delay[:-1])  # a timedelta saved in seconds
+        amount = f"{seconds:g} s" if seconds is not None else f"{float(delay):g}"
+        parts.append(f"labels {amount} late (by {column!r})")
+    elif delay is not None and int(delay) > 1:
+        parts.append(f"labels {int(delay)} rows late")
+    if probability is not None and float(probability) < 1:
+        parts.append(f"{100 * float(probability):g} % revealed")
+    return ", " + ", ".join(parts) if parts else ""
 
 
 def _pct(d: Mapping[str, float | None] | None) -> str:
@@ -87,7 +175,8 @@ def verdict_block(
         "every look"
     )
     if measure == "auc":
-        caption = "Verdicts (AUC: fold-level tests on each learner's windows, no sequence"
+        caption = ("Verdicts (AUC: fold tests on each fold's AUC of both learners over the same "
+                   "rows, no sequence")
     if n_pairs > 1:
         caption += f"; each at alpha/{n_pairs} (Bonferroni over the pairs), fold-test p-values "
         caption += "Holm-adjusted"

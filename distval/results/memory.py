@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import textwrap
 from dataclasses import dataclass, field
@@ -15,10 +14,15 @@ import pandas as pd
 from distval.aggregator import Snapshot
 from distval.columns import Columns, concat, rows_of, select
 from distval.config import RunConfig
-from distval.delays import parse_duration
 from distval.errors import DistvalError
 from distval.metrics import MEASURES, PROBA_MEASURES
-from distval.results.compact import compact_measures, verdict_block
+from distval.results.compact import (
+    baseline,
+    compact_measures,
+    label_words,
+    verdict_block,
+    wrap,
+)
 from distval.results.reader import SavedRun
 from distval.results.schema import (
     FOLD_SCHEMA,
@@ -206,6 +210,7 @@ class EvaluationResult:
                 for t in (rows_of(self.final.verdicts) if self.final else [])
             ],
             "null_twin": self._null_twin(),
+            "baseline": baseline(learners, short_names(self.config.labels)),
         }
 
     def _null_twin(self) -> dict[str, Any] | None:
@@ -267,39 +272,43 @@ class EvaluationResult:
     def _verdict_lines(self, width: int = 100) -> list[str]:
         """The verdict block of the end-of-run print (none with fewer than two learners)."""
         s = self.summary()
+        base = [s["baseline"]["line"]] if s.get("baseline") else []
         if not s["verdicts"]:
-            return []
+            return [line for b in base for line in wrap(b, width, "")]
         n_pairs = len(s["verdicts"])
         twin = [s["null_twin"]["line"]] if s["null_twin"] else []
-        return verdict_block(s["verdicts"], self.config.alpha, n_pairs, width, twin,
+        return verdict_block(s["verdicts"], self.config.alpha, n_pairs, width, twin + base,
                              self.config.measure)
 
     def to_markdown(self) -> str:
         """The verdicts, the final measures and test decisions as Markdown tables."""
         lines = [f"## {self._title()}", ""]
         s = self.summary()
-        if s["verdicts"]:
+        if s["verdicts"] or s.get("baseline"):
             lines += ["Verdicts:", ""]
             lines += [f"- {v['line']}" for v in s["verdicts"]]
             if s["null_twin"]:
                 lines.append(f"- {s['null_twin']['line']}")
+            if s.get("baseline"):
+                lines.append(f"- {s['baseline']['line']}")
             lines.append("")
         for caption, cols, rows, align in self._blocks():
             lines += [caption, "", markdown_table(cols, rows, align), ""]
         lines += self._footer()
         return "\n".join(lines) + "\n"
 
-    def to_text(self, verbose: bool = False) -> str:
+    def to_text(self, verbose: bool = False, width: int = 100) -> str:
         """The end-of-run print for a terminal: the verdict lines and a compact measures
-        table in at most 100 columns; ``verbose`` adds every measure and every test row
-        (aligned plain-text tables, as wide as they need).
+        table, the sentences wrapped at word boundaries to ``width`` columns (the terminal's,
+        at most 100); ``verbose`` adds every measure and every test row (aligned plain-text
+        tables, as wide as they need).
 
         >>> res = EvaluationResult(RunConfig(learners=("nb",), n_folds=2), n_rows=0)
         >>> print(res.to_text().splitlines()[0])
         distval: elec2, 2-fold bootstrap prequential, 0 rows
         """
-        lines = [self._title(), ""]
-        verdicts = self._verdict_lines()
+        lines = [*textwrap.wrap(self._title(), width), ""]
+        verdicts = self._verdict_lines(width)
         if verdicts:
             lines += [*verdicts, ""]
         if verbose:
@@ -308,16 +317,8 @@ class EvaluationResult:
         else:
             s = self.summary()
             fg = self.config.forgetting
-            same = "" if self.config.measure in PROBA_MEASURES else (
-                " (the verdicts compare them on the same rows)"
-            )
             lines += [
-                *textwrap.wrap(
-                    f"Measures at the end (%, mean ±sd over folds) under {fg} forgetting: each "
-                    "learner over its own windows, so two learners' values may cover different "
-                    f"rows{same}; last column: over all rows.",
-                    100,
-                ),
+                *textwrap.wrap(_measures_caption(fg, "(%, mean ±sd over folds)"), width),
                 compact_measures(
                     s["learners"], fg, short_names(self.config.labels), self.config.measure
                 ),
@@ -325,27 +326,33 @@ class EvaluationResult:
             ]
             if s["tests"]:
                 lines.append("Every test row: --verbose, or summary.md in the results.")
-        lines += self._footer()
+        lines += [part for line in self._footer() for part in textwrap.wrap(line, width)]
         return "\n".join(lines) + "\n"
 
     def __repr__(self) -> str:
-        """A short summary: rows, final accuracy per learner, and the final decisions."""
+        """A short summary: rows, the final measure per learner (over all rows, and over its
+        own windows), the verdicts and the baseline line."""
         cfg = self.config
         lines = [f"<EvaluationResult {self._title().removeprefix('distval: ')}>"]
         final = self.final.folds if self.final else concat([], FOLD_SCHEMA)
-        for label in cfg.labels:
-            sel = (final["learner"] == label) & (final["forgetting"] == cfg.forgetting)
+        def mean(label: str, kind: str) -> float | None:
+            sel = (final["learner"] == label) & (final["forgetting"] == kind)
             v = final[cfg.measure][sel].astype(float)
             v = v[v == v]
-            if len(v):
-                lines.append(f"  {label}: {cfg.measure} {np.mean(v):.4f} ({cfg.forgetting})")
-        for t in rows_of(self.final.tests) if self.final else []:
-            if t["test"] in ("sign", "wilcoxon", "friedman"):
-                verdict = f"favours {t['favours']}" if t["reject"] else "no difference"
-                lines.append(
-                    f"  {t['test']} {t['learner_a']} vs {t['learner_b']}: p {t['pvalue']:.3g}, "
-                    f"{verdict}"
-                )
+            return float(np.mean(v)) if len(v) else None
+
+        for label in cfg.labels:
+            own, every = mean(label, cfg.forgetting), mean(label, "cumulative")
+            parts = [f"{x:.4f} over all rows" for x in (every,) if x is not None]
+            if cfg.forgetting != "cumulative" and own is not None:
+                parts.append(f"{own:.4f} over its own {cfg.forgetting} windows")
+            if parts:
+                lines.append(f"  {label}: {cfg.measure} {', '.join(parts)}")
+        s = self.summary()
+        for v in s["verdicts"]:
+            lines.append(f"  {v['line']}")
+        if s.get("baseline"):
+            lines.append(f"  {s['baseline']['line']}")
         return "\n".join(lines)
 
     def plot(self, measure: str | None = None) -> Figure:
@@ -464,6 +471,15 @@ def _num(v: float | None, spec: str = ".4g") -> str:
     return "–" if v is None else format(v, spec)
 
 
+def _pvalue(p: float | None) -> str:
+    """A p-value for a table, never ``0``.
+
+    >>> _pvalue(0.0), _pvalue(0.01234567)
+    ('< 1e-16', '0.01235')
+    """
+    return "–" if p is None else ("< 1e-16" if p < 1e-16 else format(p, ".4g"))
+
+
 def _measures_block(learners: dict[str, Any], kind: str) -> Block:
     """The final measures under ``kind`` forgetting, with the cumulative accuracy."""
     rows = []
@@ -480,11 +496,29 @@ def _measures_block(learners: dict[str, Any], kind: str) -> Block:
     )
     shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in first)]
     return (
-        f"Measures under `{kind}` forgetting at the end of the stream, mean ± sd over "
-        "folds; last column: cumulative accuracy.",
+        _measures_caption(kind, "(mean ± sd over folds)", "`"),
         ["learner", *shown, "accuracy (cumulative)"],
         rows,
         "l" + "r" * (len(shown) + 1),
+    )
+
+
+def _measures_caption(kind: str, units: str, quote: str = "") -> str:
+    """What a measures table covers: under a forgetting mechanism each learner's own windows
+    (which may hold other rows than another learner's: the verdicts compare on the same
+    rows); cumulative: every row each fold tested.
+
+    >>> _measures_caption("cumulative", "(%)").split(": ")[1]
+    'each learner over every row its folds tested; last column'
+    """
+    if kind == "cumulative":
+        return (f"Measures at the end {units} under {quote}cumulative{quote} forgetting: each "
+                "learner over every row its folds tested; last column: the same.")
+    return (
+        f"Measures at the end {units} under {quote}{kind}{quote} forgetting: each learner "
+        "over its own windows, so two learners' values may cover different rows and need not "
+        "agree with the verdicts, which compare them on the same rows; last column: "
+        "accuracy over all rows."
     )
 
 
@@ -515,6 +549,8 @@ def _tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "n
     rows = []
     for i, t in enumerate(tests):
         compared = f"{t['measure']}, {t['forgetting']}" if t.get("measure") else "–"
+        if t["test"] in ("sign", "wilcoxon"):
+            compared += ", paired"
         digits = ".4f" if t.get("measure") != "errors" else ".6g"
         row = [
             t["learner_a"],
@@ -531,6 +567,7 @@ def _tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "n
             row += ["yes" if t.get("anytime_valid") else "no", _num(t.get("boundary"), ".3g")]
         if adjusted is not None:
             row.append(adjusted[i])
+        row[7] = _pvalue(t["pvalue"])
         rows.append([*row, t.get("favours") or "–"])
     cols = ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0"]
     if watched:
@@ -604,27 +641,12 @@ def _q_block(q_rows: list[dict[str, Any]]) -> Block:
 
 
 def _labels(cfg: RunConfig) -> str:
-    """How labels reached the learners, for a title: empty when at once and all.
+    """How labels reached the learners, for a title (:func:`label_words`).
 
     >>> _labels(RunConfig(delay=500, label_probability=0.1))
     ', labels 500 rows late, 10 % revealed'
     >>> _labels(RunConfig(delay="30min", delay_column="time"))
     ", labels 1800 s late (by 'time')"
     """
-    spec = cfg.label_delay
-    if spec is None:
-        return ""
-    parts = []
-    if spec.func is not None:
-        parts.append("labels late by a function")
-    elif spec.amount is not None:
-        timed = isinstance(cfg.delay, dt.timedelta) or (
-            isinstance(cfg.delay, str) and parse_duration(cfg.delay) is not None
-        )
-        unit = " s" if timed else ""
-        parts.append(f"labels {spec.amount:g}{unit} late (by {spec.column!r})")
-    elif spec.delayed:
-        parts.append(f"labels {spec.rows} rows late")
-    if spec.probability < 1:
-        parts.append(f"{100 * spec.probability:g} % revealed")
-    return ", " + ", ".join(parts) if parts else ""
+    d = cfg.to_dict()
+    return label_words(d.get("delay"), d.get("label_probability"), d.get("delay_column"))

@@ -26,6 +26,7 @@ from distval.errors import DistvalError
 from distval.results.memory import EvaluationResult
 from distval.results.reader import SavedRun, load_results
 from distval.results.schema import SUMMARY_MEASURES, TABLE_SCHEMAS, columns_of, read_table
+from distval.streams.open import BUNDLED, bundled_path
 
 __all__ = ["COMPARED_SETTINGS", "TABLES", "comparison", "export_csv", "load_evaluation"]
 
@@ -87,9 +88,10 @@ def load_evaluation(results_dir: str | os.PathLike[str]) -> EvaluationResult:
     """A saved run as the :class:`EvaluationResult` ``distval.evaluate`` gave: one snapshot
     per test point, its summary's rows, time, backend and classes.
 
-    A directory whose configuration cannot be rebuilt (a stream or learner that was a Python
-    object) is refused in one line; :func:`~distval.results.reader.load_results` still reads
-    its tables.
+    A stream that was a Python object keeps its recorded name (``python:SEA``); a directory
+    whose configuration cannot be rebuilt (a learner or delay that was a Python object no
+    text describes) is refused in one line; :func:`~distval.results.reader.load_results`
+    still reads its tables.
 
     >>> import distval, tempfile
     >>> d = tempfile.mkdtemp()
@@ -101,7 +103,7 @@ def load_evaluation(results_dir: str | os.PathLike[str]) -> EvaluationResult:
     """
     saved = load_results(results_dir)
     try:
-        config = RunConfig.from_dict(saved.config)
+        config = RunConfig.from_dict(saved.config, reading=True)
     except (TypeError, ValueError) as exc:
         raise DistvalError(
             f"{saved.directory / 'config.json'} does not describe a run: {exc}"
@@ -141,11 +143,30 @@ def load_evaluation(results_dir: str | os.PathLike[str]) -> EvaluationResult:
     return result
 
 
+def _stream(text: Any) -> Any:
+    """A saved run's stream as one name for one stream: the default (None), ``elec2``,
+    ``electricity`` and the bundled file's path are all the bundled Electricity data.
+
+    >>> _stream(None) == _stream("electricity") == _stream(str(bundled_path())) == "elec2"
+    True
+    """
+    if text is None or (isinstance(text, str) and text.strip().lower() in BUNDLED):
+        return "elec2"
+    if isinstance(text, str) and Path(text).exists():
+        return "elec2" if Path(text).resolve() == bundled_path().resolve() else str(
+            Path(text).resolve()
+        )
+    return text
+
+
 def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    def value(d: dict[str, Any], key: str) -> Any:
+        return _stream(d.get(key)) if key == "stream" else d.get(key)
+
     return [
-        f"{key} {a.get(key)!r} vs {b.get(key)!r}"
+        f"{key} {value(a, key)!r} vs {value(b, key)!r}"
         for key in COMPARED_SETTINGS
-        if a.get(key) != b.get(key)
+        if value(a, key) != value(b, key)
     ]
 
 
@@ -167,7 +188,7 @@ def comparison(
     >>> opts = dict(stream="sea", n_rows=400, n_folds=2, test_every=200, overwrite=True)
     >>> _ = distval.evaluate(learners=("nb", "majority"), output_dir=a, **opts)
     >>> _ = distval.evaluate(learners=("ht", "majority"), output_dir=b, seed=2, **opts)
-    >>> [row[:2] for row in comparison(a, b)[0][2]]
+    >>> [row[:2] for row in comparison(a, b)[-2][2]]
     [['A', 'nb'], ['A', 'majority'], ['B', 'ht'], ['B', 'majority']]
     """
     a, b = load_results(run_a), load_results(run_b)
@@ -179,6 +200,7 @@ def comparison(
         )
     forgetting = a.forgetting
     measure_rows = []
+    verdict_rows: list[list[str]] = []
     decisions: dict[tuple[str, str, str], list[str]] = {}
     for tag, run in (("A", a), ("B", b)):
         learners = (run.summary or {}).get("learners") or {}
@@ -197,9 +219,18 @@ def comparison(
         final = run.tests[run.tests["position"] == run.tests["position"].max()]
         for t in final.itertuples(index=False):
             key = (str(t.test), str(t.learner_a), str(t.learner_b))
-            cells = decisions.setdefault(key, ["–"] * 4)
-            at = 0 if tag == "A" else 2
-            cells[at : at + 2] = [f"{t.pvalue:.4g}", "yes" if t.reject else "no"]
+            cells = decisions.setdefault(key, ["–"] * 6)
+            at = 0 if tag == "A" else 3
+            favours = getattr(t, "favours", None)
+            cells[at : at + 3] = [_pvalue(float(t.pvalue)), "yes" if t.reject else "no",
+                                  str(favours) if isinstance(favours, str) else "–"]
+        verdicts = getattr(run, "verdicts", None)
+        if verdicts is not None and len(verdicts):
+            last = verdicts[verdicts["position"] == verdicts["position"].max()]
+            verdict_rows += [[tag, str(line)] for line in last["line"]]
+        base = (run.summary or {}).get("baseline")
+        if base:
+            verdict_rows.append([tag, str(base["line"])])
     measures = (
         f"Final measures under `{forgetting}` forgetting, mean ± sd over folds "
         f"(A: {_run_name(a)}, B: {_run_name(b)}); last column: cumulative accuracy.",
@@ -208,20 +239,39 @@ def comparison(
         "ll" + "r" * (len(SUMMARY_MEASURES) + 1),
     )
     tests = (
-        "Final test decisions of each run (– where the run has no such test).",
+        "Final test decisions of each run, with the learner its data favour (– where the run "
+        "has no such test).",
         [
             "test",
             "learner A",
             "learner B",
             "p-value (A)",
             "reject (A)",
+            "favours (A)",
             "p-value (B)",
             "reject (B)",
+            "favours (B)",
         ],
         [[*key, *cells] for key, cells in decisions.items()],
-        "lllrlrl",
+        "lllrllrll",
     )
-    return [measures, tests]
+    verdicts = (
+        "Verdicts of each run at its last look (which learner is better on the same rows), "
+        "and its baselines.",
+        ["run", "verdict"],
+        verdict_rows,
+        "ll",
+    )
+    return [verdicts, measures, tests] if verdict_rows else [measures, tests]
+
+
+def _pvalue(p: float) -> str:
+    """A p-value for a table: 4 significant digits, never ``0``.
+
+    >>> _pvalue(0.001953125), _pvalue(0.0)
+    ('0.001953', '< 1e-16')
+    """
+    return "< 1e-16" if p < 1e-16 else f"{p:.4g}"
 
 
 def _run_name(run: SavedRun) -> str:

@@ -514,3 +514,27 @@ class _StopAfter:
             if chunk.start >= self._rows:
                 raise KeyboardInterrupt
             yield chunk
+
+
+def test_the_final_text_wraps_at_word_boundaries_on_an_80_column_terminal(
+    tmp_path, capsys, monkeypatch
+):
+    """COLUMNS=80 (what shutil.get_terminal_size reads): every sentence line of the final
+    print fits 80 columns, and the wrapped verdict and baseline lines, joined again, are
+    the lines summary.json holds word for word (no word was cut)."""
+    monkeypatch.setenv("COLUMNS", "80")
+    out_dir = tmp_path / "res"
+    code, out, _ = run_cli(
+        capsys, "run", "--backend", "inprocess", "--stream", "sea", "--n-rows", "1500",
+        "--folds", "3", "--learners", "ht", "nb", "majority", "--test-every", "500",
+        "--output", str(out_dir),
+    )
+    assert code == 0
+    lines = out.splitlines()
+    table = next(i for i, line in enumerate(lines) if line.startswith("learner "))
+    sentences = lines[: table - 1] + lines[table + 5 :]
+    assert all(len(line) <= 80 for line in sentences), [ln for ln in sentences if len(ln) > 80]
+    summary = json.loads((out_dir / "summary.json").read_text())
+    text = " ".join(line.strip() for line in lines[: table - 1])
+    for v in [*summary["verdicts"], summary["baseline"]]:
+        assert v["line"] in text

@@ -36,6 +36,30 @@ def test_finished_parts_are_not_computed_and_records_keep_part_order():
     assert out.getvalue().splitlines()[-1].startswith("t: 3/3 parts (100%)")
 
 
+def test_a_running_stream_shows_its_rows_done_and_the_time_left_from_its_first_batch():
+    """Before any stream has finished, the rows a running in-process run has done give the
+    line its elapsed time, its rows done / rows and a time left; a real suite run feeds
+    them batch by batch."""
+    from distval.config import RunConfig
+    from distval.experiments.suite.run import _evaluate_reporting
+
+    parts = [Part("sea", 900.0, RunConfig(stream="sea", n_rows=900, learners=("nb",),
+                                          n_folds=2, test_every=300, batch_size=300)),
+             Part("b", 900.0, None)]
+    out = io.StringIO()
+    bar = StudyProgress("suite", parts, unit="streams", stream=out, every=0)
+    bar.start("sea")
+    seen = []
+    bar.rows = lambda name, done: seen.append((name, done))  # type: ignore[method-assign]
+    _evaluate_reporting(bar, parts[0])
+    assert seen == [("sea", 300), ("sea", 600), ("sea", 900)]
+    del bar.rows
+    bar.rows("sea", 450)
+    line = out.getvalue().splitlines()[-1]
+    assert line.startswith("suite: 0/2 streams (0%), ") and " elapsed" in line
+    assert "sea (450/900 rows, " in line and " left" in line
+
+
 def test_parts_need_distinct_names():
     with pytest.raises(DistvalError, match="distinct"):
         run_study(

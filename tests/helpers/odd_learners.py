@@ -31,3 +31,20 @@ class LearnsNothing(dummy.PriorClassifier):
 
     def learn_one(self, x, y, **kwargs):
         raise NotImplementedError
+
+
+class SlowStart(dummy.PriorClassifier):
+    """Sleeps ``seconds`` on its first prediction, as a learner that loads slowly does."""
+
+    def __init__(self, seconds: float = 2.5):
+        super().__init__()
+        self.seconds = seconds
+        self.started = False
+
+    def predict_one(self, x, **kwargs):
+        if not self.started:
+            import time
+
+            time.sleep(self.seconds)
+            self.started = True
+        return super().predict_one(x)

@@ -151,6 +151,38 @@ def test_evaluate_matches_moa_evaluate_prequential_cv(tmp_path, scheme, method):
     )
 
 
+def test_kappa_m_differs_from_moas_only_by_its_majority_classifier(tmp_path):
+    """κm = (p0 - p_maj) / (1 - p_maj) in both; the baseline differs. distval's p_maj is the
+    share of the window's most frequent class (the majority classifier that knows the
+    window's counts); MOA's BasicClassificationPerformanceEvaluator scores, at each row, the
+    class with the largest count so far *including that row* (ties to the lowest index) and
+    averages those hits. Both are rebuilt here from the file's class column: with the folds'
+    accuracy, MOA's formula gives its EvaluatePrequentialCV κm to 1e-9, distval's gives
+    distval's, and the two differ."""
+    arff = write_arff(tmp_path / "rows.arff", n=2000)
+    res = distval.evaluate(
+        stream=str(arff), learners=("moa:trees.HoeffdingTree -g 50",), scheme="cv",
+        n_folds=4, fold_choice="round-robin", forgetting="cumulative", test_every=2000,
+    )
+    final = res.final_folds()
+    final = final[final["forgetting"] == "cumulative"]
+    acc, kappa_m = final["accuracy"].to_numpy(), final["kappa_m"].to_numpy()
+    rows = moa_task(
+        f"EvaluatePrequentialCV -l (trees.HoeffdingTree -g 50) -s (ArffFileStream -f {arff}) "
+        "-e BasicClassificationPerformanceEvaluator -i 2000 -f 2000 -w 4 -a Cross-Validation"
+    )
+    moa = float(rows[-1]["[avg] Kappa M Statistic (percent)"])
+    y = np.array([line.rsplit(",", 1)[1] == "B" for line in
+                  arff.read_text().split("@data")[1].split()], dtype=np.int64)
+    counts = np.cumsum(np.eye(2, dtype=np.int64)[y], axis=0)  # including the row itself
+    p_moa = float((counts.argmax(axis=1) == y).mean())
+    p_ours = np.bincount(y).max() / len(y)
+    assert p_moa != p_ours
+    assert 100 * ((acc - p_moa) / (1 - p_moa)).mean() == pytest.approx(moa, abs=1e-9)
+    assert kappa_m == pytest.approx((acc - p_ours) / (1 - p_ours), abs=1e-12)
+    assert abs(100 * kappa_m.mean() - moa) > 0.01
+
+
 # MOA's EvaluatePrequentialDelayedCV keeps one training queue per fold and trains a fold on
 # its oldest queued row when the queue holds more than -k rows, right after predicting the
 # row just queued: a fold's delay counts the rows *it trains on*. Under cv with k folds,

@@ -116,7 +116,7 @@ def run3(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def run1(tmp_path_factory):
-    """One learner, sliding-window forgetting: no tests, no ADWIN, no baselines."""
+    """One learner, sliding-window forgetting: no tests, no ADWIN, no baseline learners."""
     d = tmp_path_factory.mktemp("run1")
     distval.evaluate(
         stream="sea",
@@ -189,10 +189,23 @@ def test_verdict_table_is_the_last_look_of_verdicts_parquet(run3):
     page = _parse(html)
     v = pd.read_parquet(d / "verdicts.parquet")
     last = v[v["position"] == v["position"].max()]
-    assert page.tables["tab-verdicts"] == [
+    assert page.tables["tab-verdicts"][:-1] == [
         [f"{a} vs {b}", line] for a, b, line in zip(last["learner_a"], last["learner_b"],
                                                      last["line"])
     ]
+    # the last row: the baseline line, naming the learners whose accuracy over all rows is
+    # not above the Persistent classifier's on the same rows (from folds.parquet)
+    tag, line = page.tables["tab-verdicts"][-1]
+    f = pd.read_parquet(d / "folds.parquet")
+    f = f[(f["position"] == f["position"].max()) & (f["forgetting"] == "cumulative")]
+    means = f.groupby("learner")[["accuracy", "p_per"]].mean()
+    below = [lb for lb in ("ht", "majority", "persistent")
+             if means.loc[lb, "accuracy"] <= means.loc[lb, "p_per"] + 1e-12]
+    assert tag == "baseline" and "persistent" in below
+    head = line.split(" not beat")[0].removeprefix("baseline: ")
+    assert sorted(head.replace(" and ", ", ").replace(" does", "").replace(" do", "")
+                  .split(", ")) == sorted(below)
+    assert f"Persistent's {100 * means['p_per'].mean():.1f} %" in line
     paired = pd.read_parquet(d / "paired.parquet")
     assert len(paired) == 3 * 3 * v["position"].nunique()  # pairs x folds per look
 
@@ -234,9 +247,13 @@ def test_final_tests_table_equals_last_rows_of_tests_parquet(run3):
         t = last[(last["learner_a"] == r[0]) & (last["learner_b"] == r[1]) & (last["test"] == r[2])]
         assert len(t) == 1
         p = t["pvalue"].iloc[0]
-        assert float(r[7]) == pytest.approx(p, rel=1e-3, abs=1e-300)
+        if r[7] == "< 1e-16":  # never printed as 0
+            assert p < 1e-16
+        else:
+            assert float(r[7]) == pytest.approx(p, rel=1e-3, abs=1e-300)
         assert r[8] == ("yes" if t["reject"].iloc[0] else "no")
-        assert r[3] == f"{t['measure'].iloc[0]}, {t['forgetting'].iloc[0]}"
+        paired = ", paired" if r[2] in ("sign", "wilcoxon") else ""  # the same rows
+        assert r[3] == f"{t['measure'].iloc[0]}, {t['forgetting'].iloc[0]}{paired}"
         assert r[9] == (t["favours"].iloc[0] or "–")
         if r[2] in ("sign", "wilcoxon", "friedman"):
             # the decision is p < alpha (bifet2015 §4): checked independently of the column
@@ -342,7 +359,9 @@ def test_single_learner_window_run_promises_only_what_exists(run1):
     d, html = run1
     assert html == d / "report.html"
     page = _parse(html)
-    assert set(page.links) == {"fig-accuracy", "fig-kappa_m", "tab-measures", "tab-config"}
+    # every run draws its learner against the no-change classifier and the majority class
+    assert set(page.links) == {"fig-accuracy", "fig-kappa_m", "fig-baselines", "tab-measures",
+                               "tab-config"}
     assert not (d / "tests.png").exists() and not (d / "adwin_width.png").exists()
     kinds = {r[1] for r in page.tables["tab-measures"]}
     assert kinds == {"window", "cumulative"}
@@ -375,8 +394,8 @@ def test_run_with_report_flag(tmp_path):
             "--output", str(out), "--report"]  # fmt: skip
     assert cli.main(argv) == 0
     page = _parse(out / "report.html")
-    assert set(page.links) == {"fig-accuracy", "fig-kappa_m", "fig-adwin_width", "tab-measures",
-                               "tab-config"}  # fmt: skip
+    assert set(page.links) == {"fig-accuracy", "fig-kappa_m", "fig-adwin_width", "fig-baselines",
+                               "tab-measures", "tab-config"}  # fmt: skip
     rows = page.tables["tab-measures"]
     folds = pd.read_parquet(out / "folds.parquet")
     last = folds[(folds["position"] == 600) & (folds["forgetting"] == "adwin")]
@@ -668,3 +687,134 @@ def test_type_error_charts_come_as_png_svg_and_pdf(tmp_path):
     for chart in ("type_errors", "peeking"):
         for fmt, head in magic.items():
             assert (out / f"{chart}.{fmt}").read_bytes()[:5].startswith(head)
+
+
+@pytest.fixture(scope="module")
+def delayed(tmp_path_factory):
+    """Labels 400 rows late, a look every 100 rows: the first looks score a few rows."""
+    d = tmp_path_factory.mktemp("delayed")
+    distval.evaluate(stream="sea", n_rows=1500, learners=("nb", "ht"), n_folds=3,
+                     test_every=100, delay=400, output_dir=d)
+    return load_results(d)
+
+
+def test_curves_of_delayed_labels_start_once_a_fold_has_scored_enough_rows(delayed):
+    """No curve starts at a false 0 % or 100 %: a fold's value is drawn only from the first
+    look at which its cumulative row count (folds.parquet's n) reaches MIN_SCORED; the title
+    says so."""
+    from distval.report.figures import MIN_SCORED
+
+    f = delayed.folds
+    cum = f[f["forgetting"] == "cumulative"]
+    enough = cum.groupby(["learner", "position"])["n"].max() >= MIN_SCORED
+    assert not enough.all() and enough.any()  # some looks have too few rows
+    fig = plot_measure(delayed, "accuracy")
+    title = " ".join(fig._suptitle.get_text().split())
+    assert f"drawn once it has scored {MIN_SCORED} rows" in title
+    (ax0, *_) = fig.axes
+    for line in ax0.get_lines():
+        label = line.get_label()
+        if label not in ("nb", "ht"):
+            continue
+        for x, y in zip(line.get_xdata(), line.get_ydata()):
+            assert np.isfinite(y) == bool(enough[label, x]), (label, x)
+
+
+def test_baselines_figure_draws_the_no_change_classifier_on_the_same_rows(delayed):
+    """A run without baseline learners still shows Persistent's accuracy on the rows the
+    folds tested: the mean over folds of p_per (folds.parquet) at each look."""
+    fig = plot_baselines(delayed)
+    ax_a = fig.axes[0]
+    (line,) = [ln for ln in ax_a.get_lines() if ln.get_label().startswith("Persistent")]
+    prim = delayed.primary
+    nb = prim[prim["learner"] == "nb"]
+    want = nb.groupby("position")["p_per"].mean()
+    got = dict(zip(line.get_xdata(), line.get_ydata()))
+    drawn = [x for x, y in got.items() if np.isfinite(y)]
+    assert len(drawn) > 5
+    for x in drawn:
+        assert got[x] == pytest.approx(100 * want[x])
+
+
+MOA_LONG = [
+    "moa:meta.AdaptiveRandomForest -s 10 -j 1 -l (ARFHoeffdingTree -e 2000000 -g 50 -c 0.01)",
+    "moa:trees.HoeffdingAdaptiveTree -g 50 -c 0.01 -t 0.05 -l NBAdaptive",
+    "moa:bayes.NaiveBayes",
+    "moa:functions.MajorityClass",
+]
+
+
+def _texts_off_canvas(fig):
+    """The visible, non-empty texts of ``fig`` whose rendered box leaves the canvas."""
+    from matplotlib.text import Text
+
+    r = _drawn(fig)
+    hidden = set()  # tick labels of ticks outside the view limits: matplotlib skips them
+    for ax in fig.axes:
+        for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not min(lo, hi) - 1e-9 <= tick.get_loc() <= max(lo, hi) + 1e-9:
+                    hidden |= {id(tick.label1), id(tick.label2)}
+    return [t.get_text() for t in fig.findobj(Text)
+            if t.get_visible() and t.get_text().strip() and id(t) not in hidden
+            and not _inside(t.get_window_extent(r), fig.bbox)]
+
+
+def test_no_text_of_any_figure_leaves_the_canvas_with_long_moa_names(long_names):
+    """Every figure of a run with long names, and the critical-difference diagram of the
+    per-run and suite kinds with full MOA specs, keeps every text on the canvas (checked
+    with matplotlib's renderer boxes); the per-run diagram says it ranks folds of one
+    stream."""
+    from distval.experiments.suite.figures import plot_cd
+    from distval.report.figures import (
+        draw_critical_difference,
+        plot_adwin_width,
+        plot_critical_difference,
+        plot_q,
+    )
+
+    res = load_results(long_names)
+    cd = plot_critical_difference(res)
+    assert cd is not None
+    title = " ".join(cd.axes[0].get_title().split()) + " ".join(
+        (cd._suptitle.get_text() if cd._suptitle else "").split())
+    assert "folds of one stream" in title
+    figures = [plot_measure(res), plot_tests(res), plot_baselines(res), plot_q(res),
+               plot_adwin_width(res), cd]
+    ranks = [1.4, 2.2, 2.9, 3.5]
+    figures.append(draw_critical_difference(
+        ranks, MOA_LONG, 1.48,
+        "Average ranks over 4 streams (1 = best); Nemenyi CD at alpha = 0.05; Friedman "
+        "(Iman–Davenport) does not reject"))
+    suite = {"comparison": {"learners": MOA_LONG, "streams": ["a", "b", "c", "d"],
+                            "average_ranks": dict(zip(MOA_LONG, ranks)), "alpha": 0.05,
+                            "friedman": {"critical_difference": 2.35, "reject": False}}}
+    figures.append(plot_cd(suite))
+    for fig in figures:
+        assert fig is not None
+        assert _texts_off_canvas(fig) == []
+
+
+def test_an_auc_run_with_delayed_labels_reports_its_measure_delay_and_label_share(tmp_path):
+    """The report of `--measure auc --delay 300 --label-probability 0.5`: the title names
+    the delay, the label share and the measure; the final measures table has an auc column
+    equal to the folds' mean AUC (folds.parquet); an AUC figure is drawn; the pair's figure
+    draws each fold's paired AUC difference (paired.parquet)."""
+    d = tmp_path / "auc"
+    distval.evaluate(stream="sea", n_rows=2000, learners=("nb", "ht"), n_folds=3,
+                     test_every=500, delay=300, label_probability=0.5, measure="auc",
+                     output_dir=d)
+    html = make_report(d)
+    page = _parse(html)
+    title = html.read_text().split("<h1>")[1].split("</h1>")[0]
+    assert "labels 300 rows late" in title and "50 % revealed" in title
+    assert title.endswith("measure auc")
+    assert "fig-auc" in page.figures and "fig-verdict_1" in page.figures
+    head, rows = page.headers["tab-measures"], page.tables["tab-measures"]
+    col = head.index("auc")
+    f = pd.read_parquet(d / "folds.parquet")
+    last = f[(f["position"] == f["position"].max()) & (f["forgetting"] == "adwin")]
+    for row in rows:
+        if row[1] == "adwin":
+            want = last[last["learner"] == row[0]]["auc"].mean()
+            assert row[col].startswith(f"{want:.4f}")

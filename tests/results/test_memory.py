@@ -26,7 +26,11 @@ def test_repr_is_short_and_text_tables_are_aligned():
     res = distval.evaluate(stream="sea", n_rows=600, learners=("nb", "majority"), n_folds=2,
                            test_every=200)
     text = repr(res)
-    assert len(text.splitlines()) <= 6 and "nb: accuracy" in text and "wilcoxon" in text
+    assert len(text.splitlines()) <= 6 and "nb: accuracy" in text
+    # the Python summary carries what the terminal says: the verdict and the baseline line
+    s = res.summary()
+    assert s["verdicts"][0]["line"] in text and s["baseline"]["line"] in text
+    assert "baseline: every learner beats the no-change" in res.to_text()
     lines = res.to_text().splitlines()
     rule = next(i for i, line in enumerate(lines) if set(line) <= {"-", " "} and line)
     widths = [len(part) for part in lines[rule].split("  ")]
@@ -90,3 +94,17 @@ def test_the_null_twin_at_any_look_is_what_a_loop_over_every_check_finds():
     v = res.verdicts()
     v = v[(v["learner_a"] == "hat") & (v["learner_b"] == "hat~twin")]
     assert rules["confidence sequence"]["at_any_look"] == bool((v["decision"] != "undecided").any())
+
+
+def test_the_measures_caption_says_what_rows_each_forgetting_covers():
+    """Under cumulative forgetting the table covers every row the folds tested (no 'own
+    windows' warning); under adwin it warns that the windows differ from the verdicts'
+    rows. The Markdown summary says the same."""
+    opts = {"stream": "sea", "n_rows": 600, "learners": ("nb", "majority"), "n_folds": 2,
+            "test_every": 300}
+    cum = distval.evaluate(forgetting="cumulative", **opts)
+    text = " ".join(cum.to_text().split())
+    assert "under cumulative forgetting: each learner over every row its folds tested" in text
+    assert "own windows" not in text and "own windows" not in cum.to_markdown()
+    adwin = " ".join(distval.evaluate(**opts).to_text().split())
+    assert "over its own windows" in adwin and "need not agree with the verdicts" in adwin

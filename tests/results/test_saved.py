@@ -59,7 +59,7 @@ def test_compare_puts_the_final_numbers_of_both_runs_side_by_side(saved, tmp_pat
     res, d = saved
     other = tmp_path / "other"
     distval.evaluate(output_dir=other, **{**OPTS, "learners": ("nb", "majority")}, seed=7)
-    measures, tests = comparison(d, other)
+    verdicts, measures, tests = comparison(d, other)
     rows = {(r[0], r[1]): r for r in measures[2]}
     assert set(rows) == {("A", "nb"), ("A", "ht"), ("A", "majority"), ("B", "nb"),
                          ("B", "majority")}
@@ -70,7 +70,21 @@ def test_compare_puts_the_final_numbers_of_both_runs_side_by_side(saved, tmp_pat
         for label, group in last.groupby("learner"):
             assert rows[tag, label][2].startswith(f"{group['accuracy'].mean():.4f}")
     decided = {tuple(r[:3]): r for r in tests[2]}
-    assert decided["friedman", "*", "*"][5:] == ["–", "–"]  # two learners in B: no Friedman
+    assert decided["friedman", "*", "*"][6:] == ["–", "–", "–"]  # two learners in B: none
+    # each row names the learner the run's data favour, as its tests.parquet says
+    for path, at in ((d, 3), (other, 6)):
+        t = pq.read_table(path / "tests.parquet").to_pandas()
+        t = t[t["position"] == t["position"].max()]
+        for r in t.itertuples():
+            fav = r.favours if isinstance(r.favours, str) else "–"
+            assert decided[r.test, r.learner_a, r.learner_b][at + 2] == fav
+    assert any(r[5] not in ("–",) for r in tests[2])  # some test favours a learner
+    # the verdicts of both runs, as their verdicts.parquet's last look holds them
+    for tag, path in (("A", d), ("B", other)):
+        v = pq.read_table(path / "verdicts.parquet").to_pandas()
+        want = v[v["position"] == v["position"].max()]["line"].tolist()
+        assert [line for t, line in verdicts[2] if t == tag and not line.startswith("baseline")] \
+            == want
     assert main(["compare", str(d), str(other)]) == 0
     assert "accuracy (cumulative)" in capsys.readouterr().out
 
@@ -102,6 +116,21 @@ def test_compare_refuses_runs_of_other_streams_or_settings_in_one_line(saved, tm
     assert "n_rows" not in err[0]  # only what differs is named
 
 
+def test_compare_takes_the_default_stream_and_elec2_named_as_one_stream(tmp_path, capsys):
+    """A run with no --stream (the bundled Electricity file), one with --stream elec2 and one
+    with the bundled file's path evaluate the same stream: compare accepts each pair."""
+    from distval.streams.open import bundled_path
+
+    opts = {"n_rows": 600, "learners": ("nb", "majority"), "n_folds": 2, "test_every": 300}
+    for name, stream in (("default", None), ("named", "elec2"),
+                         ("path", str(bundled_path()))):
+        distval.evaluate(output_dir=tmp_path / name, stream=stream, **opts)
+    assert main(["compare", str(tmp_path / "default"), str(tmp_path / "named")]) == 0
+    assert main(["compare", str(tmp_path / "path"), str(tmp_path / "default")]) == 0
+    out = capsys.readouterr().out
+    assert "Verdicts of each run" in out and ("A: majority" in out or "A: nb" in out)
+
+
 def test_the_csv_export_holds_exactly_the_parquet_tables(saved, tmp_path):
     _, d = saved
     assert main(["export", str(d), "--output", str(tmp_path / "csv")]) == 0
@@ -117,3 +146,24 @@ def test_the_csv_export_holds_exactly_the_parquet_tables(saved, tmp_path):
         parquet = parquet.fillna(np.nan).infer_objects()
         pd.testing.assert_frame_equal(csv, parquet, check_dtype=False)
     assert [p.name for p in export_csv(d)] == [f"{n}.csv" for n in TABLES]
+
+
+def test_a_run_of_a_python_stream_object_loads_back_under_its_recorded_name(tmp_path):
+    """The README's example: a river generator object and river learner objects, saved;
+    ``distval.load_results`` gives it back (the stream as ``python:SEA``, never reopened)
+    with the same final folds and verdicts as the run in memory."""
+    from river import naive_bayes, tree
+    from river.datasets import synth
+
+    res = distval.evaluate(
+        stream=synth.SEA(seed=1, noise=0.1), n_rows=1200, n_folds=3, test_every=400,
+        learners={"ht": tree.HoeffdingTreeClassifier(grace_period=50),
+                  "nb": naive_bayes.GaussianNB()},
+        output_dir=tmp_path / "sea",
+    )
+    back = distval.load_results(tmp_path / "sea")
+    assert back.config.stream == "python:SEA"
+    pd.testing.assert_frame_equal(back.final_folds(), res.final_folds())
+    pd.testing.assert_frame_equal(back.verdicts(), res.verdicts())
+    with pytest.raises(distval.DistvalError, match="was a Python object"):
+        distval.RunConfig.from_dict(back.config.to_dict())  # to run again, not to read

@@ -19,12 +19,13 @@ critical-difference diagram and the rank plot (``cd.svg``, ``cd.pdf``, ``ranks.s
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -316,16 +317,22 @@ def stream_weight(cfg: SuiteConfig, i: int, costs: Mapping[str, Mapping[str, Any
     return float(n) * per_row
 
 
-def _evaluate_part(part: Part) -> Computed:
+def _evaluate_reporting(bar: StudyProgress, part: Part) -> Computed:
+    """:func:`_evaluate_part` in this process, telling ``bar`` the rows done per batch."""
+    return _evaluate_part(part, lambda done: bar.rows(part.name, done))
+
+
+def _evaluate_part(part: Part, rows: Callable[[int], None] | None = None) -> Computed:
     """One stream's run, in this process or, given ``part.actors`` > 1, with its replicas
     spread over that many Ray actors (the same numbers); returns the result, the CPU
     seconds of this process and the warnings it raised (shown by the driver, once each, not
     by a Ray worker). No side effect: a Ray task that is retried (its node lost) computes
-    the same result again."""
+    the same result again. ``rows`` is told the rows done after every batch (in-process
+    suites)."""
     cpu = time.process_time()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = evaluate(part.payload, **spread_options(part))
+        result = evaluate(part.payload, progress=rows or False, **spread_options(part))
     return result, time.process_time() - cpu, [(str(w.message), w.category) for w in caught]
 
 
@@ -406,9 +413,12 @@ def suite(
 
     bar = StudyProgress("suite", parts, unit="streams") if progress else None
     finished = _finished_part(out, overwrite) if out is not None else (lambda p: None)
+    compute: Callable[..., Computed] = _evaluate_part
+    if bar is not None and backend == "inprocess":  # rows done within a stream, per batch
+        compute = functools.partial(_evaluate_reporting, bar)
     records = run_study(
         parts,
-        _evaluate_part,
+        compute,
         finished=finished,
         store=store,
         on_record=refresh,

@@ -163,21 +163,18 @@ def template(cli: str) -> Any:  # a JPype proxy of moa.classifiers.Classifier
 
 
 def moa_families() -> dict[str, list[str]]:
-    """``moa.classifiers`` families -> class names in the jar (no JVM needed)."""
+    """``moa.classifiers`` families -> the classifiers' class names in the jar: public,
+    concrete classes implementing ``moa.classifiers.Classifier`` that are not regressors
+    or multi-label/target learners (:func:`~distval.learners.moa.classfiles.classifiers`,
+    read from the class files: no JVM needed)."""
+    from distval.learners.moa.classfiles import classifiers
     from distval.learners.moa.jvm import moa_jar
 
     families: dict[str, list[str]] = {}
-    with zipfile.ZipFile(moa_jar()) as jar:
-        for name in jar.namelist():
-            parts = name.split("/")
-            if (
-                len(parts) == 4
-                and parts[:2] == ["moa", "classifiers"]
-                and name.endswith(".class")
-                and "$" not in parts[3]
-                and not parts[3].startswith("Abstract")
-            ):
-                families.setdefault(parts[2], []).append(parts[3][: -len(".class")])
+    for name in classifiers(moa_jar()):
+        parts = name.split(".")
+        if len(parts) == 4 and "$" not in parts[3]:
+            families.setdefault(parts[2], []).append(parts[3])
     return {k: sorted(v) for k, v in sorted(families.items())}
 
 
