@@ -11,6 +11,7 @@ from typing import Any
 from distval.delays import Delay, delay_spec
 from distval.errors import DistvalError, check_open_unit, check_positive_int
 from distval.learners import LearnerSpec, learner_spec
+from distval.learners.task import TASKS, resolve_task
 from distval.metrics import FORGETTING, MEASURES, PROBA_MEASURES
 from distval.sequential import SEQUENTIAL, SPENDING
 from distval.streams.delimited import na_vocabulary
@@ -20,9 +21,6 @@ from distval.validation import FOLD_CHOICES, SCHEMES, Validation
 
 __all__ = ["CONFIG_FORMAT", "TASKS", "TESTS", "RunConfig", "current_keys", "read_config"]
 
-#: What a run evaluates: classifiers (class labels) or regressors (a numeric target); "auto"
-#: is regression when every learner is a regressor.
-TASKS = ("auto", "classification", "regression")
 #: The fold measures a regression run compares (``--measure``; default rmse).
 REGRESSION_COMPARED = ("rmse", "mae", "r2")
 
@@ -433,35 +431,9 @@ class RunConfig:
             self._check_regression()
 
     def _check_task(self) -> None:
-        """Resolve ``task`` ("auto": regression when every learner is a regressor) and
-        refuse a mix of regressors and classifiers in one line."""
-        from distval.learners.registry import is_regressor_spec
-
-        if self.task not in TASKS:
-            raise DistvalError(f"unknown task {self.task!r}; choose one of {', '.join(TASKS)}")
-        specs = self.specs
-        kinds = [is_regressor_spec(s) for s in specs]
-        regressors = [s.label for s, r in zip(specs, kinds) if r]
-        # a moa: learner is either (its class decides, in the JVM, when its replicas are made)
-        others = [s.label for s, r in zip(specs, kinds) if not r and not s.is_moa]
-        if regressors and others:
-            raise DistvalError(
-                f"the learners mix regressors ({', '.join(regressors)}) with classifiers "
-                f"({', '.join(others)}): evaluate them in separate runs"
-            )
-        task = self.task
-        if task == "auto":
-            task = "regression" if regressors else "classification"
-        if task == "regression" and others:
-            raise DistvalError(
-                f"--task regression needs regressors; {', '.join(others)} "
-                f"{'is a classifier' if len(others) == 1 else 'are classifiers'}"
-            )
-        if task == "classification" and regressors:
-            verb = "is a regressor" if len(regressors) == 1 else "are regressors"
-            raise DistvalError(
-                f"{', '.join(regressors)} {verb}: give --task regression (or leave --task auto)"
-            )
+        """Resolve ``task`` (:func:`~distval.learners.task.resolve_task`); a regression run's
+        measure defaults to rmse."""
+        task = resolve_task(self.task, self.specs)
         object.__setattr__(self, "task", task)
         if task == "regression" and self.measure == "accuracy":  # the default: rmse
             object.__setattr__(self, "measure", "rmse")
