@@ -110,7 +110,8 @@ def make_regression_report(
         config = json.loads((d / "config.json").read_text())
         summary = json.loads((d / "summary.json").read_text())
         folds = pq.read_table(d / "folds.parquet").to_pandas()
-        verdicts = pq.read_table(d / "verdicts.parquet").to_pandas()
+        verdicts = (pq.read_table(d / "verdicts.parquet").to_pandas()
+                    if (d / "verdicts.parquet").exists() else pd.DataFrame())  # one learner
     except (OSError, ValueError) as exc:
         raise DistvalError(f"{d} is not a finished regression run: {exc}") from None
     out = Path(out_dir) if out_dir is not None else d
