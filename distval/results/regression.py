@@ -194,7 +194,7 @@ def load_regression(directory: str | os.PathLike[str]) -> RegressionResult:
 
     >>> import distval, tempfile
     >>> d = tempfile.mkdtemp()
-    >>> res = distval.evaluate(stream="friedman", n_rows=400, learners=("linreg", "mean"),
+    >>> res = distval.evaluate(stream="friedman", n_rows=400, learners=("linreg", "htr"),
     ...     task="regression", n_folds=2, test_every=200, output_dir=d, overwrite=True)
     >>> back = load_regression(d)
     >>> back.folds().equals(res.folds()), back.summary()["learners"] == res.summary()["learners"]
