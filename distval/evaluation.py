@@ -28,6 +28,7 @@ from distval.engine import (
 from distval.errors import DistvalError, DistvalWarning, LowPowerWarning, check_positive_int
 from distval.results import EvaluationResult
 from distval.results.lock import DirectoryLock
+from distval.results.regression import is_regression_run
 from distval.results.saved import load_evaluation
 from distval.results.writer import CHECKPOINT, RUN_ID, checkpoint_header, read_checkpoint
 from distval.stats import folds_to_reach, smallest_pvalue
@@ -240,7 +241,7 @@ def resume(
     if not d.is_dir():
         raise DistvalError(f"results directory {d} does not exist")
     if finished(d):
-        if _is_regression(d):
+        if is_regression_run(d):
             from distval.results.regression import load_regression
 
             return cast(EvaluationResult, load_regression(d))
@@ -290,15 +291,6 @@ def _resumed(
         backend = "ray"
     return Run(config, stream, output_dir=d, progress=progress, backend=backend,
                resume=(state, written), run_id=header[RUN_ID], lock=lock)
-
-
-def _is_regression(d: Path) -> bool:
-    """Whether the results directory ``d`` holds a regression run (its config says so)."""
-    try:
-        config = json.loads((d / "config.json").read_text())
-    except (OSError, ValueError):
-        return False
-    return isinstance(config, dict) and config.get("task") == "regression"
 
 
 def _check_state(state: object, path: Path) -> None:

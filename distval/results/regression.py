@@ -40,7 +40,8 @@ from distval.results.provenance import provenance
 from distval.results.schema import columns_of, finite_or_none, read_table, table
 from distval.results.series import Series
 
-__all__ = ["REGRESSION_SCHEMAS", "REGRESSION_SHOWN", "RegressionResult", "load_regression"]
+__all__ = ["REGRESSION_SCHEMAS", "REGRESSION_SHOWN", "RegressionResult", "is_regression_run",
+           "load_regression"]
 
 #: The measures the text summary shows (mean ± sd over folds).
 REGRESSION_SHOWN = ("mae", "rmse", "r2", "rel_rmse_mean", "rel_rmse_per")
@@ -185,6 +186,15 @@ class RegressionResult:
             pq.write_table(self.table(name), d / f"{name}.parquet")
         (d / "summary.json").write_text(json.dumps(self.summary(), indent=2) + "\n")
         (d / "summary.md").write_text(self.to_markdown())
+
+
+def is_regression_run(directory: str | os.PathLike[str]) -> bool:
+    """Whether a results directory holds a regression run (its ``config.json`` says so)."""
+    try:
+        config = json.loads((Path(directory) / "config.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and config.get("task") == "regression"
 
 
 def load_regression(directory: str | os.PathLike[str]) -> RegressionResult:

@@ -25,7 +25,12 @@ from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.results.memory import EvaluationResult
 from distval.results.reader import SavedRun, load_results
-from distval.results.regression import REGRESSION_SCHEMAS, REGRESSION_SHOWN, load_regression
+from distval.results.regression import (
+    REGRESSION_SCHEMAS,
+    REGRESSION_SHOWN,
+    is_regression_run,
+    load_regression,
+)
 from distval.results.schema import SUMMARY_MEASURES, TABLE_SCHEMAS, columns_of, read_table
 
 __all__ = ["COMPARED_SETTINGS", "TABLES", "comparison", "export_csv", "load_evaluation"]
@@ -170,7 +175,7 @@ def comparison(
     >>> [row[:2] for row in comparison(a, b)[0][2]]
     [['A', 'nb'], ['A', 'majority'], ['B', 'ht'], ['B', 'majority']]
     """
-    kinds = [_is_regression(Path(r)) for r in (run_a, run_b)]
+    kinds = [is_regression_run(Path(r)) for r in (run_a, run_b)]
     if any(kinds):
         if not all(kinds):
             raise DistvalError(
@@ -258,7 +263,7 @@ def export_csv(
     16
     """
     d = Path(results_dir)
-    if _is_regression(d):
+    if is_regression_run(d):
         tables = {name: _regression_table(d, name, schema)
                   for name, schema in REGRESSION_SCHEMAS.items()}
     else:
@@ -279,15 +284,6 @@ def export_csv(
         pacsv.write_csv(table, path)
         written.append(path)
     return written
-
-
-def _is_regression(d: Path) -> bool:
-    """Whether the results directory ``d`` holds a regression run (its config says so)."""
-    try:
-        config = json.loads((d / "config.json").read_text())
-    except (OSError, ValueError):
-        return False
-    return isinstance(config, dict) and config.get("task") == "regression"
 
 
 def _regression_table(d: Path, name: str, schema: pa.Schema) -> pa.Table:
