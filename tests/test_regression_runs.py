@@ -168,3 +168,26 @@ def test_load_regression_reads_back_an_interrupted_runs_streams(tmp_path):
     back = load_regression(d)
     assert back.interrupted and back.final is not None and 0 < back.final.position < 6000
     assert back.folds().equals(pq.read_table(d / "folds.parquet").to_pandas())
+
+
+def test_the_progress_bar_shows_on_stderr_and_counts_every_row(capsys):
+    res = distval.evaluate(**OPTS, progress=True)
+    err = capsys.readouterr().err
+    assert "6000/6000" in err and res.n_rows == 6000
+    assert "friedman" in err and "htr" in err
+
+
+def test_the_live_status_leads_with_the_lowest_error_without_a_verdict():
+    """Without verdicts the leader is the lowest mean RMSE (an error), the highest R²."""
+    from distval.aggregator import Snapshot
+    from distval.engine import live_status
+
+    folds = {"learner": np.array(["htr", "htr", "linreg", "linreg"], dtype=object),
+             "forgetting": np.array(["adwin"] * 4, dtype=object),
+             "rmse": np.array([3.0, 2.0, 1.0, 1.5]), "r2": np.array([0.9, 0.8, 0.2, 0.1])}
+    snap = Snapshot(100, folds, {"test": np.array([], dtype=object)})
+    for measure in ("rmse", "r2"):
+        cfg = distval.RunConfig(learners=("htr", "linreg"), task="regression", measure=measure)
+        values = pd.Series(folds[measure]).groupby(folds["learner"]).mean()
+        want = values.idxmin() if measure == "rmse" else values.idxmax()
+        assert live_status(snap, cfg).split(" ")[0] == want, measure
