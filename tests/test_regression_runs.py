@@ -120,8 +120,11 @@ def test_progress_lines_on_stderr_name_rows_and_the_leader_of_the_fold_table(cap
     assert head == f"{leader} {rmse[leader]:.3f}"
 
 
-def test_export_writes_the_parquet_tables_as_csv(reference, tmp_path):
+def test_export_writes_the_parquet_tables_as_csv(reference, tmp_path, capsys):
     ref_dir, _ = reference
+    assert cli_main(["export", str(ref_dir), "--output", str(tmp_path / "cli")]) == 0
+    assert capsys.readouterr().out.split() == [
+        str(tmp_path / "cli" / f"{n}.csv") for n in REGRESSION_SCHEMAS]
     paths = export_csv(ref_dir, tmp_path / "csv")
     assert [p.name for p in paths] == [f"{n}.csv" for n in REGRESSION_SCHEMAS]
     for p in paths:
