@@ -31,7 +31,7 @@ from typing import Any, ClassVar, NamedTuple, cast
 import numpy as np
 
 from distval.aggregator import Aggregator, Snapshot
-from distval.columns import rows_of
+from distval.columns import REGRESSION_FOLD_SCHEMA, rows_of
 from distval.config import RunConfig
 from distval.delays import LabelSchedule
 from distval.learners.host import Batch, LearnerHost
@@ -40,6 +40,7 @@ from distval.metrics import PROBA_MEASURES
 from distval.regression import RegressionAggregator
 from distval.results import EvaluationResult, ResultWriter
 from distval.results.lock import DirectoryLock
+from distval.results.regression import RegressionResult
 from distval.results.saved import load_evaluation
 from distval.streams import Chunk, Stream, open_stream
 from distval.validation import FoldAssigner
@@ -507,7 +508,11 @@ class Run:
         self.config = config
         self.stream = stream
         out = Path(output_dir) if output_dir else None
-        self.result = EvaluationResult(config, output_dir=out)
+        regression = config.task == "regression"
+        self.result = RegressionResult(config, output_dir=out, stream_name=stream.name) \
+            if regression else EvaluationResult(config, output_dir=out)
+        schemas = {"folds": REGRESSION_FOLD_SCHEMA} if regression else None
+        optional = ("q",) if regression else ()  # a regression run has no Q statistics
         self._before = 0.0  # seconds of the run before its checkpoint
         if resume is not None:
             if out is None:
@@ -516,8 +521,11 @@ class Run:
             #: The checkpoint this run goes on from.
             self.resumed_from: Checkpoint | None = state["checkpoint"]
             self.writer: ResultWriter | None = ResultWriter(out, resume=written, run_id=run_id,
-                                                            lock=lock)
-            if written.get("folds"):
+                                                            lock=lock, schemas=schemas,
+                                                            optional=optional)
+            if regression:  # the final snapshot so far is the aggregator's last
+                self.result.final = state["checkpoint"].aggregator.last
+            elif written.get("folds"):
                 self.result = load_evaluation(out)
             self.result.n_rows = state["checkpoint"].rows
             self.result.evaluated_by = dict(state["evaluated_by"])
@@ -525,7 +533,8 @@ class Run:
             self._before = state["elapsed"]
         else:
             self.resumed_from = None
-            self.writer = ResultWriter(output_dir, overwrite=overwrite) if output_dir else None
+            self.writer = ResultWriter(output_dir, overwrite=overwrite, schemas=schemas,
+                                       optional=optional) if output_dir else None
             if self.writer:
                 extra = {"backend": backend, "stream_name": stream.name}
                 self.writer.write_config(config, extra)
@@ -627,11 +636,12 @@ class Run:
             if self._bar is not None:
                 self._bar.set_postfix_str(self._status, refresh=False)
 
-    def close(self, *, interrupted: bool = False) -> EvaluationResult:
+    def close(self, *, interrupted: bool = False) -> EvaluationResult | RegressionResult:
         self.result.elapsed = self._before + time.perf_counter() - self._start
         self.result.timeline = self.timeline.since(self._start)
         self.result.interrupted = interrupted
-        self.result.classes = list(self.stream.classes)
+        if isinstance(self.result, EvaluationResult):
+            self.result.classes = list(self.stream.classes)
         if self._ticker is not None:
             self._ticker.stop()
         if self._bar is not None:
@@ -724,7 +734,8 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     verdicts = rows_of(snap.verdicts) if len(snap.verdicts) else []
     if len(parts) > 1:  # the leader first, then the verdict, then the others
         wins = {k: sum(v["favours"] == k for v in verdicts) for k in means}
-        lead = max(means, key=lambda k: (wins[k], means[k]))  # the verdicts' winner first
+        up = -1.0 if config.task == "regression" and config.measure != "r2" else 1.0  # errors
+        lead = max(means, key=lambda k: (wins[k], up * means[k]))  # the verdicts' winner first
         parts.insert(0, parts.pop(list(means).index(lead)))
     verdict = status_verdict(verdicts, names, config.measure) if verdicts else ""
     if verdict:

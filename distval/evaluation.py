@@ -29,6 +29,7 @@ from distval.engine import (
 from distval.errors import DistvalError, DistvalWarning, LowPowerWarning, check_positive_int
 from distval.results import EvaluationResult
 from distval.results.lock import DirectoryLock
+from distval.results.regression import is_regression_run
 from distval.results.saved import load_evaluation
 from distval.results.writer import CHECKPOINT, RUN_ID, checkpoint_header, read_checkpoint
 from distval.stats import folds_to_reach, smallest_pvalue
@@ -133,13 +134,15 @@ def _steps(
 
 
 def _drive(run: Run, steps: Iterator[Step]) -> EvaluationResult:
+    """Feed ``steps`` to ``run``; its result (a regression run's
+    :class:`~distval.results.regression.RegressionResult` has the same reporting methods)."""
     try:
         for step in steps:
             run.feed(step)
     except BaseException:
         run.close(interrupted=True)
         raise
-    return run.close()
+    return cast(EvaluationResult, run.close())
 
 
 def evaluate(
@@ -196,11 +199,6 @@ def evaluate(
         config = dataclasses.replace(config, stream=config.stream_text)
     if backend == "auto" and (address or n_actors):
         backend = "ray"
-    if config.task == "regression":  # a RegressionResult: the same reporting methods
-        return cast(
-            EvaluationResult,
-            _regression(config, stream, output_dir, overwrite, backend, address, n_actors),
-        )
     run = Run(
         config,
         stream,
@@ -212,43 +210,6 @@ def evaluate(
     every = checkpoint_seconds if output_dir is not None else None
     steps = _steps(backend, config, stream, address, n_actors, None, every, run.timeline)
     return _drive(run, steps)
-
-
-def _regression(
-    config: RunConfig, stream: Stream, output_dir: str | os.PathLike[str] | None,
-    overwrite: bool, backend: str, address: str | None, n_actors: int | None,
-) -> Any:
-    """A regression run (:mod:`distval.regression`) on any backend: its
-    :class:`~distval.results.regression.RegressionResult`, written to ``output_dir`` at the
-    end (no checkpoints yet)."""
-    import time
-
-    from distval.results.regression import RegressionResult
-    from distval.results.schema import FILES
-    from distval.results.writer import claim_output
-
-    out = Path(output_dir) if output_dir else None
-    if out is not None:
-        claim_output(out, FILES, overwrite=overwrite)
-    result = RegressionResult(config, output_dir=out, backend=backend, stream_name=stream.name)
-    started = time.perf_counter()
-    try:
-        for step in _steps(backend, config, stream, address, n_actors):
-            if step.snapshot is not None:
-                result.add(step.snapshot)
-            result.n_rows += step.rows
-            if step.rows:
-                result.evaluated_by[step.where] = result.evaluated_by.get(step.where, 0) + (
-                    step.rows
-                )
-    except BaseException:
-        result.interrupted = True
-        raise
-    finally:
-        result.elapsed = time.perf_counter() - started
-        if out is not None:
-            result.save(out, {"backend": backend, "stream_name": stream.name})
-    return result
 
 
 def finished(directory: str | os.PathLike[str]) -> bool:
@@ -285,6 +246,10 @@ def resume(
     if not d.is_dir():
         raise DistvalError(f"results directory {d} does not exist")
     if finished(d):
+        if is_regression_run(d):
+            from distval.results.regression import load_regression
+
+            return cast(EvaluationResult, load_regression(d))
         return load_evaluation(d)
     check_backend(backend, address, n_actors)
     lock = DirectoryLock.take(d)  # before anything is read: a live run's directory is refused
@@ -339,6 +304,7 @@ def _check_state(state: object, path: Path) -> None:
     rows each place evaluated and the seconds so far."""
     from distval.aggregator import Aggregator
     from distval.learners.host import LearnerHost
+    from distval.regression import RegressionAggregator
 
     cp = state.get("checkpoint") if isinstance(state, dict) else None
     by = state.get("evaluated_by") if isinstance(state, dict) else None
@@ -350,7 +316,7 @@ def _check_state(state: object, path: Path) -> None:
         and isinstance(cp.hosts, list)
         and len(cp.hosts) > 0
         and all(isinstance(h, LearnerHost) for h in cp.hosts)
-        and isinstance(cp.aggregator, Aggregator)
+        and isinstance(cp.aggregator, (Aggregator, RegressionAggregator))
         and isinstance(state.get("config"), dict)
         and isinstance(by, dict)
         and all(isinstance(k, str) and type(v) is int for k, v in by.items())

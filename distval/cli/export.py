@@ -13,8 +13,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--output",
         default=None,
         metavar="DIR",
-        help="where to write folds.csv, tests.csv, q.csv and events.csv "
-        "(default: RESULTS_DIR/csv)",
+        help="where to write folds.csv, tests.csv, q.csv, events.csv, paired.csv and "
+        "verdicts.csv (a regression run: no q.csv, events.csv) (default: RESULTS_DIR/csv)",
     )
 
 

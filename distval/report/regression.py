@@ -26,6 +26,7 @@ from matplotlib.figure import Figure
 
 from distval.errors import DistvalError
 from distval.report.figures import png_bytes, save_figure
+from distval.results.regression import is_regression_run
 
 __all__ = ["is_regression_run", "make_regression_report", "plot_regression_measure",
            "plot_regression_verdicts"]
@@ -37,15 +38,6 @@ _AXES = {
     "r2": "R² (share of variance explained)",
 }
 _ROWS = "stream position (rows)"
-
-
-def is_regression_run(directory: str | os.PathLike[str]) -> bool:
-    """Whether a results directory holds a regression run (its ``config.json`` says so)."""
-    try:
-        config = json.loads((Path(directory) / "config.json").read_text())
-    except (OSError, ValueError):
-        return False
-    return isinstance(config, dict) and config.get("task") == "regression"
 
 
 def plot_regression_measure(folds: pd.DataFrame, measure: str, forgetting: str,
@@ -110,7 +102,8 @@ def make_regression_report(
         config = json.loads((d / "config.json").read_text())
         summary = json.loads((d / "summary.json").read_text())
         folds = pq.read_table(d / "folds.parquet").to_pandas()
-        verdicts = pq.read_table(d / "verdicts.parquet").to_pandas()
+        verdicts = (pq.read_table(d / "verdicts.parquet").to_pandas()
+                    if (d / "verdicts.parquet").exists() else pd.DataFrame())  # one learner
     except (OSError, ValueError) as exc:
         raise DistvalError(f"{d} is not a finished regression run: {exc}") from None
     out = Path(out_dir) if out_dir is not None else d

@@ -207,8 +207,9 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
     missing = {"position", "learner", "fold", "forgetting", "accuracy"} - set(folds.columns)
     if missing and "rmse" in folds.columns:
         raise DistvalError(
-            f"{d} holds a regression run: `distval report` reads it; this command reads "
-            "classification runs only (for now)"
+            f"{d} holds a regression run: `distval report`, `export` and `compare` read it "
+            "(in Python: distval.results.regression.load_regression); this reads "
+            "classification runs only"
         )
     if missing:
         raise DistvalError(f"{d / 'folds.parquet'} lacks the columns {', '.join(sorted(missing))}")

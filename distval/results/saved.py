@@ -25,6 +25,12 @@ from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.results.memory import EvaluationResult
 from distval.results.reader import SavedRun, load_results
+from distval.results.regression import (
+    REGRESSION_SCHEMAS,
+    REGRESSION_SHOWN,
+    is_regression_run,
+    load_regression,
+)
 from distval.results.schema import SUMMARY_MEASURES, TABLE_SCHEMAS, columns_of, read_table
 from distval.streams.open import BUNDLED, bundled_path
 
@@ -191,6 +197,14 @@ def comparison(
     >>> [row[:2] for row in comparison(a, b)[-2][2]]
     [['A', 'nb'], ['A', 'majority'], ['B', 'ht'], ['B', 'majority']]
     """
+    kinds = [is_regression_run(Path(r)) for r in (run_a, run_b)]
+    if any(kinds):
+        if not all(kinds):
+            raise DistvalError(
+                f"{run_a} and {run_b} are not comparable: one is a regression run, the "
+                "other a classification run"
+            )
+        return _regression_comparison(run_a, run_b)
     a, b = load_results(run_a), load_results(run_b)
     differ = _differences(a.config, b.config)
     if differ:
@@ -285,8 +299,10 @@ def export_csv(
     results_dir: str | os.PathLike[str], output: str | os.PathLike[str] | None = None
 ) -> list[Path]:
     """Every table of a results directory as a CSV file (``folds.csv``, ``tests.csv``,
-    ``q.csv``, ``events.csv``) in ``output`` (default: a ``csv`` folder inside it), in
-    today's columns; a list column (``recall_by_class``) as JSON text. Returns the files.
+    ``q.csv``, ``events.csv``, ``paired.csv``, ``verdicts.csv``; a regression run's
+    ``folds.csv``, ``tests.csv``, ``paired.csv``, ``verdicts.csv``) in ``output``
+    (default: a ``csv`` folder inside it), in today's columns; a list column
+    (``recall_by_class``) as JSON text. Returns the files.
 
     >>> import distval, tempfile, pandas as pd
     >>> d = tempfile.mkdtemp()
@@ -297,14 +313,20 @@ def export_csv(
     >>> len(pd.read_csv(Path(d) / "csv" / "folds.csv"))
     16
     """
-    saved = load_results(results_dir)
-    out = Path(output) if output is not None else saved.directory / "csv"
+    d = Path(results_dir)
+    if is_regression_run(d):
+        tables = {name: _regression_table(d, name, schema)
+                  for name, schema in REGRESSION_SCHEMAS.items()}
+    else:
+        saved = load_results(results_dir)
+        d = saved.directory
+        tables = {name: _table(saved, name) for name in TABLES}
+    out = Path(output) if output is not None else d / "csv"
     if out.exists() and not out.is_dir():
         raise DistvalError(f"output path {out} exists and is not a directory")
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in TABLES:
-        table = _table(saved, name)
+    for name, table in tables.items():
         for i, field in enumerate(table.schema):
             if pa.types.is_list(field.type):
                 text = [None if v is None else json.dumps(v) for v in table.column(i).to_pylist()]
@@ -313,3 +335,56 @@ def export_csv(
         pacsv.write_csv(table, path)
         written.append(path)
     return written
+
+
+def _regression_table(d: Path, name: str, schema: pa.Schema) -> pa.Table:
+    """Table ``name`` of a regression run's directory (empty where it has none)."""
+    if not ((d / f"{name}.parquet").exists() or (d / f"{name}.arrows").exists()):
+        return schema.empty_table()
+    return read_table(d, name).select(schema.names).cast(schema)
+
+
+def _regression_comparison(
+    run_a: str | os.PathLike[str], run_b: str | os.PathLike[str]
+) -> list[tuple[str, list[str], list[list[str]], str]]:
+    """:func:`comparison` of two regression runs: their final measures
+    (:data:`~distval.results.regression.REGRESSION_SHOWN`, mean ± sd over folds) and their
+    final test decisions."""
+    a, b = load_regression(run_a), load_regression(run_b)
+    differ = _differences(a.config.to_dict(), b.config.to_dict())
+    if differ:
+        raise DistvalError(
+            f"{run_a} and {run_b} are not comparable: they differ in " + "; ".join(differ)
+        )
+    forgetting = a.config.forgetting
+    measure_rows = []
+    decisions: dict[tuple[str, str, str], list[str]] = {}
+    names = []
+    for tag, run in (("A", a), ("B", b)):
+        names.append(f"{run.output_dir}" + (", interrupted" if run.interrupted else ""))
+        summary = run.summary()
+        for label in run.config.labels:
+            main = (summary["learners"].get(label) or {}).get(forgetting) or {}
+            measure_rows.append([tag, label, *(_cell(main.get(m)) for m in REGRESSION_SHOWN)])
+        for t in summary["tests"]:
+            key = (str(t["test"]), str(t["learner_a"]), str(t["learner_b"]))
+            cells = decisions.setdefault(key, ["–"] * 4)
+            at = 0 if tag == "A" else 2
+            p = t["pvalue"]
+            cells[at : at + 2] = ["–" if p is None else f"{p:.4g}",
+                                  "yes" if t["reject"] else "no"]
+    measures = (
+        f"Final measures under `{forgetting}` forgetting, mean ± sd over folds "
+        f"(A: {names[0]}, B: {names[1]}); regression, in the target's units.",
+        ["run", "learner", *REGRESSION_SHOWN],
+        measure_rows,
+        "ll" + "r" * len(REGRESSION_SHOWN),
+    )
+    tests = (
+        "Final test decisions of each run (– where the run has no such test).",
+        ["test", "learner A", "learner B", "p-value (A)", "reject (A)", "p-value (B)",
+         "reject (B)"],
+        [[*key, *cells] for key, cells in decisions.items()],
+        "lllrlrl",
+    )
+    return [measures, tests]

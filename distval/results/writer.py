@@ -128,7 +128,10 @@ class ResultWriter:
 
     :meth:`checkpoint` writes a run's state with the rows each table holds at that moment;
     ``resume`` (the rows of a checkpoint, by table) opens a directory written before,
-    cuts each table back to those rows and appends after them.
+    cuts each table back to those rows and appends after them. ``schemas`` replaces the
+    schemas of some tables (a regression run's folds:
+    :data:`~distval.columns.REGRESSION_FOLD_SCHEMA`); ``optional`` names tables written only
+    once they have a row (a regression run's ``q``, which it never has).
     """
 
     def __init__(
@@ -140,8 +143,14 @@ class ResultWriter:
         resume: dict[str, int] | None = None,
         run_id: str | None = None,
         lock: DirectoryLock | None = None,
+        schemas: dict[str, pa.Schema] | None = None,
+        optional: Collection[str] = (),
     ) -> None:
         d = Path(directory)
+        #: Each table's schema (``schemas`` replaces some: a regression run's folds).
+        self.schemas = TABLE_SCHEMAS | (schemas or {})
+        #: The files written only once they have a row (``optional`` adds tables).
+        self.optional = {*_ONLY_WITH_ROWS, *(f"{name}.parquet" for name in optional)}
         if d.exists() and not d.is_dir():
             raise DistvalError(f"output path {d} exists and is not a directory")
         #: This run's identity: in ``config.json``, every table's schema metadata and every
@@ -181,7 +190,7 @@ class ResultWriter:
             if not n and not parquet.exists() and not stream.exists():
                 continue
             self._check_run(parquet if parquet.exists() else stream)
-        for name, schema in TABLE_SCHEMAS.items():
+        for name in TABLE_SCHEMAS:
             n = rows.get(name, 0)
             parquet, stream = self.dir / f"{name}.parquet", self.dir / f"{name}.arrows"
             if not n and not parquet.exists() and not stream.exists():
@@ -224,7 +233,7 @@ class ResultWriter:
 
     def _schema(self, name: str) -> pa.Schema:
         """Table ``name``'s schema, marked with this run's id."""
-        return TABLE_SCHEMAS[name].with_metadata({RUN_ID: self.run_id})
+        return self.schemas[name].with_metadata({RUN_ID: self.run_id})
 
     def write_config(self, config: RunConfig, extra: dict[str, Any] | None = None) -> None:
         data = config.to_dict() | (extra or {}) | {
@@ -240,7 +249,7 @@ class ResultWriter:
     def table(self, name: str) -> pa.Table:
         """Table ``name`` as written so far, read back from the directory (each flushed
         batch; a :class:`~distval.results.series.Series` whose memory does not grow)."""
-        schema = TABLE_SCHEMAS[name]
+        schema = self.schemas[name]
         if not self._closed:
             self.flush()
         if not any((self.dir / f"{name}.{ext}").exists() for ext in ("parquet", "arrows")):
@@ -252,10 +261,10 @@ class ResultWriter:
             return
         try:
             for name, chunks in self._pending.items():
-                schema = TABLE_SCHEMAS[name]
+                schema = self.schemas[name]
                 rows = table(chunks, schema)
                 chunks.clear()
-                optional = f"{name}.parquet" in _ONLY_WITH_ROWS
+                optional = f"{name}.parquet" in self.optional
                 if optional and name not in self._streams and not rows.num_rows:
                     continue  # e.g. events only with drift detection (and a detection)
                 if name not in self._streams:

@@ -1,0 +1,196 @@
+"""Regression runs as long experiments: progress on stderr, tables appended to the results
+directory as they are produced, checkpoints and ``--resume``, ``distval export`` and
+``distval compare`` — each checked against an independent computation (an uninterrupted
+run, pyarrow's reading of the Parquet tables, pandas over the fold table)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import distval
+from distval.cli import main as cli_main
+from distval.engine import Run, iter_inprocess, open_config_stream
+from distval.evaluation import resume
+from distval.results.regression import REGRESSION_SCHEMAS, load_regression
+from distval.results.saved import comparison, export_csv
+
+OPTS = dict(stream="friedman", n_rows=6000, learners=("htr", "linreg"), task="regression",
+            n_folds=3, test_every=500, batch_size=250)
+
+#: Summary entries that differ between two runs of one configuration.
+_RUN_OWN = {"elapsed_seconds", "evaluated_by", "backend"}
+
+
+class _StopAfter:
+    """A stream that raises KeyboardInterrupt once ``rows`` rows were read (as Ctrl-C)."""
+
+    def __init__(self, stream, rows):
+        self._stream, self._rows = stream, rows
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+    def chunks(self, size):
+        for chunk in self._stream.chunks(size):
+            if chunk.start >= self._rows:
+                raise KeyboardInterrupt
+            yield chunk
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """An uninterrupted regression run written to a directory."""
+    d = tmp_path_factory.mktemp("ref")
+    return d, distval.evaluate(**OPTS, output_dir=d)
+
+
+def test_an_interrupted_regression_run_kept_its_tables_and_resumes_to_the_uninterrupted_one(
+        reference, tmp_path):
+    ref_dir, ref = reference
+    cfg = distval.RunConfig(**OPTS)
+    d = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        distval.evaluate(cfg, output_dir=d, checkpoint_seconds=0.0,
+                         source=_StopAfter(open_config_stream(cfg), 3300))
+    # appended as produced: the checks before the interruption are on disk, equal to the
+    # first rows of the uninterrupted run's tables
+    partial = pq.read_table(d / "folds.parquet")
+    want = pq.read_table(ref_dir / "folds.parquet")
+    assert 0 < partial.num_rows < want.num_rows
+    assert partial.equals(want.slice(0, partial.num_rows))
+    assert max(partial["position"].to_pylist()) < 6000
+    assert json.loads((d / "summary.json").read_text())["interrupted"] is True
+    assert (d / "checkpoint.pkl").exists()
+    got = resume(d)
+    for name in REGRESSION_SCHEMAS:
+        a, b = pq.read_table(d / f"{name}.parquet"), pq.read_table(ref_dir / f"{name}.parquet")
+        assert a.num_rows == b.num_rows > 0 and a.equals(b), name
+    assert sorted(p.name for p in d.iterdir()) == sorted(p.name for p in ref_dir.iterdir())
+    assert not (d / "checkpoint.pkl").exists() and not (d / "q.parquet").exists()
+    s_got, s_want = ({k: v for k, v in json.loads((x / "summary.json").read_text()).items()
+                      if k not in _RUN_OWN} for x in (d, ref_dir))
+    assert s_got == s_want and s_got["rows"] == 6000 and s_got["interrupted"] is False
+    assert got.to_text() == ref.to_text()
+    assert got.folds().equals(ref.folds())
+    # a finished run resumes as it is, read back from its directory
+    back = resume(d)
+    assert back.folds().equals(want.to_pandas()) and back.n_rows == 6000
+
+
+def test_resume_from_the_command_line_refuses_a_changed_config(reference, tmp_path, capsys):
+    cfg = distval.RunConfig(**OPTS)
+    d = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        distval.evaluate(cfg, output_dir=d, checkpoint_seconds=0.0,
+                         source=_StopAfter(open_config_stream(cfg), 2000))
+    config = json.loads((d / "config.json").read_text())
+    (d / "config.json").write_text(json.dumps(config | {"n_folds": 4}))
+    assert cli_main(["run", "--resume", str(d), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is not the configuration its checkpoint" in err[0]
+    (d / "config.json").write_text(json.dumps(config))
+    assert cli_main(["run", "--resume", str(d), "--no-progress"]) == 0
+    ref_dir, _ = reference
+    assert pq.read_table(d / "verdicts.parquet").equals(pq.read_table(ref_dir / "verdicts.parquet"))
+
+
+def test_progress_lines_on_stderr_name_rows_and_the_leader_of_the_fold_table(capsys):
+    cfg = distval.RunConfig(**OPTS)
+    stream = open_config_stream(cfg)
+    run = Run(cfg, stream, progress="lines", line_seconds=0.0)
+    for step in iter_inprocess(cfg, stream):
+        run.feed(step)
+    res = run.close()
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("distval: ")]
+    assert lines
+    rows = [int(re.match(r"distval: (\d+)/6000 rows", x).group(1)) for x in lines]
+    assert rows == sorted(rows) and rows[-1] == 6000
+    # the leader and its RMSE, as pandas computes them from the last check's fold table
+    folds = res.final_folds()
+    main = folds[folds["forgetting"] == cfg.forgetting]
+    rmse = main.groupby("learner")["rmse"].mean()
+    leader = rmse.idxmin()
+    head = lines[-1].split("; ", 1)[1].split(" | ")[0]
+    assert head == f"{leader} {rmse[leader]:.3f}"
+
+
+def test_export_writes_the_parquet_tables_as_csv(reference, tmp_path, capsys):
+    ref_dir, _ = reference
+    assert cli_main(["export", str(ref_dir), "--output", str(tmp_path / "cli")]) == 0
+    assert capsys.readouterr().out.split() == [
+        str(tmp_path / "cli" / f"{n}.csv") for n in REGRESSION_SCHEMAS]
+    paths = export_csv(ref_dir, tmp_path / "csv")
+    assert [p.name for p in paths] == [f"{n}.csv" for n in REGRESSION_SCHEMAS]
+    for p in paths:
+        want = pq.read_table(ref_dir / p.name.replace(".csv", ".parquet")).to_pandas()
+        got = pd.read_csv(p, keep_default_na=False, na_values=[""])
+        assert list(got.columns) == list(want.columns) and len(got) == len(want) > 0
+        for col in want.columns:
+            w = want[col]
+            if pd.api.types.is_numeric_dtype(w) and not pd.api.types.is_bool_dtype(w):
+                np.testing.assert_allclose(got[col].to_numpy(float), w.to_numpy(float),
+                                           rtol=1e-12, equal_nan=True, err_msg=col)
+            else:
+                assert got[col].astype(str).where(got[col].notna(), None).tolist() == (
+                    w.astype(str).where(w.notna(), None).tolist()), col
+
+
+def test_compare_puts_two_regression_runs_side_by_side(reference, tmp_path, capsys):
+    ref_dir, _ = reference
+    other = tmp_path / "other"
+    distval.evaluate(**(OPTS | {"learners": ("linreg", "htr")}), output_dir=other)
+    (_, cols, rows, _), (_, _, tests, _) = comparison(ref_dir, other)
+    for tag, d in (("A", ref_dir), ("B", other)):
+        folds = pq.read_table(d / "folds.parquet").to_pandas()
+        last = folds[(folds["position"] == 6000) & (folds["forgetting"] == "adwin")]
+        for label, g in last.groupby("learner"):
+            row = next(r for r in rows if r[:2] == [tag, label])
+            want = f"{g['rmse'].mean():.4f} ± {g['rmse'].std(ddof=1):.4f}"
+            assert row[cols.index("rmse")] == want
+    assert {t[0] for t in tests} == {"sign", "wilcoxon"}
+    assert cli_main(["compare", str(ref_dir), str(other)]) == 0
+    assert "rel_rmse_per" in capsys.readouterr().out
+    cls = tmp_path / "cls"
+    distval.evaluate(stream="sea", n_rows=400, learners=("nb", "majority"), n_folds=2,
+                     test_every=200, output_dir=cls)
+    assert cli_main(["compare", str(ref_dir), str(cls)]) == 2
+    assert "one is a regression run" in capsys.readouterr().err
+
+
+def test_load_regression_reads_back_an_interrupted_runs_streams(tmp_path):
+    cfg = distval.RunConfig(**OPTS)
+    d = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        distval.evaluate(cfg, output_dir=d, source=_StopAfter(open_config_stream(cfg), 1200))
+    back = load_regression(d)
+    assert back.interrupted and back.final is not None and 0 < back.final.position < 6000
+    assert back.folds().equals(pq.read_table(d / "folds.parquet").to_pandas())
+
+
+def test_the_progress_bar_shows_on_stderr_and_counts_every_row(capsys):
+    res = distval.evaluate(**OPTS, progress=True)
+    err = capsys.readouterr().err
+    assert "6000/6000" in err and res.n_rows == 6000
+    assert "friedman" in err and "htr" in err
+
+
+def test_the_live_status_leads_with_the_lowest_error_without_a_verdict():
+    """Without verdicts the leader is the lowest mean RMSE (an error), the highest R²."""
+    from distval.aggregator import Snapshot
+    from distval.engine import live_status
+
+    folds = {"learner": np.array(["htr", "htr", "linreg", "linreg"], dtype=object),
+             "forgetting": np.array(["adwin"] * 4, dtype=object),
+             "rmse": np.array([3.0, 2.0, 1.0, 1.5]), "r2": np.array([0.9, 0.8, 0.2, 0.1])}
+    snap = Snapshot(100, folds, {"test": np.array([], dtype=object)})
+    for measure in ("rmse", "r2"):
+        cfg = distval.RunConfig(learners=("htr", "linreg"), task="regression", measure=measure)
+        values = pd.Series(folds[measure]).groupby(folds["learner"]).mean()
+        want = values.idxmin() if measure == "rmse" else values.idxmax()
+        assert live_status(snap, cfg).split(" ")[0] == want, measure
