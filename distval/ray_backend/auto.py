@@ -3,8 +3,8 @@
 The driver evaluates batches itself (:class:`~distval.engine.LocalEvaluation`) and measures
 its own speed. After the first batch it projects the time left from its learners' own
 seconds in that batch (a stream of unknown length counts as long); if that does not decide,
-it projects again from its whole speed once it has run for ``probe_seconds``. Above ``threshold`` seconds it
-starts a local Ray in a background thread and asks for its learner actors
+it projects again from its whole speed once it has run for ``probe_seconds``. Above
+``threshold`` seconds it starts a local Ray in a background thread and asks for its learner actors
 (:class:`~distval.ray_backend.starter.RayStarter`), keeps evaluating while Ray and the actors
 start, and hands its state over at the first batch boundary after every actor is up
 (:meth:`~distval.ray_backend.engine.RayRun.take_over`, the same hand-over as Ray's warm-up).
