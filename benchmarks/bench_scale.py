@@ -233,7 +233,7 @@ def part_d_probe(tree: Path) -> list[dict]:
     return rows
 
 
-def short_check(old: Path | None, name: str) -> None:
+def short_check(old: Path | None, name: str, n_rows: int | None = None) -> None:
     """One short before/after run (about 3 minutes on 16 cores): cold then warm under
     ``auto`` for this tree and ``old``, ``--backend ray`` warm, the two ways to start Ray,
     the aggregator's first batch cold and warm (``--check``)."""
@@ -244,9 +244,9 @@ def short_check(old: Path | None, name: str) -> None:
     trees = [("new", ROOT, tempfile.mkdtemp(prefix="numba-"))]
     if old is not None:
         trees.append(("old", old, tempfile.mkdtemp(prefix="numba-old-")))
-    runs = [cli_run(t, "auto", None, c, f"{label}, cold") for label, t, c in trees]
-    runs += [cli_run(t, "auto", None, c, f"{label}, warm") for label, t, c in trees]
-    runs.append(cli_run(ROOT, "ray", None, trees[0][2], "new, warm"))
+    runs = [cli_run(t, "auto", n_rows, c, f"{label}, cold") for label, t, c in trees]
+    runs += [cli_run(t, "auto", n_rows, c, f"{label}, warm") for label, t, c in trees]
+    runs.append(cli_run(ROOT, "ray", n_rows, trees[0][2], "new, warm"))
     text += ["## (b), (d) The default job: cold and warm", "",
              table([{k: v for k, v in r.items() if k != "timeline"} for r in runs]), "",
              "## (c) Start-up timelines (seconds since the run's start)", ""]
@@ -284,7 +284,7 @@ def main() -> None:
                     help="only the short before/after check of start-up and a cold run")
     args = ap.parse_args()
     if args.check:
-        short_check(args.old_tree, args.name or "scale_check")
+        short_check(args.old_tree, args.name or "scale_check", args.rows)
         return
     quick = args.quick
     sizes = [4, 8, 16] if quick else [4, 8, 16, 32, 64]
