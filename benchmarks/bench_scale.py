@@ -198,13 +198,13 @@ ray.shutdown()
 print(json.dumps({"mode": mode, "ray up s": up, "driver rows meanwhile": rows[0]}))
 """
 
-def start_modes(tree: Path) -> list[dict]:
+def start_modes(tree: Path, rounds: int = 2) -> list[dict]:
     """``ray.init`` alone (blocking) against ``ray.init`` in a thread beside a driver that
     evaluates river's Hoeffding tree meanwhile (threaded), each in a fresh process."""
     env = dict(os.environ, PYTHONPATH=path_for(tree))
     env.pop("RAY_ADDRESS", None)
     rows = []
-    for mode in ("blocking", "threaded", "blocking", "threaded"):
+    for mode in ("blocking", "threaded") * rounds:
         done = subprocess.run([sys.executable, "-c", START_PROBE, mode], env=env,
                               capture_output=True, text=True)
         lines = done.stdout.strip().splitlines()
@@ -259,7 +259,7 @@ def short_check(old: Path | None, name: str, n_rows: int | None = None) -> None:
                       "elapsed s": r.get("elapsed s", "")})
     text += [table(lines, ["run", "backend", *PHASES, "ray.init s", "elapsed s"]), "",
              "## (c) Starting Ray: alone, or in a thread beside an evaluating driver", ""]
-    modes = start_modes(ROOT)
+    modes = start_modes(ROOT, rounds=1)
     text += [table(modes), "", "## (d) The aggregator's first batch (new tree)", ""]
     cache = tempfile.mkdtemp(prefix="numba-")
     probe = [{"aggregator's first batch": w, "seconds": agg_probe(ROOT, cache, "rw")}
