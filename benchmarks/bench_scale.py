@@ -31,6 +31,10 @@
 
     python benchmarks/bench_scale.py --quick        # a 2-core machine, about 5 minutes
     python benchmarks/bench_scale.py --device       # 16 cores, about 6 minutes
+    python benchmarks/bench_scale.py --check --old-tree OLD   # (b)-(d) only, ~3 minutes
+
+(c) also starts Ray alone and in a thread beside a driver evaluating river's Hoeffding tree
+(fresh processes each), and (d) times the aggregator's first batch cold and warm.
 """
 
 from __future__ import annotations
@@ -165,6 +169,51 @@ print(json.dumps(time.perf_counter() - t))
 """
 
 
+START_PROBE = r"""
+import json, logging, sys, threading, time
+t0 = time.perf_counter()
+mode = sys.argv[1]
+stop = threading.Event()
+rows = [0]
+from river import datasets, tree
+def evaluate():  # the driver's own work meanwhile: river's Hoeffding tree on SEA rows
+    model = tree.HoeffdingTreeClassifier()
+    for x, y in datasets.synth.SEA(seed=1).take(10**7):
+        model.predict_one(x); model.learn_one(x, y); rows[0] += 1
+        if stop.is_set():
+            return
+import ray
+def start():
+    ray.init(address="local", include_dashboard=False, logging_level=logging.WARNING,
+             _node_ip_address="127.0.0.1")
+if mode == "blocking":
+    start(); up = time.perf_counter() - t0
+else:
+    worker = threading.Thread(target=evaluate); worker.start()
+    if mode == "threaded":
+        sys.setswitchinterval(0.0005)
+    start(); up = time.perf_counter() - t0
+    stop.set(); worker.join()
+ray.shutdown()
+print(json.dumps({"mode": mode, "ray up s": up, "driver rows meanwhile": rows[0]}))
+"""
+
+def start_modes(tree: Path, rounds: int = 2) -> list[dict]:
+    """``ray.init`` alone (blocking) against ``ray.init`` in a thread beside a driver that
+    evaluates river's Hoeffding tree meanwhile (threaded), each in a fresh process."""
+    env = dict(os.environ, PYTHONPATH=path_for(tree))
+    env.pop("RAY_ADDRESS", None)
+    rows = []
+    for mode in ("blocking", "threaded") * rounds:
+        done = subprocess.run([sys.executable, "-c", START_PROBE, mode], env=env,
+                              capture_output=True, text=True)
+        lines = done.stdout.strip().splitlines()
+        rows.append(json.loads(lines[-1]) if done.returncode == 0 and lines
+                    else {"mode": mode, "error": done.stderr[-300:]})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def agg_probe(tree: Path, cache: str, mode: str) -> float:
     env = dict(os.environ, PYTHONPATH=path_for(tree), NUMBA_CACHE_DIR=cache)
     done = subprocess.run([sys.executable, "-c", AGG_PROBE, mode], env=env, check=True,
@@ -184,6 +233,42 @@ def part_d_probe(tree: Path) -> list[dict]:
     return rows
 
 
+def short_check(old: Path | None, name: str, n_rows: int | None = None) -> None:
+    """One short before/after run (about 3 minutes on 16 cores): cold then warm under
+    ``auto`` for this tree and ``old``, ``--backend ray`` warm, the two ways to start Ray,
+    the aggregator's first batch cold and warm (``--check``)."""
+    data: dict = {}
+    text = [f"# bench_scale ({name})", "",
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; "
+            f"load average at the start {os.getloadavg()[0]:.1f}", ""]
+    trees = [("new", ROOT, tempfile.mkdtemp(prefix="numba-"))]
+    if old is not None:
+        trees.append(("old", old, tempfile.mkdtemp(prefix="numba-old-")))
+    runs = [cli_run(t, "auto", n_rows, c, f"{label}, cold") for label, t, c in trees]
+    runs += [cli_run(t, "auto", n_rows, c, f"{label}, warm") for label, t, c in trees]
+    runs.append(cli_run(ROOT, "ray", n_rows, trees[0][2], "new, warm"))
+    text += ["## (b), (d) The default job: cold and warm", "",
+             table([{k: v for k, v in r.items() if k != "timeline"} for r in runs]), "",
+             "## (c) Start-up timelines (seconds since the run's start)", ""]
+    lines = []
+    for r in runs:
+        tl = r.get("timeline") or {}
+        init = tl.get("ray_init_end", 0) - tl.get("ray_init_start", 0)
+        lines.append({"run": r["run"], "backend": r["backend"],
+                      **{k: tl.get(k, "") for k in PHASES}, "ray.init s": init,
+                      "elapsed s": r.get("elapsed s", "")})
+    text += [table(lines, ["run", "backend", *PHASES, "ray.init s", "elapsed s"]), "",
+             "## (c) Starting Ray: alone, or in a thread beside an evaluating driver", ""]
+    modes = start_modes(ROOT, rounds=1)
+    text += [table(modes), "", "## (d) The aggregator's first batch (new tree)", ""]
+    cache = tempfile.mkdtemp(prefix="numba-")
+    probe = [{"aggregator's first batch": w, "seconds": agg_probe(ROOT, cache, "rw")}
+             for w in ("cold", "warm")]
+    text += [table(probe), "", f"load average at the end {os.getloadavg()[0]:.1f}"]
+    data.update(runs=runs, timelines=lines, start_modes=modes, probe=probe)
+    save(name, "\n".join(text), data)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     size = ap.add_mutually_exclusive_group()
@@ -195,7 +280,12 @@ def main() -> None:
                     "scale_device or scale)")
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--rows", type=int, default=None, help="rows of the default job's runs")
+    ap.add_argument("--check", action="store_true",
+                    help="only the short before/after check of start-up and a cold run")
     args = ap.parse_args()
+    if args.check:
+        short_check(args.old_tree, args.name or "scale_check", args.rows)
+        return
     quick = args.quick
     sizes = [4, 8, 16] if quick else [4, 8, 16, 32, 64]
     seconds = 3.0 if quick else 4.0

@@ -349,6 +349,16 @@ def bucket_counts(
     return out
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _put_counts(C: np.ndarray, s: int, counts: np.ndarray, start: int, k: int) -> None:
+    """``C[s] = counts[start : start + k * k].reshape(k, k)`` by element loops: numba's
+    ``reshape`` formats its error message (shape tuples as text), and compiling that took
+    most of a cold first batch (9 of 15 s for :func:`adwin_batch`)."""
+    for a in range(k):
+        for b in range(k):
+            C[s, a, b] = counts[start + a * k + b]
+
+
 @numba.njit(cache=True, nogil=True)
 def adwin_batch(  # pragma: no cover - numba
     y: np.ndarray,
@@ -390,7 +400,7 @@ def adwin_batch(  # pragma: no cover - numba
             if tracing:
                 trace[s, i] = -stat[s, 2] if hit else stat[s, 2]
         counts = bucket_counts(s, levels, cnt, first, bc)
-        C[s] = counts[: k * k].reshape(k, k)
+        _put_counts(C, s, counts, 0, k)
         P[s] = counts[-1]
 
 
@@ -437,8 +447,8 @@ def paired_adwin_batch(  # pragma: no cover - numba
             ):
                 ticks[s, 1] += 1
         counts = bucket_counts(s, levels, cnt, first, bc)
-        C[s] = counts[: k * k].reshape(k, k)
-        C[s + m] = counts[k * k : 2 * k * k].reshape(k, k)
+        _put_counts(C, s, counts, 0, k)
+        _put_counts(C, s + m, counts, k * k, k)
         P[s] = counts[-1]
         P[s + m] = counts[-1]
 

@@ -1,9 +1,10 @@
 """``backend="auto"``: start in-process at once, move to Ray only when the job proves long.
 
 The driver evaluates batches itself (:class:`~distval.engine.LocalEvaluation`) and measures
-its own speed. Once it has run for ``probe_seconds``, it projects the time left from the rows
-still to come (a stream of unknown length counts as long). Above ``threshold`` seconds it
-starts a local Ray in a background thread and asks for its learner actors
+its own speed. After the first batch it projects the time left from its learners' own
+seconds in that batch (a stream of unknown length counts as long); if that does not decide,
+it projects again from its whole speed once it has run for ``probe_seconds``. Above
+``threshold`` seconds it starts a local Ray in a background thread and asks for its learner actors
 (:class:`~distval.ray_backend.starter.RayStarter`), keeps evaluating while Ray and the actors
 start, and hands its state over at the first batch boundary after every actor is up
 (:meth:`~distval.ray_backend.engine.RayRun.take_over`, the same hand-over as Ray's warm-up).
@@ -94,6 +95,8 @@ def iter_auto(
             done += len(batch)
             if start is None:
                 start = time.perf_counter()
+                if _long_at_first_batch(local.host.busy, done, stream, resume, threshold):
+                    starter = _ray_starter(config, stream, checkpoint_seconds, timeline)
                 continue
             rows += len(batch)
             if starter is None:
@@ -108,6 +111,29 @@ def iter_auto(
     finally:
         if starter is not None:
             starter.close()
+
+
+def _long_at_first_batch(
+    busy: list[float],
+    done: int,
+    stream: Stream,
+    resume: Checkpoint | None,
+    threshold: float,
+) -> bool:
+    """Whether the first batch already shows a long job: the learners' own seconds in it
+    (``LearnerHost.busy``, without the batch's one-off costs: imports, compiling, scipy),
+    projected over the rows left, exceed ``threshold``; a stream of unknown length is long.
+
+    >>> from distval.streams.open import open_stream
+    >>> s = open_stream("sea", n_rows=41_000)
+    >>> _long_at_first_batch([0.5, 0.3], 1000, s, None, 30.0)  # 0.8 s x 40 batches
+    True
+    >>> _long_at_first_batch([0.05, 0.03], 1000, s, None, 30.0)
+    False
+    """
+    before = resume.rows if resume else 0
+    total = None if stream.n_rows is None else stream.n_rows - before
+    return projected_seconds(sum(busy), done, total) > threshold
 
 
 def _ray_starter(
