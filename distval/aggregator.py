@@ -494,7 +494,7 @@ class Aggregator:
                 best = int(np.argmin(r.average_ranks))
                 reject, boundary, valid = self.friedman_rule(self.position, r.pvalue, r.reject)
                 tests.append(
-                    _test_row(
+                    comparison_row(
                         self.position,
                         "friedman",
                         "*",
@@ -607,7 +607,7 @@ class Aggregator:
                     compared = ("errors", o.forgetting, *losses[o.forgetting])
                 pairs = o.test.startswith("mcnemar")
                 tests.append(
-                    _test_row(
+                    comparison_row(
                         pos,
                         o.test,
                         a,
@@ -616,7 +616,7 @@ class Aggregator:
                         o.statistic,
                         o.pvalue,
                         o.reject,
-                        _favoured(a, b, o.margin),
+                        favoured(a, b, o.margin),
                         boundary=o.boundary,
                         anytime_valid=o.anytime_valid,
                         folds_used=None if pairs else o.n,
@@ -634,20 +634,20 @@ class Aggregator:
                         "q": q,
                         "errors_a": la,
                         "errors_b": lb,
-                        "favours": _favoured(a, b, -q) if np.isfinite(q) else None,
+                        "favours": favoured(a, b, -q) if np.isfinite(q) else None,
                     }
                 )
         return tests, q_rows
 
 
-def _favoured(a: str, b: str, margin: float) -> str | None:
+def favoured(a: str, b: str, margin: float) -> str | None:
     """``a`` for a positive margin (A better), ``b`` for a negative one, None for a tie."""
     if not margin or margin != margin:
         return None
     return a if margin > 0 else b
 
 
-def _test_row(
+def comparison_row(
     position: int,
     test: str,
     a: str,
@@ -671,7 +671,7 @@ def _test_row(
     ``boundary`` (None: alpha of a fixed-sample test) and is valid under peeking when
     ``anytime_valid``.
 
-    >>> _test_row(10, "sign", "a", "b", "accuracy", "adwin", 0.9, 0.8, 9, 0.02, True, "a",
+    >>> comparison_row(10, "sign", "a", "b", "accuracy", "adwin", 0.9, 0.8, 9, 0.02, True, "a",
     ...           folds_used=10)["favours"]
     'a'
     """

@@ -43,7 +43,13 @@ from typing import Any
 import numpy as np
 
 from distval import stats
-from distval.aggregator import ComparisonSettings, Snapshot, TrackerSettings
+from distval.aggregator import (
+    ComparisonSettings,
+    Snapshot,
+    TrackerSettings,
+    comparison_row,
+    favoured,
+)
 from distval.anytime import DifferenceCS
 from distval.columns import (
     PAIRED_SCHEMA,
@@ -260,7 +266,7 @@ class RegressionAggregator:
                 friedman = r.to_dict() | {"position": self.position}
                 best = int(np.argmin(r.average_ranks))
                 reject, boundary, valid = self.friedman_rule(self.position, r.pvalue, r.reject)
-                tests.append(_test_row(
+                tests.append(comparison_row(
                     self.position, "friedman", "*", "*", cmp.measure,
                     self.tracker_settings.forgetting, float("nan"), float("nan"),
                     r.statistic, r.pvalue, reject, self.labels[best] if reject else None,
@@ -314,9 +320,9 @@ class RegressionAggregator:
             mean_b = float(vb[ok].sum() / n_ok) if n_ok else float("nan")
             sa, sb = (-va, -vb) if lower_better else (va, vb)
             for o in self.comparisons[p].look(self.position, sa, sb, {}):
-                tests.append(_test_row(
+                tests.append(comparison_row(
                     self.position, o.test, a, b, cmp.measure, forgetting, mean_a, mean_b,
-                    o.statistic, o.pvalue, o.reject, _favoured(a, b, o.margin),
+                    o.statistic, o.pvalue, o.reject, favoured(a, b, o.margin),
                     folds_used=o.n, boundary=o.boundary, anytime_valid=o.anytime_valid,
                 ))
         return tests, to_columns(paired_rows, PAIRED_SCHEMA)
@@ -435,26 +441,3 @@ def regression_verdict_line(
     if decision != "undecided":
         parts.append("valid under peeking")
     return "; ".join(parts)
-
-
-def _favoured(a: str, b: str, margin: float) -> str | None:
-    if not margin or margin != margin:
-        return None
-    return a if margin > 0 else b
-
-
-def _test_row(
-    position: int, test: str, a: str, b: str, measure: str, forgetting: str,
-    value_a: float, value_b: float, statistic: float, pvalue: float, reject: bool,
-    favours: str | None, *, folds_used: int | None = None, boundary: float | None = None,
-    anytime_valid: bool = False,
-) -> dict[str, Any]:
-    """One row of :data:`~distval.columns.TEST_SCHEMA` (no McNemar in a regression run)."""
-    return {
-        "position": position, "test": test, "learner_a": a, "learner_b": b,
-        "measure": measure, "forgetting": forgetting, "value_a": float(value_a),
-        "value_b": float(value_b), "statistic": float(statistic), "pvalue": float(pvalue),
-        "reject": bool(reject), "favours": favours, "folds_used": folds_used,
-        "discordant_pairs": None, "boundary": None if boundary is None else float(boundary),
-        "anytime_valid": bool(anytime_valid),
-    }
