@@ -57,7 +57,14 @@ from distval.metrics import (
 from distval.prequential import DriftMonitor, DriftSettings, q_statistic
 from distval.verdict import PairVerdicts, short_names
 
-__all__ = ["Aggregator", "ComparisonSettings", "PairCounts", "Snapshot", "TrackerSettings"]
+__all__ = [
+    "Aggregator",
+    "ComparisonSettings",
+    "PairCounts",
+    "Schedule",
+    "Snapshot",
+    "TrackerSettings",
+]
 
 
 @dataclass
@@ -194,7 +201,31 @@ class PairCounts:
         }
 
 
-class Aggregator:
+class Schedule:
+    """When an aggregator takes its snapshots: every ``test_every`` rows and at the end of
+    the stream (:class:`Aggregator`, :class:`~distval.regression.RegressionAggregator`)."""
+
+    position: int
+    test_every: int
+    last: Snapshot | None
+
+    def snapshot(self) -> Snapshot:
+        raise NotImplementedError
+
+    def _advance(self, rows: int) -> Snapshot | None:
+        self.position += rows
+        if rows and self.position % self.test_every == 0:
+            return self.snapshot()
+        return None
+
+    def finish(self) -> Snapshot | None:
+        """The snapshot at the end of the stream, unless the schedule just took it."""
+        if self.last is not None and self.last.position == self.position:
+            return None
+        return self.snapshot()
+
+
+class Aggregator(Schedule):
     """Consumes prediction batches of every slot; emits :class:`Snapshot` on schedule.
 
     ``labels`` names the learners; slot ``s`` is learner ``s // n_folds``, fold
@@ -432,18 +463,6 @@ class Aggregator:
             out[ids] = 0.0
             out[ids, :, : p.shape[2]] = p
         return out
-
-    def _advance(self, rows: int) -> Snapshot | None:
-        self.position += rows
-        if rows and self.position % self.test_every == 0:
-            return self.snapshot()
-        return None
-
-    def finish(self) -> Snapshot | None:
-        """The snapshot at the end of the stream, unless the schedule just took it."""
-        if self.last is not None and self.last.position == self.position:
-            return None
-        return self.snapshot()
 
     def fold_values(self) -> np.ndarray:
         """(learners, folds) values of the run's measure under its forgetting mechanism."""

@@ -45,6 +45,7 @@ import numpy as np
 from distval import stats
 from distval.aggregator import (
     ComparisonSettings,
+    Schedule,
     Snapshot,
     TrackerSettings,
     comparison_row,
@@ -130,7 +131,7 @@ class PairedErrors:
         return self.windows.widths.reshape(self.n_pairs, self.n_folds)
 
 
-class RegressionAggregator:
+class RegressionAggregator(Schedule):
     """Consumes the prediction batches of a regression run; a :class:`Snapshot` every
     ``test_every`` rows (its ``folds`` in :data:`~distval.columns.REGRESSION_FOLD_SCHEMA`).
     Slot ``s`` is learner ``s // n_folds``, fold ``s % n_folds``."""
@@ -233,18 +234,6 @@ class RegressionAggregator:
         self._count += n
         self._previous = float(y[-1])
         return self._advance(n if arrived is None else arrived)
-
-    def _advance(self, rows: int) -> Snapshot | None:
-        self.position += rows
-        if rows and self.position % self.test_every == 0:
-            return self.snapshot()
-        return None
-
-    def finish(self) -> Snapshot | None:
-        """The snapshot at the end of the stream, unless the schedule just took it."""
-        if self.last is not None and self.last.position == self.position:
-            return None
-        return self.snapshot()
 
     def fold_values(self) -> np.ndarray:
         """(learners, folds) values of the run's measure under its forgetting (own windows)."""
