@@ -64,6 +64,8 @@ __all__ = [
     "Schedule",
     "Snapshot",
     "TrackerSettings",
+    "comparison_row",
+    "favoured",
 ]
 
 
