@@ -57,7 +57,16 @@ from distval.metrics import (
 from distval.prequential import DriftMonitor, DriftSettings, q_statistic
 from distval.verdict import PairVerdicts, short_names
 
-__all__ = ["Aggregator", "ComparisonSettings", "PairCounts", "Snapshot", "TrackerSettings"]
+__all__ = [
+    "Aggregator",
+    "ComparisonSettings",
+    "PairCounts",
+    "Schedule",
+    "Snapshot",
+    "TrackerSettings",
+    "comparison_row",
+    "favoured",
+]
 
 
 @dataclass
@@ -194,7 +203,31 @@ class PairCounts:
         }
 
 
-class Aggregator:
+class Schedule:
+    """When an aggregator takes its snapshots: every ``test_every`` rows and at the end of
+    the stream (:class:`Aggregator`, :class:`~distval.regression.RegressionAggregator`)."""
+
+    position: int
+    test_every: int
+    last: Snapshot | None
+
+    def snapshot(self) -> Snapshot:
+        raise NotImplementedError
+
+    def _advance(self, rows: int) -> Snapshot | None:
+        self.position += rows
+        if rows and self.position % self.test_every == 0:
+            return self.snapshot()
+        return None
+
+    def finish(self) -> Snapshot | None:
+        """The snapshot at the end of the stream, unless the schedule just took it."""
+        if self.last is not None and self.last.position == self.position:
+            return None
+        return self.snapshot()
+
+
+class Aggregator(Schedule):
     """Consumes prediction batches of every slot; emits :class:`Snapshot` on schedule.
 
     ``labels`` names the learners; slot ``s`` is learner ``s // n_folds``, fold
@@ -433,18 +466,6 @@ class Aggregator:
             out[ids, :, : p.shape[2]] = p
         return out
 
-    def _advance(self, rows: int) -> Snapshot | None:
-        self.position += rows
-        if rows and self.position % self.test_every == 0:
-            return self.snapshot()
-        return None
-
-    def finish(self) -> Snapshot | None:
-        """The snapshot at the end of the stream, unless the schedule just took it."""
-        if self.last is not None and self.last.position == self.position:
-            return None
-        return self.snapshot()
-
     def fold_values(self) -> np.ndarray:
         """(learners, folds) values of the run's measure under its forgetting mechanism."""
         m = self._measures(self.primary)[self.comparison.measure]
@@ -494,7 +515,7 @@ class Aggregator:
                 best = int(np.argmin(r.average_ranks))
                 reject, boundary, valid = self.friedman_rule(self.position, r.pvalue, r.reject)
                 tests.append(
-                    _test_row(
+                    comparison_row(
                         self.position,
                         "friedman",
                         "*",
@@ -607,7 +628,7 @@ class Aggregator:
                     compared = ("errors", o.forgetting, *losses[o.forgetting])
                 pairs = o.test.startswith("mcnemar")
                 tests.append(
-                    _test_row(
+                    comparison_row(
                         pos,
                         o.test,
                         a,
@@ -616,7 +637,7 @@ class Aggregator:
                         o.statistic,
                         o.pvalue,
                         o.reject,
-                        _favoured(a, b, o.margin),
+                        favoured(a, b, o.margin),
                         boundary=o.boundary,
                         anytime_valid=o.anytime_valid,
                         folds_used=None if pairs else o.n,
@@ -634,20 +655,20 @@ class Aggregator:
                         "q": q,
                         "errors_a": la,
                         "errors_b": lb,
-                        "favours": _favoured(a, b, -q) if np.isfinite(q) else None,
+                        "favours": favoured(a, b, -q) if np.isfinite(q) else None,
                     }
                 )
         return tests, q_rows
 
 
-def _favoured(a: str, b: str, margin: float) -> str | None:
+def favoured(a: str, b: str, margin: float) -> str | None:
     """``a`` for a positive margin (A better), ``b`` for a negative one, None for a tie."""
     if not margin or margin != margin:
         return None
     return a if margin > 0 else b
 
 
-def _test_row(
+def comparison_row(
     position: int,
     test: str,
     a: str,
@@ -671,7 +692,7 @@ def _test_row(
     ``boundary`` (None: alpha of a fixed-sample test) and is valid under peeking when
     ``anytime_valid``.
 
-    >>> _test_row(10, "sign", "a", "b", "accuracy", "adwin", 0.9, 0.8, 9, 0.02, True, "a",
+    >>> comparison_row(10, "sign", "a", "b", "accuracy", "adwin", 0.9, 0.8, 9, 0.02, True, "a",
     ...           folds_used=10)["favours"]
     'a'
     """

@@ -57,14 +57,18 @@ __all__ = [
 #: One table of a snapshot: column name -> one array per column, all of the same length.
 Columns = dict[str, np.ndarray]
 
+#: The columns every fold table starts with: which fold, where, under which forgetting.
+_FOLD_KEYS = [
+    ("position", pa.int64()),
+    ("learner", pa.string()),
+    ("fold", pa.int32()),
+    ("forgetting", pa.string()),
+    ("n", pa.float64()),
+    ("width", pa.float64()),
+]
 FOLD_SCHEMA = pa.schema(
     [
-        ("position", pa.int64()),
-        ("learner", pa.string()),
-        ("fold", pa.int32()),
-        ("forgetting", pa.string()),
-        ("n", pa.float64()),
-        ("width", pa.float64()),
+        *_FOLD_KEYS,
         *[(m, pa.float64()) for m in MEASURES],
         ("recall_by_class", pa.list_(pa.float64())),
         *[(m, pa.float64()) for m in PROBA_MEASURES],  # null unless a run asks for one
@@ -73,12 +77,7 @@ FOLD_SCHEMA = pa.schema(
 #: The fold table of a regression run (:mod:`distval.regression`): the regression measures.
 REGRESSION_FOLD_SCHEMA = pa.schema(
     [
-        ("position", pa.int64()),
-        ("learner", pa.string()),
-        ("fold", pa.int32()),
-        ("forgetting", pa.string()),
-        ("n", pa.float64()),
-        ("width", pa.float64()),
+        *_FOLD_KEYS,
         *[(m, pa.float64()) for m in REGRESSION_MEASURES],
     ]
 )

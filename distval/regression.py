@@ -43,7 +43,14 @@ from typing import Any
 import numpy as np
 
 from distval import stats
-from distval.aggregator import ComparisonSettings, Snapshot, TrackerSettings
+from distval.aggregator import (
+    ComparisonSettings,
+    Schedule,
+    Snapshot,
+    TrackerSettings,
+    comparison_row,
+    favoured,
+)
 from distval.anytime import DifferenceCS
 from distval.columns import (
     PAIRED_SCHEMA,
@@ -124,7 +131,7 @@ class PairedErrors:
         return self.windows.widths.reshape(self.n_pairs, self.n_folds)
 
 
-class RegressionAggregator:
+class RegressionAggregator(Schedule):
     """Consumes the prediction batches of a regression run; a :class:`Snapshot` every
     ``test_every`` rows (its ``folds`` in :data:`~distval.columns.REGRESSION_FOLD_SCHEMA`).
     Slot ``s`` is learner ``s // n_folds``, fold ``s % n_folds``."""
@@ -228,18 +235,6 @@ class RegressionAggregator:
         self._previous = float(y[-1])
         return self._advance(n if arrived is None else arrived)
 
-    def _advance(self, rows: int) -> Snapshot | None:
-        self.position += rows
-        if rows and self.position % self.test_every == 0:
-            return self.snapshot()
-        return None
-
-    def finish(self) -> Snapshot | None:
-        """The snapshot at the end of the stream, unless the schedule just took it."""
-        if self.last is not None and self.last.position == self.position:
-            return None
-        return self.snapshot()
-
     def fold_values(self) -> np.ndarray:
         """(learners, folds) values of the run's measure under its forgetting (own windows)."""
         m = self.trackers[0].get()[self.comparison.measure]
@@ -260,7 +255,7 @@ class RegressionAggregator:
                 friedman = r.to_dict() | {"position": self.position}
                 best = int(np.argmin(r.average_ranks))
                 reject, boundary, valid = self.friedman_rule(self.position, r.pvalue, r.reject)
-                tests.append(_test_row(
+                tests.append(comparison_row(
                     self.position, "friedman", "*", "*", cmp.measure,
                     self.tracker_settings.forgetting, float("nan"), float("nan"),
                     r.statistic, r.pvalue, reject, self.labels[best] if reject else None,
@@ -314,9 +309,9 @@ class RegressionAggregator:
             mean_b = float(vb[ok].sum() / n_ok) if n_ok else float("nan")
             sa, sb = (-va, -vb) if lower_better else (va, vb)
             for o in self.comparisons[p].look(self.position, sa, sb, {}):
-                tests.append(_test_row(
+                tests.append(comparison_row(
                     self.position, o.test, a, b, cmp.measure, forgetting, mean_a, mean_b,
-                    o.statistic, o.pvalue, o.reject, _favoured(a, b, o.margin),
+                    o.statistic, o.pvalue, o.reject, favoured(a, b, o.margin),
                     folds_used=o.n, boundary=o.boundary, anytime_valid=o.anytime_valid,
                 ))
         return tests, to_columns(paired_rows, PAIRED_SCHEMA)
@@ -435,26 +430,3 @@ def regression_verdict_line(
     if decision != "undecided":
         parts.append("valid under peeking")
     return "; ".join(parts)
-
-
-def _favoured(a: str, b: str, margin: float) -> str | None:
-    if not margin or margin != margin:
-        return None
-    return a if margin > 0 else b
-
-
-def _test_row(
-    position: int, test: str, a: str, b: str, measure: str, forgetting: str,
-    value_a: float, value_b: float, statistic: float, pvalue: float, reject: bool,
-    favours: str | None, *, folds_used: int | None = None, boundary: float | None = None,
-    anytime_valid: bool = False,
-) -> dict[str, Any]:
-    """One row of :data:`~distval.columns.TEST_SCHEMA` (no McNemar in a regression run)."""
-    return {
-        "position": position, "test": test, "learner_a": a, "learner_b": b,
-        "measure": measure, "forgetting": forgetting, "value_a": float(value_a),
-        "value_b": float(value_b), "statistic": float(statistic), "pvalue": float(pvalue),
-        "reject": bool(reject), "favours": favours, "folds_used": folds_used,
-        "discordant_pairs": None, "boundary": None if boundary is None else float(boundary),
-        "anytime_valid": bool(anytime_valid),
-    }

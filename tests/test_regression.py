@@ -8,12 +8,12 @@ import inspect
 import numpy as np
 import pandas as pd
 import pytest
+from cli_errors import one_line_error
 from river import metrics
 from scipy import stats as sps
 from sklearn.metrics import mean_absolute_error, r2_score, root_mean_squared_error
 
 import distval
-from distval.cli import main
 from distval.config import RunConfig
 from distval.engine import LocalEvaluation, iter_batches, open_config_stream
 from distval.learners.registry import REGRESSORS, make_replicas, parse_learner, replica_seed
@@ -134,36 +134,27 @@ def test_the_result_directory_holds_the_tables(tmp_path):
     assert res.summary()["learners"]["linreg"]["adwin"]["rmse"]["mean"] > 0
 
 
-def _one_line(capsys, *argv) -> str:
-    code = main(list(argv))
-    err = capsys.readouterr().err
-    lines = [x for x in err.splitlines() if not x.startswith("distval: warning:")]
-    assert code == 2, err
-    assert len(lines) == 1 and lines[0].startswith("distval: error: "), err
-    return lines[0]
-
-
 RUN = ["run", "--backend", "inprocess", "--no-progress", "--n-rows", "200"]
 
 
 def test_bad_input_gets_one_line(tmp_path, capsys):
-    assert "mix regressors (htr)" in _one_line(capsys, *RUN, "--learners", "htr", "nb")
+    assert "mix regressors (htr)" in one_line_error(capsys, *RUN, "--learners", "htr", "nb")
     (tmp_path / "t.csv").write_text("a,b,y\n1,2,x\n2,3,z\n")
-    line = _one_line(capsys, *RUN, "--stream", str(tmp_path / "t.csv"), "--learners", "htr",
+    line = one_line_error(capsys, *RUN, "--stream", str(tmp_path / "t.csv"), "--learners", "htr",
                      "--task", "regression")
     assert "not numbers" in line
     (tmp_path / "n.csv").write_text("a,b,y\n1,2,3.5\n2,3,\n3,4,5\n")
-    line = _one_line(capsys, *RUN, "--stream", str(tmp_path / "n.csv"), "--learners", "htr",
+    line = one_line_error(capsys, *RUN, "--stream", str(tmp_path / "n.csv"), "--learners", "htr",
                      "--task", "regression")
     assert "row 2" in line and "finite target" in line
-    line = _one_line(capsys, *RUN, "--learners", "ht", "--task", "regression")
+    line = one_line_error(capsys, *RUN, "--learners", "ht", "--task", "regression")
     assert "ht is a classifier" in line
 
 
 def test_a_numeric_class_label_points_to_task_regression(tmp_path, capsys):
     rows = "\n".join(f"{i},{i * 0.37:.3f}" for i in range(300))
     (tmp_path / "c.csv").write_text("a,target\n" + rows + "\n")
-    line = _one_line(capsys, *RUN, "--stream", str(tmp_path / "c.csv"), "--learners", "nb",
+    line = one_line_error(capsys, *RUN, "--stream", str(tmp_path / "c.csv"), "--learners", "nb",
                      "--output", str(tmp_path / "o"))
     assert "--task regression" in line
 

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from interrupted_stream import StopAfter
 
 import distval
 from distval.cli import main as cli_main
@@ -25,22 +26,6 @@ OPTS = dict(stream="friedman", n_rows=6000, learners=("htr", "linreg"), task="re
 
 #: Summary entries that differ between two runs of one configuration.
 _RUN_OWN = {"elapsed_seconds", "evaluated_by", "backend"}
-
-
-class _StopAfter:
-    """A stream that raises KeyboardInterrupt once ``rows`` rows were read (as Ctrl-C)."""
-
-    def __init__(self, stream, rows):
-        self._stream, self._rows = stream, rows
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-    def chunks(self, size):
-        for chunk in self._stream.chunks(size):
-            if chunk.start >= self._rows:
-                raise KeyboardInterrupt
-            yield chunk
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +42,7 @@ def test_an_interrupted_regression_run_kept_its_tables_and_resumes_to_the_uninte
     d = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
         distval.evaluate(cfg, output_dir=d, checkpoint_seconds=0.0,
-                         source=_StopAfter(open_config_stream(cfg), 3300))
+                         source=StopAfter(open_config_stream(cfg), 3300))
     # appended as produced: the checks before the interruption are on disk, equal to the
     # first rows of the uninterrupted run's tables
     partial = pq.read_table(d / "folds.parquet")
@@ -88,7 +73,7 @@ def test_resume_from_the_command_line_refuses_a_changed_config(reference, tmp_pa
     d = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
         distval.evaluate(cfg, output_dir=d, checkpoint_seconds=0.0,
-                         source=_StopAfter(open_config_stream(cfg), 2000))
+                         source=StopAfter(open_config_stream(cfg), 2000))
     config = json.loads((d / "config.json").read_text())
     (d / "config.json").write_text(json.dumps(config | {"n_folds": 4}))
     assert cli_main(["run", "--resume", str(d), "--no-progress"]) == 2
@@ -167,7 +152,7 @@ def test_load_regression_reads_back_an_interrupted_runs_streams(tmp_path):
     cfg = distval.RunConfig(**OPTS)
     d = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
-        distval.evaluate(cfg, output_dir=d, source=_StopAfter(open_config_stream(cfg), 1200))
+        distval.evaluate(cfg, output_dir=d, source=StopAfter(open_config_stream(cfg), 1200))
     back = load_regression(d)
     assert back.interrupted and back.final is not None and 0 < back.final.position < 6000
     assert back.folds().equals(pq.read_table(d / "folds.parquet").to_pandas())

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from distval.cli.argtypes import positive_integer, progress_wanted
 
@@ -61,8 +62,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run ``distval describe``; returns the exit status."""
-    import json
-
     from distval.experiments.diagnostics import describe_stream, format_description
     from distval.streams import open_stream
     from distval.streams.permuted import PermutedStream
@@ -74,19 +73,11 @@ def main(args: argparse.Namespace) -> int:
         stream = PermutedStream(stream, args.shuffle, seed=args.seed)
     progress = progress_wanted(args)
     d = describe_stream(stream, max_lag=args.lags, progress=progress)
-    print(format_description(d))
-    if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(d, indent=2, default=float) + "\n")
-        print(f"description: {path}")
-    return 0
+    return _show(format_description(d), d, args.json)
 
 
 def _regression(args: argparse.Namespace) -> int:
     """``distval describe --task regression``: the numeric target's description."""
-    import json
-
     from distval.errors import DistvalError
     from distval.experiments.target_diagnostics import describe_target, format_target_description
     from distval.streams.regression import open_regression_stream
@@ -96,10 +87,17 @@ def _regression(args: argparse.Namespace) -> int:
     stream = open_regression_stream(args.stream, target=args.target, n_rows=args.n_rows,
                                     seed=args.seed)
     d = describe_target(stream, max_lag=args.lags)
-    print(format_target_description(d))
-    if args.json:
-        path = Path(args.json)
+    return _show(format_target_description(d), d, args.json)
+
+
+def _show(text: str, description: dict[str, Any], json_path: str | None) -> int:
+    """Print ``text``; with ``--json``, also write ``description`` there and say where."""
+    import json
+
+    print(text)
+    if json_path:
+        path = Path(json_path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(d, indent=2, default=float) + "\n")
+        path.write_text(json.dumps(description, indent=2, default=float) + "\n")
         print(f"description: {path}")
     return 0

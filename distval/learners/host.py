@@ -20,7 +20,7 @@ import time
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from distval.learners.nominal import accepts_nominal, category_names
 from distval.learners.registry import LearnerSpec, make_replicas, replica_seed
 from distval.learners.schema import Schema
 from distval.learners.weights import learns_with_weight
+
+if TYPE_CHECKING:
+    from distval.learners.moa.replicas import MoaReplicaError
 
 __all__ = ["Batch", "LearnerHost", "to_dicts"]
 
@@ -360,10 +363,7 @@ class LearnerHost:
                     tested = np.flatnonzero(batch.tested[:, fold])
                     proba[j, tested] = _probabilities(dicts, self._n_classes)
             except Exception as exc:
-                raise DistvalError(
-                    f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
-                    f"at row {batch.start}: {_described(exc)}"
-                ) from exc
+                raise self._failed(learner, fold, batch.start, _described(exc)) from exc
             if self.regression:
                 out[j] = _values(preds, batch.tested[:, fold], self.labels[learner], fold,
                                  batch.start)
@@ -390,10 +390,8 @@ class LearnerHost:
                 self.feature_names, n_classes, proba is not None,
             )
         except Exception as exc:
-            raise DistvalError(
-                f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
-                f"at row {batch.start}: {type(exc).__name__}: {exc}"
-            ) from exc
+            why = f"{type(exc).__name__}: {exc}"
+            raise self._failed(learner, fold, batch.start, why) from exc
         if proba is not None and probs is not None:
             c = min(proba.shape[2], probs.shape[1])
             proba[j, :, :c] = probs[:, :c]
@@ -427,6 +425,18 @@ class LearnerHost:
             f"(class indices 0..{top}): a learner must predict one of the labels it learned"
         )
 
+    def _failed(self, learner: int, fold: int, start: int, why: str) -> DistvalError:
+        """The error for a learner's replica that raised on the batch starting at ``start``."""
+        return DistvalError(
+            f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
+            f"at row {start}: {why}"
+        )
+
+    def _moa_failed(self, exc: MoaReplicaError, start: int) -> DistvalError:
+        """:meth:`_failed` for the MOA replica the JVM names in ``exc``."""
+        learner, fold = self.slots[self._moa_at[exc.index]]
+        return self._failed(learner, fold, start, str(exc))
+
     def _process_moa(self, batch: Batch, out: np.ndarray, proba: np.ndarray | None) -> None:
         """All MOA replicas of the batch in one JVM call; rows of ``out`` filled in place."""
         from distval.learners.moa.replicas import MoaReplicaError
@@ -441,11 +451,7 @@ class LearnerHost:
                     batch.X, batch.y, batch.weights[:, folds], batch.tested[:, folds]
                 )
             except MoaReplicaError as exc:
-                learner, fold = self.slots[self._moa_at[exc.index]]
-                raise DistvalError(
-                    f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch "
-                    f"starting at row {batch.start}: {exc}"
-                ) from None
+                raise self._moa_failed(exc, batch.start) from None
             return
         if rel is not None:
             from distval.learners.moa.replicas import Released
@@ -457,11 +463,7 @@ class LearnerHost:
                 votes=proba is not None,
             )
         except MoaReplicaError as exc:
-            learner, fold = self.slots[self._moa_at[exc.index]]
-            raise DistvalError(
-                f"learner {self.labels[learner]!r} (fold {fold}) failed on a batch starting "
-                f"at row {batch.start}: {exc}"
-            ) from None
+            raise self._moa_failed(exc, batch.start) from None
         if isinstance(got, tuple):
             out[self._moa_at], votes = got
             assert proba is not None

@@ -12,18 +12,9 @@ import shutil
 import subprocess
 
 import pytest
+from cli_errors import one_line_error
 
 from distval.cli import main
-
-
-def one_line_error(capsys, *argv) -> str:
-    code = main(list(argv))
-    err = capsys.readouterr().err
-    lines = [x for x in err.splitlines() if not x.startswith("distval: warning:")]
-    assert code == 2, err
-    assert len(lines) == 1 and lines[0].startswith("distval: error: "), err
-    return lines[0]
-
 
 CSV = b"a,b,label\n" + b"".join(b"%d,%d,%s\n" % (i, 2 * i, b"xy"[i % 2 : i % 2 + 1])
                                for i in range(3000))

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from interrupted_stream import StopAfter
 
 import distval
 from distval.cli import main
@@ -465,7 +466,7 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, capsys):
                 test_every=500, backend="inprocess")
     with pytest.raises(KeyboardInterrupt):  # stopped by the first check after a checkpoint
         distval.evaluate(**opts, output_dir=d, checkpoint_seconds=0.0,
-                         source=_StopAfter(distval.engine.open_config_stream(
+                         source=StopAfter(distval.engine.open_config_stream(
                              distval.RunConfig(**{k: v for k, v in opts.items()
                                                   if k != "backend"})), 1200))
     config = json.loads((d / "config.json").read_text())
@@ -484,7 +485,7 @@ def test_resume_continues_an_interrupted_run_and_leaves_a_finished_one(tmp_path,
     d = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
         distval.evaluate(cfg, output_dir=d, checkpoint_seconds=0.0,
-                         source=_StopAfter(distval.engine.open_config_stream(cfg), 1700))
+                         source=StopAfter(distval.engine.open_config_stream(cfg), 1700))
     partial = distval.load_results(d)
     assert partial.interrupted and 0 < partial.n_rows < 3000
     code, out, _ = run_cli(capsys, "run", "--resume", str(d), "--backend", "auto",
@@ -498,22 +499,6 @@ def test_resume_continues_an_interrupted_run_and_leaves_a_finished_one(tmp_path,
     assert not (d / "checkpoint.pkl").exists()
     code, out, err = run_cli(capsys, "run", "--resume", str(d), "--no-progress")
     assert code == 0 and "holds a finished run; nothing to resume" in err
-
-
-class _StopAfter:
-    """A stream that raises KeyboardInterrupt once ``rows`` rows were read (as Ctrl-C)."""
-
-    def __init__(self, stream, rows):
-        self._stream, self._rows = stream, rows
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-    def chunks(self, size):
-        for chunk in self._stream.chunks(size):
-            if chunk.start >= self._rows:
-                raise KeyboardInterrupt
-            yield chunk
 
 
 def test_the_final_text_wraps_at_word_boundaries_on_an_80_column_terminal(

@@ -9,6 +9,7 @@ import json
 import shutil
 
 import pytest
+from interrupted_stream import StopAfter
 
 import distval
 from distval.cli import main
@@ -18,27 +19,11 @@ from distval.results.writer import CHECKPOINT, ResultWriter, checkpoint_header
 OPTS = dict(stream="sea", n_rows=3000, learners=("nb", "majority"), n_folds=2, test_every=500)
 
 
-class _StopAfter:
-    """A stream that raises KeyboardInterrupt once ``rows`` rows were read (as Ctrl-C)."""
-
-    def __init__(self, stream, rows):
-        self._stream, self._rows = stream, rows
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-    def chunks(self, size):
-        for chunk in self._stream.chunks(size):
-            if chunk.start >= self._rows:
-                raise KeyboardInterrupt
-            yield chunk
-
-
 def _interrupted(d, rows=1700, **opts):
     cfg = distval.RunConfig(**(OPTS | opts))
     with pytest.raises(KeyboardInterrupt):
         distval.evaluate(cfg, output_dir=d, checkpoint_seconds=0.0,
-                         source=_StopAfter(open_config_stream(cfg), rows))
+                         source=StopAfter(open_config_stream(cfg), rows))
     assert (d / CHECKPOINT).exists()
     return d
 

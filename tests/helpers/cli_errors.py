@@ -1,0 +1,18 @@
+"""The check that bad input ends in one line ``distval: error: ...`` and exit status 2."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from distval.cli import main
+
+
+def one_line_error(capsys: Any, *argv: str) -> str:
+    """Run ``distval *argv``; assert it exits 2 with one error line (warnings aside) and
+    return that line."""
+    code = main(list(argv))
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if not x.startswith("distval: warning:")]
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith("distval: error: "), err
+    return lines[0]
