@@ -3,8 +3,8 @@
 What the aggregator's ADWIN kernels cost per run of the goal's HT + NB job (issue 31), without
 the rest of the evaluator: 2 learners x 10 folds of ADWIN windows over each slot's 0/1 loss
 (``distval.metrics.ADWINWindow``) and the 10 paired windows of the pair
-(``distval.paired.PairedTracker("adwin")``), fed predictions drawn here (numpy, a fixed seed)
-in batches of 1,000 rows, on two streams:
+(``distval.metrics.paired.PairedTracker("adwin")``), fed predictions drawn here (numpy, a fixed
+seed) in batches of 1,000 rows, on two streams:
 
 * ``drifting``: each learner right 93 % and 90 % of the time, a little less every other
   100,000 rows, so that ADWIN finds changes and its windows stay short;
@@ -57,7 +57,7 @@ def batches(stream: str, rows: int) -> list[tuple[np.ndarray, np.ndarray]]:
 def feeder(kind: str) -> tuple[Any, Any]:
     """A fresh tracker of ``kind`` and the call that feeds it one batch."""
     from distval.metrics import ADWINWindow
-    from distval.paired import PairedTracker
+    from distval.metrics.paired import PairedTracker
 
     ok = np.ones(1000, dtype=np.int64)
     if kind == "learners' windows":

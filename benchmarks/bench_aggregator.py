@@ -15,7 +15,7 @@ import argparse
 import numpy as np
 
 import distval.metrics.trackers as metrics
-from distval.aggregator import Aggregator
+from distval.aggregator.core import Aggregator
 from distval.config import RunConfig
 
 from common import save, table, timed

@@ -1,7 +1,7 @@
 """What checkpoints (``distval run --checkpoint-seconds``, for ``--resume``) cost.
 
 Each job runs in-process in a fresh process, in rounds of three runs: without checkpoints,
-at the default period (:data:`distval.engine.CHECKPOINT_SECONDS`) and at a short one (5 s;
+at the default period (:data:`distval.engine.loop.CHECKPOINT_SECONDS`) and at a short one (5 s;
 1 s for the MOA job, which takes seconds). The process's CPU-seconds (user + system of every
 thread, the JVM's included) and wall time are compared with the run without checkpoints;
 the checkpoints are counted and timed (flush, pickling the learner host and the aggregator,
@@ -46,7 +46,7 @@ def one(job: str, period: str) -> dict:
     import pyarrow.parquet as pq
 
     import distval
-    from distval.engine import CHECKPOINT_SECONDS
+    from distval.engine.loop import CHECKPOINT_SECONDS
     from distval.results.writer import CHECKPOINT, ResultWriter
 
     spent: list[float] = []

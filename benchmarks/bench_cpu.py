@@ -298,11 +298,11 @@ def profile(job: str, arff: Path) -> dict[str, Any]:
     sampler = Sampler()
     sampler.start()
     import distval
-    from distval.aggregator import Aggregator
-    from distval.engine import Run
+    from distval.aggregator.core import Aggregator
+    from distval.engine.run import Run
     from distval.learners.host import LearnerHost
     from distval.learners.moa.replicas import MoaReplicas
-    from distval.validation import Assignment, FoldAssigner
+    from distval.routing.validation import Assignment, FoldAssigner
 
     at_start: dict[str, Any] = {}
     first = LearnerHost.process
@@ -395,10 +395,10 @@ def bare_loop(job: str, arff: Path) -> dict[str, float]:
     import numpy as np
 
     from distval.config import RunConfig
-    from distval.engine import iter_batches, open_config_stream
+    from distval.engine.loop import iter_batches, open_config_stream
     from distval.learners.moa import moa_cli as cli_of
     from distval.learners.moa.replicas import MoaReplicas
-    from distval.learners.registry import replica_seed
+    from distval.learners.replicas import replica_seed
     from distval.learners.schema import Schema
 
     specs = specs_of(job)

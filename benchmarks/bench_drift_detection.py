@@ -32,7 +32,7 @@ from river.datasets import synth
 from tqdm import tqdm
 
 from distval.learners import parse_learner
-from distval.prequential import PageHinkley, PrequentialError
+from distval.metrics.prequential import PageHinkley, PrequentialError
 
 from common import save, table, timed
 

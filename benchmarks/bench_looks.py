@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve()
 
 def one(rows: int) -> dict[str, Any]:
     """The loop itself (in the measured process)."""
-    from distval.aggregator import Aggregator
+    from distval.aggregator.core import Aggregator
     from distval.config import RunConfig
 
     config = RunConfig(learners=("moa:trees.HoeffdingTree", "moa:bayes.NaiveBayes"), n_folds=10)

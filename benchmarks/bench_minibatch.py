@@ -43,7 +43,7 @@ import pyarrow.parquet as pq
 
 import distval
 from distval.config import RunConfig
-from distval.engine import iter_batches, open_config_stream
+from distval.engine.loop import iter_batches, open_config_stream
 from distval.learners import LearnerHost
 from distval.learners.schema import Schema
 

@@ -36,11 +36,11 @@ from pathlib import Path
 import numpy as np
 
 from distval.config import RunConfig
-from distval.engine import iter_batches, open_config_stream
+from distval.engine.loop import iter_batches, open_config_stream
 from distval.learners.moa import moa_cli
 from distval.learners.moa.jvm import moa_jar
 from distval.learners.moa.replicas import MoaReplicas
-from distval.learners.registry import replica_seed
+from distval.learners.replicas import replica_seed
 from distval.learners.schema import Schema
 
 from common import in_fresh_process, save, table

@@ -64,7 +64,8 @@ def run(backend: str, rows: int) -> dict[str, Any]:
 def timeline(rows: int, cold: bool) -> dict[str, Any]:
     """The phases of one Ray run in this process (seconds from ``ray.init``'s call)."""
     from distval.config import RunConfig
-    from distval.engine import Run, open_config_stream
+    from distval.engine.loop import open_config_stream
+    from distval.engine.run import Run
     from distval.ray_backend import engine
     from distval.ray_backend.actors import LearnerActor
     from distval.ray_backend.session import ray_session

@@ -4,7 +4,7 @@
 Wilcoxon / McNemar / Q every 1,000 rows, output written to disk; SEA rows written once by
 MOA to an ARFF file. Learner sets: trivial river learners (``majority`` + ``persistent``:
 what the evaluator itself costs) and ``moa:`` HT + NB. The in-process loop is the one of
-:func:`distval.engine.iter_inprocess`, with a clock around each stage:
+:func:`distval.engine.loop.iter_inprocess`, with a clock around each stage:
 
 * ``read``: the stream reader (parse, encode classes) up to a chunk of rows;
 * ``route``: cutting chunks at test points and drawing the fold weights;
@@ -34,8 +34,9 @@ from bench_moa import write_sea
 
 import distval
 from distval.config import RunConfig
-from distval.engine import LocalEvaluation, Run, Step, open_config_stream
-from distval.validation import FoldAssigner
+from distval.engine.loop import LocalEvaluation, Step, open_config_stream
+from distval.engine.run import Run
+from distval.routing.validation import FoldAssigner
 
 from common import in_fresh_process, save, table
 

@@ -44,7 +44,8 @@ import numpy as np
 
 import distval
 from distval.config import RunConfig
-from distval.engine import Run, open_config_stream
+from distval.engine.loop import open_config_stream
+from distval.engine.run import Run
 from distval.learners import parse_learner
 from distval.learners.host import to_dicts
 from distval.learners.weights import learns_with_weight

@@ -72,7 +72,8 @@ def bound(groups: list[list[tuple[int, int]]], actors: int) -> float:
 def simulate(actors: int, placement: str, seconds: float) -> dict:
     """One simulated run on the Ray already started (module docstring, (a))."""
     from distval.config import RunConfig
-    from distval.engine import Timeline, open_config_stream
+    from distval.engine.loop import open_config_stream
+    from distval.engine.run import Timeline
     from distval.ray_backend.engine import RayRun, balance_slots, deal_slots
 
     ideal = actors / (K * sum(COSTS.values()) * 1e-6)
@@ -157,7 +158,7 @@ def cli_run(tree: Path, backend: str, n_rows: int | None, cache: str, label: str
 AGG_PROBE = r"""
 import json, sys, time
 import numpy as np
-from distval.aggregator import Aggregator
+from distval.aggregator.core import Aggregator
 from distval.config import RunConfig
 agg = Aggregator.from_config(RunConfig(learners=("ht", "nb"), n_folds=10), n_classes=2)
 rng = np.random.default_rng(0)

@@ -31,7 +31,7 @@ Tests at every look (all from :mod:`distval`):
 - ``mcnemar``: McNemar on the discordant (row, fold) pairs, cumulative;
 - ``sign e`` / ``wilcoxon e``: the settled-sign and settled-Wilcoxon e-processes;
 - ``CS``: the empirical-Bernstein confidence sequence of the per-row loss difference averaged
-  over folds (:class:`distval.anytime.DifferenceCS`), decision against margin 0.
+  over folds (:class:`distval.statistics.anytime.DifferenceCS`), decision against margin 0.
 
 Rules: ``fixed, end`` (the test at alpha at the last look only), ``fixed, any`` (stop at the
 first look with p <= alpha: peeking), ``spending`` (O'Brien-Fleming-type Lan-DeMets over the
@@ -66,14 +66,17 @@ from scipy import stats as sps
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from distval import stats
-from distval.anytime import confidence_sequence
-from distval.paired import ADWINMeans
-from distval.sequential import (
+from distval.metrics.paired import ADWINMeans
+from distval.statistics.anytime import confidence_sequence
+from distval.statistics.mcnemar import mcnemar
+from distval.statistics.ranks import midranks
+from distval.statistics.sequential import (
     AlphaSpending,
     SettledSignEProcess,
     SettledWilcoxonEProcess,
 )
+from distval.statistics.sign import sign_test
+from distval.statistics.wilcoxon import wilcoxon
 
 from common import save, table
 
@@ -128,11 +131,11 @@ def fold_test(name: str, va: np.ndarray, vb: np.ndarray, alpha: float) -> tuple[
     if not len(d):
         return 1.0, 0
     if name.startswith("sign"):
-        r = stats.sign_test(va, vb, alpha=alpha)
+        r = sign_test(va, vb, alpha=alpha)
         return float(r.pvalue), int(np.sign((d > 0).sum() - (d < 0).sum()))
-    r = stats.wilcoxon(va, vb, alpha=alpha)
+    r = wilcoxon(va, vb, alpha=alpha)
     nz = d[d != 0]
-    ranks = stats.midranks(np.abs(nz)) if len(nz) else np.zeros(0)
+    ranks = midranks(np.abs(nz)) if len(nz) else np.zeros(0)
     return float(r.pvalue), int(np.sign((np.sign(nz) * ranks).sum()))
 
 
@@ -200,7 +203,7 @@ def simulate(s: Setting, runs: int, n: int, folds: int, n_looks: int, alpha: flo
                 ("wilcoxon paired cum", cum[r], zeros),
             ):
                 p[name][r, j], fav[name][r, j] = fold_test(name, va, vb, alpha)
-            mc = stats.mcnemar(n01[r], n10[r], alpha=alpha)
+            mc = mcnemar(n01[r], n10[r], alpha=alpha)
             p["mcnemar"][r, j], fav["mcnemar"][r, j] = mc.pvalue, int(np.sign(n10[r] - n01[r]))
             for key, e in (("sign e", e_sign[r]), ("wilcoxon e", e_wil[r])):
                 e.update(wins_a[r], wins_b[r])

@@ -3,10 +3,10 @@ every look, with heavy-tailed, unbounded errors.
 
 Each run draws, for ``--folds`` folds that all test every row and ``--rows`` rows, the
 errors of learners A and B directly (no learner is trained), so the truth is planted
-exactly. The sequence is :class:`distval.anytime.DifferenceCS` on ``[-1, 1]`` over the
+exactly. The sequence is :class:`distval.statistics.anytime.DifferenceCS` on ``[-1, 1]`` over the
 per-row value ``x_t``: the mean over folds of ``sign(|e_B| - |e_A|)``, as
-:class:`distval.regression.RegressionAggregator` feeds it. Row scale ``s_t = exp(z_t / 2)``
-with ``z_t`` an AR(1) (coefficient ``phi``, unit variance): runs of hard rows.
+:class:`distval.aggregator.regression.RegressionAggregator` feeds it. Row scale ``s_t = exp(z_t /
+2)`` with ``z_t`` an AR(1) (coefficient ``phi``, unit variance): runs of hard rows.
 
 ============== =======================================================================
 null t1.5      e_A, e_B = s_t (u_t + T), T Student-t with 1.5 degrees of freedom (infinite
@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from distval.anytime import DifferenceCS
+from distval.statistics.anytime import DifferenceCS
 
 OUT = Path(__file__).parent / "results"
 

@@ -11,9 +11,9 @@ a table's columns.
 - :data:`Q_SCHEMA`: per (position, learner pair, forgetting) the Q statistic;
 - :data:`EVENT_SCHEMA`: per drift detection its row, learner, fold and detector;
 - :data:`PAIRED_SCHEMA`: per (position, learner pair, fold) both learners' measure over the
-  rows that fold tested with both, under the paired forgetting (:mod:`distval.paired`);
+  rows that fold tested with both, under the paired forgetting (:mod:`distval.metrics.paired`);
 - :data:`VERDICT_SCHEMA`: per (position, learner pair) the confidence sequence of the per-row
-  difference, the decision and the verdict line (:mod:`distval.verdict`).
+  difference, the decision and the verdict line (:mod:`distval.statistics`).
 
 A column that may hold nulls (``favours``, ``boundary``, ...) is an object array holding
 ``None`` there; the others have the numpy dtype of their Arrow type.
@@ -74,7 +74,8 @@ FOLD_SCHEMA = pa.schema(
         *[(m, pa.float64()) for m in PROBA_MEASURES],  # null unless a run asks for one
     ]
 )
-#: The fold table of a regression run (:mod:`distval.regression`): the regression measures.
+#: The fold table of a regression run (:mod:`distval.aggregator.regression`): the regression
+#measures.
 REGRESSION_FOLD_SCHEMA = pa.schema(
     [
         *_FOLD_KEYS,

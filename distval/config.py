@@ -8,16 +8,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from distval.delays import Delay, delay_spec
 from distval.errors import DistvalError, check_open_unit, check_positive_int
 from distval.learners import LearnerSpec, learner_spec
 from distval.learners.task import TASKS, resolve_task
 from distval.metrics import FORGETTING, MEASURES, PROBA_MEASURES
-from distval.sequential import SEQUENTIAL, SPENDING
+from distval.routing.delays import Delay, delay_spec
+from distval.routing.validation import FOLD_CHOICES, SCHEMES, Validation
+from distval.statistics.sequential import SEQUENTIAL, SPENDING
 from distval.streams.delimited import na_vocabulary
 from distval.streams.iterable import stream_name
 from distval.streams.open import INFINITE
-from distval.validation import FOLD_CHOICES, SCHEMES, Validation
 
 __all__ = ["CONFIG_FORMAT", "TASKS", "TESTS", "RunConfig", "current_keys", "read_config"]
 
@@ -539,7 +539,7 @@ class RunConfig:
 
     @property
     def label_delay(self) -> Delay | None:
-        """When labels reach the learners (:mod:`distval.delays`); None: at once, all."""
+        """When labels reach the learners (:mod:`distval.routing.delays`); None: at once, all."""
         return self._delay  # type: ignore[attr-defined, no-any-return]  # set in __post_init__
 
     @property

@@ -15,24 +15,23 @@ from pathlib import Path
 from typing import Any, cast
 
 from distval.config import RunConfig, read_config
-from distval.delays import check_time_column, untrained
-from distval.engine import (
+from distval.engine.loop import (
     CHECKPOINT_SECONDS,
     Checkpoint,
-    Run,
     Step,
-    Timeline,
     iter_inprocess,
     open_config_stream,
     spending_horizon,
 )
+from distval.engine.run import Run, Timeline
 from distval.errors import DistvalError, DistvalWarning, LowPowerWarning, check_positive_int
 from distval.results import EvaluationResult
 from distval.results.lock import DirectoryLock
 from distval.results.regression import is_regression_run
 from distval.results.saved import load_evaluation
 from distval.results.writer import CHECKPOINT, RUN_ID, checkpoint_header, read_checkpoint
-from distval.stats import folds_to_reach, smallest_pvalue
+from distval.routing.delays import check_time_column, untrained
+from distval.statistics.power import folds_to_reach, smallest_pvalue
 from distval.streams import Stream
 
 __all__ = ["BACKENDS", "check_backend", "evaluate", "finished", "low_power", "no_horizon",
@@ -302,9 +301,9 @@ def _check_state(state: object, path: Path) -> None:
     """Refuse a checkpoint's state that is not what :class:`Run` saves: a dict of the
     :class:`Checkpoint` (its row, learner hosts and aggregator), the configuration, the
     rows each place evaluated and the seconds so far."""
-    from distval.aggregator import Aggregator
+    from distval.aggregator.core import Aggregator
+    from distval.aggregator.regression import RegressionAggregator
     from distval.learners.host import LearnerHost
-    from distval.regression import RegressionAggregator
 
     cp = state.get("checkpoint") if isinstance(state, dict) else None
     by = state.get("evaluated_by") if isinstance(state, dict) else None

@@ -10,7 +10,8 @@ from aggregator_feed import feed
 from scipy import stats
 from sklearn.metrics import accuracy_score
 
-from distval.aggregator import Aggregator, PairCounts
+from distval.aggregator.core import Aggregator
+from distval.aggregator.counts import PairCounts
 from distval.columns import rows_of
 from distval.config import RunConfig
 

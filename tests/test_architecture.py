@@ -21,23 +21,23 @@ PACKAGE = Path(__file__).resolve().parents[1] / "distval"
 LAYERS = {
     "distval.errors": 0,
     "distval.streams": 1,
-    "distval.validation": 1,
-    "distval.delays": 1,
-    "distval.stats": 1,
-    "distval.sequential": 1,
-    "distval.anytime": 1,  # confidence sequences of a pair's per-row difference
-    "distval.multiplicity": 1,  # Holm, e-BH
+    "distval.routing.validation": 1,
+    "distval.routing.delays": 1,
+    "distval.statistics": 1,
+    "distval.statistics.sequential": 1,
+    "distval.statistics.anytime": 1,  # confidence sequences of a pair's per-row difference
+    "distval.statistics.multiplicity": 1,  # Holm, e-BH
     "distval.learners": 2,
     "distval.learners.minibatch": 2,  # partial_fit / learn_many replicas, below the host
     "distval.metrics": 2,
-    "distval.prequential": 2,
-    "distval.paired": 2,  # both learners of a pair over the same rows
+    "distval.metrics.prequential": 2,
+    "distval.metrics.paired": 2,  # both learners of a pair over the same rows
     "distval.config": 3,
     "distval.columns": 3,  # the columns of every results table, their one owner
-    "distval.comparison": 3,  # one pair comparison: the aggregator's and the harness's
-    "distval.verdict": 3,  # the verdict line of a pair, and its live state
+    "distval.statistics.comparison": 3,  # one pair comparison: the aggregator's and the harness's
+    "distval.statistics": 3,  # the verdict line of a pair, and its live state
     "distval.aggregator": 4,
-    "distval.regression": 4,  # the aggregator of a regression run
+    "distval.aggregator.regression": 4,  # the aggregator of a regression run
     "distval.results": 5,  # schema, tables <- writer, reader <- memory (EvaluationResult)
     "distval.results.lock": 5,  # one writer per results directory (below the writer)
     "distval.report": 6,

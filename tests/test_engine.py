@@ -12,7 +12,8 @@ from sklearn.metrics import accuracy_score
 
 import distval
 from distval.config import RunConfig
-from distval.engine import Run, Step, iter_batches, open_config_stream
+from distval.engine.loop import Step, iter_batches, open_config_stream
+from distval.engine.run import Run
 from distval.errors import DistvalError
 
 SMALL = {
@@ -178,7 +179,7 @@ def test_auto_backend_keeps_small_jobs_in_process(tmp_path):
 def test_the_live_status_keeps_the_leader_and_the_verdict_on_an_80_column_terminal():
     from tqdm import tqdm
 
-    from distval.engine import _BAR_FORMAT, live_status, status_width
+    from distval.engine.run import _BAR_FORMAT, live_status, status_width
 
     res = distval.evaluate(stream="sea", n_rows=4000, learners=("nb", "majority"), n_folds=3,
                            test_every=1000)
@@ -198,7 +199,7 @@ def _resumed_rows(cfg, at):
     import pickle
 
     from distval.columns import rows_of
-    from distval.engine import iter_inprocess
+    from distval.engine.loop import iter_inprocess
 
     whole, saved = [], []
     for step in iter_inprocess(cfg, open_config_stream(cfg), checkpoint_seconds=0.0):
@@ -264,10 +265,10 @@ def test_the_bar_shows_elapsed_time_and_eta_from_the_first_second(capsys):
 def test_with_three_learners_the_live_bar_names_every_learner_and_the_verdict():
     """At the width an 80-column terminal leaves beside the bar, a three-learner status
     names all three learners (mean over folds) and the clearest verdict."""
-    from distval.aggregator import Snapshot
+    from distval.aggregator.snapshot import Snapshot
     from distval.columns import VERDICT_SCHEMA, to_columns
     from distval.config import RunConfig
-    from distval.engine import live_status, status_width
+    from distval.engine.run import live_status, status_width
 
     cfg = RunConfig(learners=("ht", "nb", "majority"), n_folds=2)
     folds = {"learner": np.array(["ht", "ht", "nb", "nb", "majority", "majority"], dtype=object),

@@ -10,9 +10,9 @@ import pytest
 
 CORE = [
     "distval",
-    "distval.validation",
+    "distval.routing.validation",
     "distval.metrics",
-    "distval.stats",
+    "distval.statistics",
     "distval.streams",
     "distval.learners",
     "distval.learners.host",
@@ -39,9 +39,9 @@ def test_core_modules_do_not_import_ray():
 def test_objects_that_travel_to_actors_pickle():
     import numpy as np
 
-    from distval.aggregator import Aggregator
+    from distval.aggregator.core import Aggregator
     from distval.config import RunConfig
-    from distval.engine import iter_batches, open_config_stream
+    from distval.engine.loop import iter_batches, open_config_stream
     from distval.learners.host import LearnerHost
 
     cfg = RunConfig(stream="sea", n_rows=500, learners=("arf(n_models=2)", "nb"), n_folds=3)

@@ -14,10 +14,11 @@ from scipy import stats as sps
 from sklearn.metrics import mean_absolute_error, r2_score, root_mean_squared_error
 
 import distval
+from distval.aggregator.regression import RegressionAggregator
 from distval.config import RunConfig
-from distval.engine import LocalEvaluation, iter_batches, open_config_stream
-from distval.learners.registry import REGRESSORS, make_replicas, parse_learner, replica_seed
-from distval.regression import RegressionAggregator
+from distval.engine.loop import LocalEvaluation, iter_batches, open_config_stream
+from distval.learners.registry import REGRESSORS, parse_learner
+from distval.learners.replicas import make_replicas, replica_seed
 
 K = 4
 

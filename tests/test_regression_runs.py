@@ -16,7 +16,8 @@ from interrupted_stream import StopAfter
 
 import distval
 from distval.cli import main as cli_main
-from distval.engine import Run, iter_inprocess, open_config_stream
+from distval.engine.loop import iter_inprocess, open_config_stream
+from distval.engine.run import Run
 from distval.evaluation import resume
 from distval.results.regression import REGRESSION_SCHEMAS, load_regression
 from distval.results.saved import comparison, export_csv
@@ -167,8 +168,8 @@ def test_the_progress_bar_shows_on_stderr_and_counts_every_row(capsys):
 
 def test_the_live_status_leads_with_the_lowest_error_without_a_verdict():
     """Without verdicts the leader is the lowest mean RMSE (an error), the highest R²."""
-    from distval.aggregator import Snapshot
-    from distval.engine import live_status
+    from distval.aggregator.snapshot import Snapshot
+    from distval.engine.run import live_status
 
     folds = {"learner": np.array(["htr", "htr", "linreg", "linreg"], dtype=object),
              "forgetting": np.array(["adwin"] * 4, dtype=object),

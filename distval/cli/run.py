@@ -28,7 +28,7 @@ from typing import Any
 
 from distval.cli.argtypes import progress_wanted, seconds
 from distval.config import RunConfig, read_config
-from distval.engine import CHECKPOINT_SECONDS
+from distval.engine.loop import CHECKPOINT_SECONDS
 from distval.errors import DistvalError, DistvalWarning
 from distval.evaluation import evaluate, finished, resume
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from distval.learners import parse_learner, to_dicts
-from distval.prequential import PrequentialError, zero_one_loss
+from distval.metrics.prequential import PrequentialError, zero_one_loss
 from distval.streams.base import Stream
 
 __all__ = ["holdout_curve"]

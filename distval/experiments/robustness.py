@@ -19,7 +19,7 @@ import numpy as np
 from scipy.stats import kendalltau, rankdata
 
 from distval.config import RunConfig
-from distval.engine import open_config_stream
+from distval.engine.loop import open_config_stream
 from distval.errors import DistvalError, check_positive_int
 from distval.evaluation import check_backend, evaluate
 from distval.experiments.study import Part, StudyProgress, run_study

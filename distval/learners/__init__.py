@@ -12,10 +12,9 @@ from distval.learners.registry import (
     check_learner_class,
     learner_factory,
     learner_spec,
-    make_replicas,
     parse_learner,
-    replica_seed,
 )
+from distval.learners.replicas import make_replicas, replica_seed
 
 __all__ = [
     "BUILTIN",

@@ -24,14 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from distval.delays import Release
 from distval.errors import DistvalError
 from distval.learners.labels import observes_labels
 from distval.learners.minibatch import MiniBatchReplica
 from distval.learners.nominal import accepts_nominal, category_names
-from distval.learners.registry import LearnerSpec, make_replicas, replica_seed
+from distval.learners.registry import LearnerSpec
+from distval.learners.replicas import make_replicas, replica_seed
 from distval.learners.schema import Schema
 from distval.learners.weights import learns_with_weight
+from distval.routing.delays import Release
 
 if TYPE_CHECKING:
     from distval.learners.moa.replicas import MoaReplicaError
@@ -44,7 +45,7 @@ class Batch:
     """Consecutive stream rows with their fold routing; what travels to the hosts.
 
     ``weights`` and ``tested`` have shape (rows, folds). With delayed labels
-    (:mod:`distval.delays`) the replicas train on the rows of ``release``, not on these
+    (:mod:`distval.routing.delays`) the replicas train on the rows of ``release``, not on these
     arrivals, and the measures score the released rows; ``revealed`` (rows,) marks the rows
     whose label the replicas get (None: all).
     """
@@ -125,7 +126,7 @@ class LearnerHost:
     ) -> None:
         self.slots = [(int(i), int(f)) for i, f in slots]
         #: Whether the replicas are regressors: :meth:`process` then returns float
-        #: predictions, NaN where a slot did not test a row (:mod:`distval.regression`).
+        #: predictions, NaN where a slot did not test a row (:mod:`distval.aggregator.regression`).
         self.regression = regression
         #: Whether :meth:`process` also returns class probabilities (a probabilistic measure
         #: was asked for): river's ``predict_proba_one``, MOA's votes over their sum.

@@ -4,7 +4,7 @@ What they mean: [Methods: measures](methods.md#measures) and [forgetting](method
 
 Three modules, one concept each:
 
-- :mod:`distval.metrics.measures`: the measures as functions of confusion counts
+- :mod:`distval.metrics.confusion`: the measures as functions of confusion counts
   (:func:`measures`, :data:`MEASURES`) and the packed row codes of the windows;
 - :mod:`distval.metrics.trackers`: the per-slot state under each forgetting mechanism
   (:class:`Tracker` and its subclasses, :func:`make_tracker`);
@@ -21,7 +21,7 @@ Three modules, one concept each:
 
 from __future__ import annotations
 
-from distval.metrics.measures import FORGETTING, MAX_CLASSES, MEASURES, measures, pack, unpack
+from distval.metrics.confusion import FORGETTING, MAX_CLASSES, MEASURES, measures, pack, unpack
 from distval.metrics.probabilistic import (
     LOWER_IS_BETTER,
     PROBA_MEASURES,

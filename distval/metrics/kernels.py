@@ -1,6 +1,6 @@
 """The compiled (numba) loops of the trackers: one call per batch for all slots.
 
-Windows keep every slot's tested rows as packed codes (:func:`~distval.metrics.measures.pack`)
+Windows keep every slot's tested rows as packed codes (:func:`~distval.metrics.confusion.pack`)
 in a ring buffer, one row of ``ring`` per slot, the oldest at ``head[s]``, ``size[s]`` of
 them. A batch is pushed row by row into the ring and into the slot's confusion counts, then
 the oldest codes beyond the window's length leave both.
@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from distval.metrics.measures import CLASS_MASK, PRED_SHIFT, Y_SHIFT
+from distval.metrics.confusion import CLASS_MASK, PRED_SHIFT, Y_SHIFT
 
 __all__ = [
     "LEVELS",

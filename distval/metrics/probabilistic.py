@@ -65,7 +65,7 @@ PROBA_MEASURES = ("log_loss", "brier", "auc")
 LOWER_IS_BETTER = frozenset({"log_loss", "brier"})
 _EPS = float(np.finfo(np.float64).eps)
 #: The verdict's per-row log-loss clips ``p[y]`` below here, so a row's loss is at most
-#: ``-log(1e-4)`` (9.21) and a paired difference is bounded (:mod:`distval.anytime`).
+#: ``-log(1e-4)`` (9.21) and a paired difference is bounded (:mod:`distval.statistics.anytime`).
 LOG_LOSS_FLOOR = 1e-4
 #: Bins of the AUC histograms: ``p[k]`` is rounded down to a multiple of ``1 / AUC_BINS``.
 AUC_BINS = 4096

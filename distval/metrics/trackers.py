@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from distval.errors import DistvalError, check_open_unit, check_positive_int
+from distval.metrics.confusion import FORGETTING, class_count, kappa_family, measures
 from distval.metrics.kernels import (
     LEVELS,
     RING,
@@ -33,7 +34,6 @@ from distval.metrics.kernels import (
     count_batch,
     sliding_batch,
 )
-from distval.metrics.measures import FORGETTING, class_count, kappa_family, measures
 
 __all__ = [
     "ADWINWindow",

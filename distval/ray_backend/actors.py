@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # types only: this module imports nothing of distval at run time
     import numpy as np
 
-    from distval.aggregator import Aggregator, Snapshot
+    from distval.aggregator.core import Aggregator
+    from distval.aggregator.snapshot import Snapshot
     from distval.config import RunConfig
     from distval.learners.host import Batch, LearnerHost
     from distval.learners.registry import LearnerSpec
@@ -63,7 +64,7 @@ class LearnerActor:
 
 
 class AggregatorActor:
-    """Hosts an :class:`~distval.aggregator.Aggregator`, fed whole batches and every
+    """Hosts an :class:`~distval.aggregator.core.Aggregator`, fed whole batches and every
     learner actor's predictions (``slot_ids[i]`` are the slots of learner actor ``i``).
 
     :meth:`warm`, called while the learner actors boot, feeds a throw-away aggregator of
@@ -134,7 +135,7 @@ def warm_aggregator(config: RunConfig, n_classes: int | None, rows: int = 100) -
 
     import numpy as np
 
-    from distval.aggregator import Aggregator
+    from distval.aggregator.core import Aggregator
 
     config = dataclasses.replace(config, test_every=rows)
     aggregator = Aggregator.from_config(config, n_classes=n_classes)

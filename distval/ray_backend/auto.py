@@ -1,6 +1,6 @@
 """``backend="auto"``: start in-process at once, move to Ray only when the job proves long.
 
-The driver evaluates batches itself (:class:`~distval.engine.LocalEvaluation`) and measures
+The driver evaluates batches itself (:class:`~distval.engine.loop.LocalEvaluation`) and measures
 its own speed. After the first batch it projects the time left from its learners' own
 seconds in that batch (a stream of unknown length counts as long); if that does not decide,
 it projects again from its whole speed once it has run for ``probe_seconds``. Above
@@ -15,7 +15,7 @@ reader and aggregator threads already use every core. Ray is imported only when 
 happens.
 
 >>> from distval.config import RunConfig
->>> from distval.engine import open_config_stream
+>>> from distval.engine.loop import open_config_stream
 >>> cfg = RunConfig(stream="sea", n_rows=300, learners=("nb",), n_folds=2, test_every=100)
 >>> [(s.rows, s.where) for s in iter_auto(cfg, open_config_stream(cfg))]
 [(100, 'driver'), (100, 'driver'), (100, 'driver'), (0, 'driver')]
@@ -28,7 +28,8 @@ import time
 from collections.abc import Iterator
 
 from distval.config import RunConfig
-from distval.engine import Checkpoint, Step, Timeline, starting_point
+from distval.engine.loop import Checkpoint, Step, starting_point
+from distval.engine.run import Timeline
 from distval.ray_backend.starter import RayStarter
 from distval.streams import Stream
 

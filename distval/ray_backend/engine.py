@@ -6,7 +6,7 @@ its replicas' costs over the costliest one's), one process serving many folds. T
 start with the slots dealt round-robin; at the hand-over the slots are placed by the
 seconds each replica took in the driver's warm-up, costliest first to the least loaded
 actor (:meth:`RayRun.placed`). The driver reads and routes batches exactly
-as the in-process engine (:func:`distval.engine.iter_batches`), puts each batch in the object
+as the in-process engine (:func:`distval.engine.loop.iter_batches`), puts each batch in the object
 store once and hands the reference to every learner actor; the aggregator actor receives the
 same reference plus every actor's predictions and returns a snapshot every ``test_every``
 rows. Batches travel in parcels of consecutive batches sized by time (:class:`ParcelSizer`):
@@ -16,7 +16,7 @@ alone. At most ``max_in_flight`` parcels are under way, so memory stays flat on 
 
 Start-up: Ray and the actors' processes take seconds to start (:func:`iter_ray` starts them
 in a background thread). Meanwhile the driver evaluates the first batches itself
-(:class:`distval.engine.LocalEvaluation`) and, once every actor is up, hands each its share
+(:class:`distval.engine.loop.LocalEvaluation`) and, once every actor is up, hands each its share
 of that state. The aggregator actor is warmed while the learner actors boot. The same core
 classes see the same batches either way, so the numbers do not change.
 
@@ -38,7 +38,7 @@ keeping on disk what was computed.
 
 Checkpoints on disk (``checkpoint_seconds``): when one is due, the driver asks the actors
 for a checkpoint at once and, right after the snapshots of the parcels before it, fetches
-it and yields it as a :class:`~distval.engine.Checkpoint` (``distval run --resume``).
+it and yields it as a :class:`~distval.engine.loop.Checkpoint` (``distval run --resume``).
 """
 
 from __future__ import annotations
@@ -53,9 +53,10 @@ import ray
 from ray import ObjectRef
 from ray.exceptions import RayActorError
 
-from distval.aggregator import Snapshot
+from distval.aggregator.snapshot import Snapshot
 from distval.config import RunConfig
-from distval.engine import Checkpoint, Every, LocalEvaluation, Step, Timeline, starting_point
+from distval.engine.loop import Checkpoint, Every, LocalEvaluation, Step, starting_point
+from distval.engine.run import Timeline
 from distval.errors import DistvalError
 from distval.learners.host import Batch, LearnerHost
 from distval.learners.registry import LearnerSpec

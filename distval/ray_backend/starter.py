@@ -3,7 +3,7 @@
 ``ray.init`` is seconds of Python work (starting the cluster's processes and connecting to
 them) plus waiting; the actors' processes then take seconds more to boot. Neither needs
 the driver, which meanwhile evaluates the first batches itself
-(:class:`~distval.engine.LocalEvaluation`) and hands its state over once every actor is up.
+(:class:`~distval.engine.loop.LocalEvaluation`) and hands its state over once every actor is up.
 This module imports nothing of Ray itself: the thread does, so that the driver's first rows
 never wait for Ray's import either.
 

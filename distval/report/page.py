@@ -46,14 +46,13 @@ from distval.report.figures import (
     FORMATS,
     plot_adwin_width,
     plot_baselines,
-    plot_critical_difference,
     plot_measure,
     plot_q,
-    plot_tests,
     png_bytes,
     save_figure,
 )
 from distval.report.pairs import plot_pair_verdict
+from distval.report.significance import plot_critical_difference, plot_tests
 from distval.results import SavedRun, load_results, markdown_table
 from distval.results.compact import label_words
 

@@ -9,8 +9,8 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from distval.delays import parse_duration
 from distval.results.tables import text_table
+from distval.routing.delays import parse_duration
 
 __all__ = [
     "COMPACT_MEASURES",

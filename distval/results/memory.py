@@ -11,39 +11,31 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from distval.aggregator import Snapshot
+from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns, concat, rows_of, select
 from distval.config import RunConfig
 from distval.errors import DistvalError
-from distval.metrics import MEASURES, PROBA_MEASURES
-from distval.results.compact import (
-    baseline,
-    compact_measures,
-    label_words,
-    verdict_block,
-    wrap,
-)
+from distval.results.compact import baseline, compact_measures, verdict_block, wrap
 from distval.results.reader import SavedRun
-from distval.results.schema import (
-    FOLD_SCHEMA,
-    SUMMARY_MEASURES,
-    TEST_SCHEMA,
-    columns_of,
-    finite_or_none,
-    table,
-)
+from distval.results.schema import FOLD_SCHEMA, TEST_SCHEMA, columns_of, finite_or_none, table
 from distval.results.series import Series, TimeSeries
+from distval.results.summary import (
+    Block,
+    _measures_caption,
+    label_note,
+    measured,
+    measures_block,
+    q_block,
+    tests_block,
+)
 from distval.results.tables import markdown_table, text_table
 from distval.results.writer import ResultWriter
-from distval.verdict import short_names, twin_line
+from distval.statistics.verdict import short_names, twin_line
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["EvaluationResult"]
-
-#: A summary table: (caption, columns, rows, alignment), drawn by every renderer.
-Block = tuple[str, list[str], list[list[str]], str]
 
 
 @dataclass
@@ -76,7 +68,7 @@ class EvaluationResult:
     evaluated_by: dict[str, int] = field(default_factory=dict)
     #: The backend that ran: "inprocess" or "ray" (None: not known).
     backend: str | None = None
-    #: When the run's phases began, seconds since its start (:class:`distval.engine.Timeline`).
+    #: When the run's phases began, seconds since its start (:class:`distval.engine.run.Timeline`).
     timeline: dict[str, float] = field(default_factory=dict)
     #: Drift detections so far per learner and detector.
     detections: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -174,7 +166,7 @@ class EvaluationResult:
             for kind in dict.fromkeys(final["forgetting"].tolist()):
                 sel = (final["learner"] == label) & (final["forgetting"] == kind)
                 stats_: dict[str, dict[str, float | None]] = {}
-                for m in _measured(self.config):
+                for m in measured(self.config):
                     v = final[m][sel].astype(float)
                     v = v[np.isfinite(v)]
                     stats_[m] = {
@@ -240,18 +232,18 @@ class EvaluationResult:
     def _blocks(self) -> list[Block]:
         """The summary as (caption, columns, rows, alignment) tables, for every renderer."""
         s = self.summary()
-        blocks = [_measures_block(s["learners"], self.config.forgetting)]
+        blocks = [measures_block(s["learners"], self.config.forgetting)]
         if s["tests"]:
-            blocks.append(_tests_block(s["tests"], self.config.alpha, self.config.sequential))
+            blocks.append(tests_block(s["tests"], self.config.alpha, self.config.sequential))
         if s["q"]:
-            blocks.append(_q_block(s["q"]))
+            blocks.append(q_block(s["q"]))
         return blocks
 
     def _title(self) -> str:
         cfg = self.config
         head = f"{cfg.n_folds}-fold {cfg.scheme}{' prequential' if cfg.prequential else ''}"
         cut = f" (interrupted at row {self.n_rows})" if self.interrupted else ""
-        return f"distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows{_labels(cfg)}{cut}"
+        return f"distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows{label_note(cfg)}{cut}"
 
     def _footer(self) -> list[str]:
         s = self.summary()
@@ -369,8 +361,8 @@ class EvaluationResult:
         from matplotlib.figure import Figure
 
         measure = measure or self.config.measure
-        if measure not in _measured(self.config):
-            choices = ", ".join(_measured(self.config))
+        if measure not in measured(self.config):
+            choices = ", ".join(measured(self.config))
             raise DistvalError(f"unknown measure {measure!r}; choose one of {choices}")
         df = self.folds()
         df = df[df["forgetting"] == self.config.forgetting]
@@ -459,194 +451,3 @@ class _TwinRules:
                 "at_any_look": ever,
             })
         return rules
-
-
-def _mean_sd(d: dict[str, float | None]) -> str:
-    if d["mean"] is None:
-        return "–"
-    return f"{d['mean']:.4f}" + (f" ± {d['std']:.4f}" if d["std"] is not None else "")
-
-
-def _num(v: float | None, spec: str = ".4g") -> str:
-    return "–" if v is None else format(v, spec)
-
-
-def _pvalue(p: float | None) -> str:
-    """A p-value for a table, never ``0``.
-
-    >>> _pvalue(0.0), _pvalue(0.01234567)
-    ('< 1e-16', '0.01235')
-    """
-    return "–" if p is None else ("< 1e-16" if p < 1e-16 else format(p, ".4g"))
-
-
-def _measures_block(learners: dict[str, Any], kind: str) -> Block:
-    """The final measures under ``kind`` forgetting, with the cumulative accuracy."""
-    rows = []
-    for label, per in learners.items():
-        if not per:
-            continue
-        main = per.get(kind, {})
-        cum = per.get("cumulative", main)
-        shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in main)]
-        cells = [_mean_sd(main[m]) for m in shown] if main else []
-        rows.append([label, *cells, _mean_sd(cum["accuracy"])])
-    first: dict[str, Any] = next(
-        (per[kind] for per in learners.values() if per.get(kind)), {}
-    )
-    shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in first)]
-    return (
-        _measures_caption(kind, "(mean ± sd over folds)", "`"),
-        ["learner", *shown, "accuracy (cumulative)"],
-        rows,
-        "l" + "r" * (len(shown) + 1),
-    )
-
-
-def _measures_caption(kind: str, units: str, quote: str = "") -> str:
-    """What a measures table covers: under a forgetting mechanism each learner's own windows
-    (which may hold other rows than another learner's: the verdicts compare on the same
-    rows); cumulative: every row each fold tested.
-
-    >>> _measures_caption("cumulative", "(%)").split(": ")[1]
-    'each learner over every row its folds tested; last column'
-    """
-    if kind == "cumulative":
-        return (f"Measures at the end {units} under {quote}cumulative{quote} forgetting: each "
-                "learner over every row its folds tested; last column: the same.")
-    return (
-        f"Measures at the end {units} under {quote}{kind}{quote} forgetting: each learner "
-        "over its own windows, so two learners' values may cover different rows and need not "
-        "agree with the verdicts, which compare them on the same rows; last column: "
-        "accuracy over all rows."
-    )
-
-
-def _measured(cfg: RunConfig) -> tuple[str, ...]:
-    """The fold measures a run has: the probabilistic ones only when it asked for one."""
-    return MEASURES + PROBA_MEASURES if cfg.measure in PROBA_MEASURES else MEASURES
-
-
-#: What the decisions of each ``--sequential`` rule mean, for the summary and the report.
-SEQUENTIAL_NOTES = {
-    "none": "Each decision is a fixed-alpha test at this check: watching the checks and "
-    "stopping at the first rejection errs more often than alpha (--sequential spending or "
-    "evalue give decisions that stay valid).",
-    "spending": "Decisions valid under peeking: each test's p-value met the alpha-spending "
-    "limit of its check (Lan-DeMets; 'p limit' at the last check) at some check so far.",
-    "evalue": "sign_evalue and wilcoxon_evalue are valid at every check (e-processes over "
-    "the folds' settled signs and settling-order ranks; the statistic is the e-value, H0 "
-    "rejected once it reaches 1/alpha, the p-value 1/largest e-value); the other rows are "
-    "fixed-alpha tests at this check.",
-}
-
-
-def _tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "none") -> Block:
-    """The final test decisions and what each compared; with ``--sequential``, which
-    decisions stay valid when the checks are watched and the p-value limit each used."""
-    watched = sequential != "none"
-    adjusted = _across_pairs(tests, alpha)
-    rows = []
-    for i, t in enumerate(tests):
-        compared = f"{t['measure']}, {t['forgetting']}" if t.get("measure") else "–"
-        if t["test"] in ("sign", "wilcoxon"):
-            compared += ", paired"
-        digits = ".4f" if t.get("measure") != "errors" else ".6g"
-        row = [
-            t["learner_a"],
-            t["learner_b"],
-            t["test"],
-            compared,
-            _num(t["value_a"], digits),
-            _num(t["value_b"], digits),
-            _num(t["statistic"]),
-            _num(t["pvalue"]),
-            "yes" if t["reject"] else "no",
-        ]
-        if watched:
-            row += ["yes" if t.get("anytime_valid") else "no", _num(t.get("boundary"), ".3g")]
-        if adjusted is not None:
-            row.append(adjusted[i])
-        row[7] = _pvalue(t["pvalue"])
-        rows.append([*row, t.get("favours") or "–"])
-    cols = ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0"]
-    if watched:
-        cols += ["valid under peeking", "p limit"]
-    if adjusted is not None:
-        cols.append("across pairs")
-    caption = (
-        f"Tests (alpha = {alpha}): sign and Wilcoxon across folds on the paired windows (per "
-        "fold, both learners over the rows it tested with both); McNemar on the errors of "
-        "the (row, fold) pairs both learners tested. Values: the compared quantity of A and "
-        "B. " + SEQUENTIAL_NOTES[sequential if watched else "none"]
-    )
-    if adjusted is not None:
-        caption += (
-            " 'across pairs': the decision corrected for the number of pairs, Holm's "
-            "procedure on each test's p-values (family-wise error) and e-BH on the e-values "
-            "(false discovery rate)."
-        )
-    align = "llllrrrrl" + ("lr" if watched else "") + ("l" if adjusted is not None else "")
-    return caption, [*cols, "favours"], rows, align + "l"
-
-
-def _across_pairs(tests: list[dict[str, Any]], alpha: float) -> list[str] | None:
-    """With several learner pairs, each test row's decision after Holm (p-values) or e-BH
-    (e-values, the ``*_evalue`` rows) across the pairs; None with one pair.
-
-    >>> rows = [{"test": "wilcoxon", "learner_a": a, "pvalue": p, "statistic": 0.0}
-    ...         for a, p in (("x", 0.01), ("y", 0.04))]
-    >>> _across_pairs(rows, 0.05)
-    ['Holm: yes', 'Holm: yes']
-    """
-    from distval.multiplicity import e_bh, holm
-
-    pairs = {(t["learner_a"], t.get("learner_b")) for t in tests if t["learner_a"] != "*"}
-    if len(pairs) < 2:
-        return None
-    out = ["–"] * len(tests)
-    for name in dict.fromkeys(t["test"] for t in tests):
-        idx = [i for i, t in enumerate(tests) if t["test"] == name and t["learner_a"] != "*"]
-        if name.endswith("_evalue"):
-            decided = e_bh([tests[i]["statistic"] for i in idx], alpha)
-            label = "e-BH"
-        else:
-            decided = holm([tests[i]["pvalue"] for i in idx], alpha)
-            label = "Holm"
-        for i, d in zip(idx, decided.tolist()):
-            out[i] = f"{label}: {'yes' if d else 'no'}"
-    return out
-
-
-def _q_block(q_rows: list[dict[str, Any]]) -> Block:
-    """The final Q statistic of every pair."""
-    rows = [
-        [
-            q["learner_a"],
-            q["learner_b"],
-            q["forgetting"],
-            _num(q["q"], "+.4f"),
-            _num(q["errors_a"], ".6g"),
-            _num(q["errors_b"], ".6g"),
-            q.get("favours") or "–",
-        ]
-        for q in q_rows
-    ]
-    return (
-        "Q statistic log(errors A / errors B) (gama2013; negative favours A):",
-        ["A", "B", "forgetting", "Q", "errors A", "errors B", "favours"],
-        rows,
-        "lllrrrl",
-    )
-
-
-def _labels(cfg: RunConfig) -> str:
-    """How labels reached the learners, for a title (:func:`label_words`).
-
-    >>> _labels(RunConfig(delay=500, label_probability=0.1))
-    ', labels 500 rows late, 10 % revealed'
-    >>> _labels(RunConfig(delay="30min", delay_column="time"))
-    ", labels 1800 s late (by 'time')"
-    """
-    d = cfg.to_dict()
-    return label_words(d.get("delay"), d.get("label_probability"), d.get("delay_column"))

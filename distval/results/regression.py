@@ -1,13 +1,12 @@
 """The result of a regression run: its snapshots, summary, text and results directory.
 
-A regression run (:mod:`distval.regression`) yields the same snapshots as a classification
-run, its fold table in :data:`~distval.columns.REGRESSION_FOLD_SCHEMA`. A
-:class:`RegressionResult` keeps every snapshot's tables in memory (Arrow tables on demand)
-or, run with an output directory, reads them back from its
-:class:`~distval.results.writer.ResultWriter` (its ``series``), which appends each
-snapshot's tables to ``folds``, ``tests``, ``paired`` and ``verdicts`` as they are produced
-and writes ``summary.json`` when the run ends, as for a classification run.
-:func:`load_regression` reads a results directory back.
+A regression run (:mod:`distval.aggregator.regression`) yields the same snapshots as a
+classification run, its fold table in :data:`~distval.columns.REGRESSION_FOLD_SCHEMA`. A
+:class:`RegressionResult` keeps every snapshot's tables in memory (Arrow tables on demand) or, run
+with an output directory, reads them back from its :class:`~distval.results.writer.ResultWriter`
+(its ``series``), which appends each snapshot's tables to ``folds``, ``tests``, ``paired`` and
+``verdicts`` as they are produced and writes ``summary.json`` when the run ends, as for a
+classification run. :func:`load_regression` reads a results directory back.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from distval.aggregator import Snapshot
+from distval.aggregator.snapshot import Snapshot
 from distval.columns import (
     PAIRED_SCHEMA,
     REGRESSION_FOLD_SCHEMA,
@@ -64,7 +63,7 @@ class RegressionResult:
     backend: str | None = None
     interrupted: bool = False
     evaluated_by: dict[str, int] = field(default_factory=dict)
-    #: When the run's phases began, seconds since its start (:class:`distval.engine.Timeline`).
+    #: When the run's phases began, seconds since its start (:class:`distval.engine.run.Timeline`).
     timeline: dict[str, float] = field(default_factory=dict)
     final: Snapshot | None = None
     stream_name: str = ""

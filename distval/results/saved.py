@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from distval.aggregator import Snapshot
+from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError

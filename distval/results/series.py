@@ -1,6 +1,6 @@
 """Where a run's time series goes: compact columns in memory, or its results directory.
 
-Every check adds one snapshot (:class:`~distval.aggregator.Snapshot`): the folds' measures,
+Every check adds one snapshot (:class:`~distval.aggregator.snapshot.Snapshot`): the folds' measures,
 the tests, Q, the paired windows, the verdicts, the drift events. A run's
 :class:`~distval.results.memory.EvaluationResult` keeps only the last snapshot and a few
 running aggregates itself; the whole series goes to a :class:`Series`:
@@ -20,7 +20,7 @@ from typing import Protocol
 
 import pyarrow as pa
 
-from distval.aggregator import Snapshot
+from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns
 from distval.results.schema import TABLE_SCHEMAS, TABLES, table
 

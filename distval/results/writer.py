@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from distval.aggregator import Snapshot
+from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError

@@ -393,11 +393,11 @@ def test_a_configuration_that_cannot_reject_is_said_once(tmp_path, capsys):
 def test_without_a_terminal_progress_comes_as_lines_and_the_path_is_absolute(
     tmp_path, capsys, monkeypatch
 ):
-    from distval import engine
+    from distval.engine.run import Run
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(engine.Run.__init__, "__kwdefaults__",
-                        engine.Run.__init__.__kwdefaults__ | {"line_seconds": 0.0})
+    monkeypatch.setattr(Run.__init__, "__kwdefaults__",
+                        Run.__init__.__kwdefaults__ | {"line_seconds": 0.0})
     code, out, err = run_cli(
         capsys, "run", "--backend", "inprocess", "--stream", "sea", "--n-rows", "900",
         "--folds", "2", "--learners", "nb", "majority", "--test-every", "300",
@@ -466,7 +466,7 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, capsys):
                 test_every=500, backend="inprocess")
     with pytest.raises(KeyboardInterrupt):  # stopped by the first check after a checkpoint
         distval.evaluate(**opts, output_dir=d, checkpoint_seconds=0.0,
-                         source=StopAfter(distval.engine.open_config_stream(
+                         source=StopAfter(distval.engine.loop.open_config_stream(
                              distval.RunConfig(**{k: v for k, v in opts.items()
                                                   if k != "backend"})), 1200))
     config = json.loads((d / "config.json").read_text())
@@ -485,7 +485,7 @@ def test_resume_continues_an_interrupted_run_and_leaves_a_finished_one(tmp_path,
     d = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
         distval.evaluate(cfg, output_dir=d, checkpoint_seconds=0.0,
-                         source=StopAfter(distval.engine.open_config_stream(cfg), 1700))
+                         source=StopAfter(distval.engine.loop.open_config_stream(cfg), 1700))
     partial = distval.load_results(d)
     assert partial.interrupted and 0 < partial.n_rows < 3000
     code, out, _ = run_cli(capsys, "run", "--resume", str(d), "--backend", "auto",

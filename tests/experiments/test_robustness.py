@@ -159,7 +159,7 @@ def test_ray_copies_equal_in_process_copies(ray_local, tmp_path):
 def test_a_copy_given_actors_runs_on_ray_with_the_in_process_numbers(ray_local):
     """With fewer copies than cores a copy's replicas go to Ray actors (the study runner sets
     ``actors``); on the session's 2-CPU Ray both ways give the same summary."""
-    from distval.engine import open_config_stream
+    from distval.engine.loop import open_config_stream
     from distval.experiments.robustness import _copy, _plans
     from distval.experiments.study import Part
     from distval.streams.permutations import parse_permutation

@@ -97,7 +97,7 @@ def seed_checkpoint(directory: Path) -> CheckpointSeed:
     """A run of SEA interrupted after a checkpoint (a KeyboardInterrupt from its stream,
     as Ctrl-C would), its checkpoint read back."""
     import distval
-    from distval.engine import open_config_stream
+    from distval.engine.loop import open_config_stream
     from distval.results.writer import read_checkpoint
 
     cfg = distval.RunConfig(stream="sea", n_rows=2000, learners=("nb", "majority"),

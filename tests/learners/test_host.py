@@ -11,7 +11,7 @@ from river import datasets
 
 from distval.learners import make_replicas, parse_learner
 from distval.learners.host import Batch, LearnerHost, to_dicts
-from distval.validation import FoldAssigner, Validation
+from distval.routing.validation import FoldAssigner, Validation
 
 
 def sea(n, seed=1):

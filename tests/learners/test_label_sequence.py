@@ -11,8 +11,8 @@ from distval.config import RunConfig
 from distval.evaluation import evaluate
 from distval.learners import parse_learner
 from distval.learners.host import Batch, LearnerHost
+from distval.routing.validation import FoldAssigner, Validation
 from distval.streams import bundled_path
-from distval.validation import FoldAssigner, Validation
 
 ELEC = bundled_path("elec2")
 

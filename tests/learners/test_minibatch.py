@@ -17,11 +17,11 @@ from sklearn.naive_bayes import GaussianNB
 
 import distval
 from distval.config import RunConfig
-from distval.engine import iter_batches, open_config_stream
+from distval.engine.loop import iter_batches, open_config_stream
 from distval.errors import DistvalError
 from distval.learners import LearnerHost, learner_spec, parse_learner, replica_seed
 from distval.learners.schema import Schema
-from distval.validation import FoldAssigner
+from distval.routing.validation import FoldAssigner
 
 B = 100  # the block size; the engine's batches (70 rows, cut every 130) straddle blocks
 OPTS = {"stream": "sea(noise=0.1)", "n_rows": 1200, "n_folds": 3, "seed": 11,

@@ -17,7 +17,8 @@ import pytest
 
 import distval
 from distval.config import RunConfig
-from distval.engine import Run, iter_batches, open_config_stream
+from distval.engine.loop import iter_batches, open_config_stream
+from distval.engine.run import Run
 from distval.errors import DistvalError
 from distval.learners import parse_learner
 from distval.learners.host import Batch, LearnerHost
@@ -556,7 +557,7 @@ def test_a_host_with_jvm_replicas_states_its_capabilities():
 def test_threads_and_overlapped_stages_give_the_same_numbers(monkeypatch, assert_same_rows):
     # Default in-process run: MOA replicas on every core (Java threads), reading and the
     # aggregator in Python threads. Against one Java thread and the plain sequential loop.
-    from distval.engine import LocalEvaluation
+    from distval.engine.loop import LocalEvaluation
 
     opts = {
         "stream": "sea(noise=0.1)",

@@ -7,9 +7,9 @@ import pytest
 
 import distval
 from distval.config import RunConfig
-from distval.engine import LocalEvaluation, iter_batches, open_config_stream
+from distval.engine.loop import LocalEvaluation, iter_batches, open_config_stream
 from distval.errors import DistvalError
-from distval.learners.registry import replica_seed
+from distval.learners.replicas import replica_seed
 
 pytestmark = pytest.mark.moa
 

@@ -8,7 +8,7 @@ from river import tree
 from river.tree.nodes.branch import NominalBinaryBranch, NominalMultiwayBranch
 
 from distval.config import RunConfig
-from distval.engine import LocalEvaluation, iter_batches, open_config_stream
+from distval.engine.loop import LocalEvaluation, iter_batches, open_config_stream
 
 
 def rows(n=3000, seed=1):

@@ -8,7 +8,8 @@ from river.datasets import synth
 
 import distval
 from distval.config import RunConfig
-from distval.engine import Run, open_config_stream
+from distval.engine.loop import open_config_stream
+from distval.engine.run import Run
 from distval.errors import DistvalError
 from distval.learners import learner_spec, make_replicas, parse_learner
 

@@ -9,9 +9,9 @@ import pytest
 from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
 
 import distval
-from distval.aggregator import Aggregator
+from distval.aggregator.core import Aggregator
 from distval.config import RunConfig
-from distval.engine import iter_batches, open_config_stream
+from distval.engine.loop import iter_batches, open_config_stream
 from distval.learners.host import LearnerHost
 from distval.learners.schema import Schema
 from distval.metrics import ScoreWindows, proba_measures
@@ -171,7 +171,7 @@ def test_river_probabilities_are_predict_proba_one_of_a_plain_loop():
 def test_probabilities_are_computed_only_when_asked_for():
     cfg = RunConfig(stream="sea", n_rows=500, learners=("nb",), n_folds=2, test_every=500)
     stream = open_config_stream(cfg)
-    from distval.engine import LocalEvaluation
+    from distval.engine.loop import LocalEvaluation
 
     local = LocalEvaluation(cfg, stream)
     assert not local.host.proba and local.aggregator.scores is None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from distval.aggregator import Aggregator
+from distval.aggregator.core import Aggregator
 from distval.config import RunConfig
 from distval.evaluation import evaluate
 from distval.metrics import ExponentialEstimators

@@ -15,14 +15,14 @@ import pytest
 import distval
 import distval.columns
 from distval.config import RunConfig
-from distval.engine import (
+from distval.engine.loop import (
     LocalEvaluation,
-    Run,
     Step,
     iter_batches,
     iter_inprocess,
     open_config_stream,
 )
+from distval.engine.run import Run
 from distval.errors import DistvalError
 from distval.ray_backend.engine import RayRun, balance_slots, deal_slots, spread, warm_up
 
@@ -442,7 +442,8 @@ def test_summary_json_holds_the_ray_runs_timeline(tmp_path):
             "test_every": 600, "batch_size": 300}
     script = textwrap.dedent(f"""
         from distval.config import RunConfig
-        from distval.engine import Run, open_config_stream
+        from distval.engine.run import Run
+        from distval.engine.loop import open_config_stream
         from distval.ray_backend.engine import iter_ray
         cfg = RunConfig(**{opts!r})
         stream = open_config_stream(cfg)

@@ -31,7 +31,8 @@ import ray
 from ray._private import state
 from ray.cluster_utils import Cluster
 from distval.config import RunConfig
-from distval.engine import Run, open_config_stream
+from distval.engine.run import Run
+from distval.engine.loop import open_config_stream
 from distval.experiments.suite import suite
 from distval.ray_backend.engine import iter_ray
 

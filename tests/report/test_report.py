@@ -20,7 +20,8 @@ import distval
 from distval import cli
 from distval.errors import DistvalError
 from distval.report import make_report
-from distval.report.figures import P_FLOOR, plot_baselines, plot_measure, plot_tests
+from distval.report.figures import plot_baselines, plot_measure
+from distval.report.significance import P_FLOOR, plot_tests
 from distval.report.tables import decision_table
 from distval.results import load_results
 
@@ -458,7 +459,8 @@ def test_figures_as_pdf_and_svg_at_a_dpi_and_one_log_pvalue_axis(tmp_path):
     import json
 
     from distval.report import make_report
-    from distval.report.figures import plot_critical_difference, plot_measure, plot_q, plot_tests
+    from distval.report.figures import plot_measure, plot_q
+    from distval.report.significance import plot_critical_difference, plot_tests
     from distval.results import load_results
 
     d = tmp_path / "r"
@@ -606,7 +608,7 @@ def _data_points(fig):
 
 
 def test_long_names_keep_titles_and_labels_in_the_figure_and_legends_off_the_data(long_names):
-    from distval.report.figures import plot_tests
+    from distval.report.significance import plot_tests
 
     res = load_results(long_names)
     for fig in (plot_tests(res), plot_measure(res), plot_baselines(res)):
@@ -640,7 +642,8 @@ def test_decision_bars_have_the_colour_of_the_favoured_learner(long_names):
     check (tests.parquet's ``favours``), the colour that learner has in the other figures."""
     from matplotlib.colors import to_rgba
 
-    from distval.report.figures import STYLES, plot_tests
+    from distval.report.figures import STYLES
+    from distval.report.significance import plot_tests
 
     res = load_results(long_names)
     tests = pd.read_parquet(long_names / "tests.parquet")
@@ -766,12 +769,8 @@ def test_no_text_of_any_figure_leaves_the_canvas_with_long_moa_names(long_names)
     with matplotlib's renderer boxes); the per-run diagram says it ranks folds of one
     stream."""
     from distval.experiments.suite.figures import plot_cd
-    from distval.report.figures import (
-        draw_critical_difference,
-        plot_adwin_width,
-        plot_critical_difference,
-        plot_q,
-    )
+    from distval.report.figures import plot_adwin_width, plot_q
+    from distval.report.significance import draw_critical_difference, plot_critical_difference
 
     res = load_results(long_names)
     cd = plot_critical_difference(res)

@@ -13,7 +13,7 @@ from interrupted_stream import StopAfter
 
 import distval
 from distval.cli import main
-from distval.engine import open_config_stream
+from distval.engine.loop import open_config_stream
 from distval.results.writer import CHECKPOINT, ResultWriter, checkpoint_header
 
 OPTS = dict(stream="sea", n_rows=3000, learners=("nb", "majority"), n_folds=2, test_every=500)

@@ -6,7 +6,7 @@ from river import linear_model, naive_bayes, tree
 
 import distval
 from distval.results.compact import compact_measures, wrap
-from distval.verdict import short_names
+from distval.statistics.verdict import short_names
 
 
 def test_four_learners_with_moa_names_fit_100_columns_and_verbose_shows_every_test():

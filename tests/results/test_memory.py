@@ -6,7 +6,8 @@ import pytest
 
 import distval
 from distval.config import RunConfig
-from distval.engine import Run, open_config_stream
+from distval.engine.loop import open_config_stream
+from distval.engine.run import Run
 from distval.results import EvaluationResult
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import distval
-from distval.aggregator import Snapshot
+from distval.aggregator.snapshot import Snapshot
 from distval.results.schema import TABLES
 from distval.results.series import BATCH_CHECKS
 

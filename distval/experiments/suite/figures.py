@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from distval.report.figures import draw_critical_difference, save_figure
-from distval.stats import nemenyi_critical_difference
+from distval.report.figures import save_figure
+from distval.report.significance import draw_critical_difference
+from distval.statistics.friedman import nemenyi_critical_difference
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from distval.engine import open_config_stream
+from distval.engine.loop import open_config_stream
 from distval.errors import DistvalError
 from distval.evaluation import evaluate
 from distval.experiments.study import duration

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from distval.config import RunConfig
-from distval.engine import open_config_stream
+from distval.engine.loop import open_config_stream
 from distval.errors import DistvalError
 from distval.evaluation import check_backend, evaluate
 from distval.experiments.study import Part, StudyProgress, run_study

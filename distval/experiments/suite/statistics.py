@@ -5,7 +5,8 @@ The tests are those of Demšar (2006) and Benavoli et al. (2016, 2017):
 
 - average ranks (rank 1 = best, ties share their mean rank);
 - Friedman's test with the Iman–Davenport F correction (Demšar 2006, §3.2.2), with
-  Nemenyi's critical difference between average ranks (:func:`distval.stats.friedman`);
+  Nemenyi's critical difference between average ranks
+  (:func:`distval.statistics.friedman.friedman`);
 - Wilcoxon's signed-rank test per learner pair with Holm's step-down correction, the
   pairwise procedure Benavoli, Corani & Mangili (2016, §4) recommend over mean-rank
   post-hoc tests;
@@ -33,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from distval.errors import DistvalError, check_open_unit
-from distval.multiplicity import holm_adjusted
-from distval.stats import friedman as friedman_nemenyi
+from distval.statistics.friedman import friedman as friedman_nemenyi
+from distval.statistics.multiplicity import holm_adjusted
 
 __all__ = [
     "CrossStream",

@@ -6,10 +6,10 @@ A *cell* is one (stream, run, scheme): one pass over the stream compares two see
 of one randomised learner (no change: a rejection is a type I error) and A with a
 noise-filtered A' (pnoise = 0.05, 0.10: a non-rejection is a type II error), for both the
 prequential and the non-prequential variant, with the evaluator's own pair comparison
-(:class:`~distval.comparison.PairComparison`). Every test is decided at every look, so the
-tables give, beside the paper's decision at the end of the stream, the type I error of a
-user who watches the live results ("ever rejected at any look") and the errors and power of
-the decisions that stay valid under peeking (alpha spending, the settled-sign e-process).
+(:class:`~distval.statistics.comparison.PairComparison`). Every test is decided at every look, so
+the tables give, beside the paper's decision at the end of the stream, the type I error of a user
+who watches the live results ("ever rejected at any look") and the errors and power of the decisions
+that stay valid under peeking (alpha spending, the settled-sign e-process).
 
 The parts:
 

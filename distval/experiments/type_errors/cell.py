@@ -4,11 +4,11 @@ A cell is one (stream, run, scheme). It runs two learners built by the same rand
 algorithm with different seeds, A and A' (learner indices 0 and 1 of one
 :class:`~distval.learners.host.LearnerHost`), with the prequential routing (every fold tests
 every row); the non-prequential variant is read off the same predictions through
-:attr:`~distval.validation.Assignment.held_out`. Per variant, A is compared with A' (no
+:attr:`~distval.routing.validation.Assignment.held_out`. Per variant, A is compared with A' (no
 change: a rejection is a type I error) and with A' passed through :func:`noise_filter`
 (pnoise = 0.05, 0.10: a non-rejection is a type II error).
 
-Each comparison is the evaluator's own: a :class:`~distval.comparison.PairComparison` per
+Each comparison is the evaluator's own: a :class:`~distval.statistics.comparison.PairComparison` per
 (variant, change), fed the folds' accuracies over the rows they tested and the discordant
 (row, fold) pairs, as the aggregator feeds it. At every look (``GridConfig.looks``, equally
 spaced) it decides each test at fixed alpha and under O'Brien-Fleming alpha spending over
@@ -33,8 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from distval.aggregator import ComparisonSettings
-from distval.comparison import EVALUE_TEST, Outcome, PairComparison
+from distval.aggregator.settings import ComparisonSettings
 from distval.errors import DistvalError
 from distval.experiments import bifet2015 as paper
 from distval.experiments.type_errors.profiles import (
@@ -44,7 +43,8 @@ from distval.experiments.type_errors.profiles import (
     open_real_stream,
     stream_rows,
 )
-from distval.validation import SCHEMES
+from distval.routing.validation import SCHEMES
+from distval.statistics.comparison import EVALUE_TEST, Outcome, PairComparison
 
 __all__ = ["cell_key", "look_positions", "noise_filter", "run_cell"]
 
@@ -146,7 +146,7 @@ class _Counts:
 
 def _comparisons(config: GridConfig, planned: int | None) -> list[list[PairComparison]]:
     """One :class:`PairComparison` per (variant, change), built as the aggregator builds
-    its own (:meth:`~distval.aggregator.ComparisonSettings.comparison`); with ``planned``
+    its own (:meth:`~distval.aggregator.settings.ComparisonSettings.comparison`); with ``planned``
     rows, alpha spending over them and the e-process too, else fixed alpha only."""
     settings = ComparisonSettings(
         tests=TESTS,
@@ -270,8 +270,8 @@ class _Pass:
     def __init__(self, config: GridConfig, label: str, spec: str, run: int, scheme: str) -> None:
         from distval.learners import parse_learner
         from distval.learners.host import LearnerHost
+        from distval.routing.validation import FoldAssigner, Validation
         from distval.streams import open_stream
-        from distval.validation import FoldAssigner, Validation
 
         self.config = config
         k = config.n_folds

@@ -168,7 +168,7 @@ class GridConfig:
 
     def __post_init__(self) -> None:
         from distval.learners import parse_learner
-        from distval.validation import SCHEMES
+        from distval.routing.validation import SCHEMES
 
         if not self.streams:
             raise DistvalError("no stream to evaluate")

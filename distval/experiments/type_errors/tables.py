@@ -8,7 +8,8 @@ at the end of the stream. The peeking tables add, over the cells that recorded e
 - *fixed alpha, ever*: rejected at any look, what a user who watches the live p-value and
   stops at its first rejection experiences;
 - *alpha spending*: O'Brien-Fleming-type Lan-DeMets boundaries over the stream's rows;
-- *e-value*: the settled-sign e-process (:class:`~distval.sequential.SettledSignEProcess`).
+- *e-value*: the settled-sign e-process
+  (:class:`~distval.statistics.sequential.SettledSignEProcess`).
 
 The last two stay rejected once they reject, so at the end equals ever for them.
 
@@ -31,10 +32,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from distval.comparison import EVALUE_TEST
 from distval.experiments import bifet2015 as paper
 from distval.experiments.type_errors.profiles import TESTS, GridConfig
 from distval.results import markdown_table
+from distval.statistics.comparison import EVALUE_TEST
 
 __all__ = ["GRID_FILES", "RULES", "GridResult", "collect", "peeking_tables", "write"]
 

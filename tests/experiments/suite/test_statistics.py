@@ -16,7 +16,7 @@ from distval.experiments.suite.statistics import (
     compare,
     friedman_iman_davenport,
 )
-from distval.multiplicity import holm_adjusted as holm
+from distval.statistics.multiplicity import holm_adjusted as holm
 
 # Demšar (2006), Table 6: AUC of C4.5, C4.5+m, C4.5+cf, C4.5+m+cf on 14 data sets. The table
 # prints three decimals; its rank columns show that on "voting" C4.5+cf (0.975) was ahead of
@@ -175,7 +175,7 @@ def test_compare_leaves_out_tests_that_need_more_streams_or_learners():
 def test_cd_diagram_bars_are_the_maximal_groups_within_the_cd(cd):
     """The bars join exactly the maximal sets of learners whose average ranks all lie within
     less than the CD of each other (brute force over every subset)."""
-    from distval.report.figures import cliques
+    from distval.report.significance import cliques
 
     ranks = [3.143, 2.0, 2.893, 1.964, 2.5]
     groups = []

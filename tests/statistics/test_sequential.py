@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from distval.errors import DistvalError
-from distval.sequential import (
+from distval.statistics.sequential import (
     AlphaSpending,
     SettledSignEProcess,
     SettledWilcoxonEProcess,
@@ -286,11 +286,11 @@ def test_settled_wilcoxon_finds_a_lasting_difference_about_as_often_as_settled_s
 def test_the_docs_say_sign_and_wilcoxon_spending_rests_on_an_approximation():
     """Issue 30 item 7: the canonical joint distribution is a score statistic's; for the
     Sign and Wilcoxon tests across folds it is an approximation and the docs say so."""
-    import distval.comparison
-    import distval.sequential
+    import distval.statistics.comparison
+    import distval.statistics.sequential
 
-    seq = " ".join(distval.sequential.__doc__.split())
+    seq = " ".join(distval.statistics.sequential.__doc__.split())
     assert "Sign and Wilcoxon tests across the k folds' cumulative values it is an" in seq
     assert "**approximation, not a proof**" in seq
-    cmp = " ".join(distval.comparison.__doc__.split())
+    cmp = " ".join(distval.statistics.comparison.__doc__.split())
     assert "an approximation, not a proof" in cmp

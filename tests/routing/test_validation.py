@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from distval.errors import DistvalError
-from distval.validation import FoldAssigner, Validation
+from distval.routing.validation import FoldAssigner, Validation
 
 N, K = 100_000, 10
 

@@ -3,7 +3,7 @@ under peeking (``--sequential``), checked against scipy, published boundaries an
 
 Published boundaries: Lan-DeMets O'Brien-Fleming-type spending, 5 equally spaced looks,
 two-sided alpha 0.05: z = 4.877, 3.357, 2.680, 2.290, 2.031 (gsDesign ``sfLDOF``, rpact
-``asOF``), as in tests/test_sequential.py.
+``asOF``), as in tests/statistics/test_sequential.py.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import pytest
 from aggregator_feed import feed
 from scipy import stats
 
-from distval.aggregator import Aggregator
+from distval.aggregator.core import Aggregator
 from distval.columns import rows_of
-from distval.comparison import EVALUE_TEST, EVALUE_TESTS, PairComparison, Plan
 from distval.config import RunConfig
+from distval.statistics.comparison import EVALUE_TEST, EVALUE_TESTS, PairComparison, Plan
 
 
 def mc_bound(rate: float, runs: int) -> float:

@@ -1,6 +1,6 @@
 """The aggregator of a regression run: per-fold errors, paired fold tests and verdicts.
 
-The regression counterpart of :class:`~distval.aggregator.Aggregator`, with the same
+The regression counterpart of :class:`~distval.aggregator.core.Aggregator`, with the same
 interface (``update``, ``finish``, ``position``), so both backends drive it unchanged. It
 receives each batch's targets and every slot's predictions (NaN where a slot did not test a
 row) and keeps:
@@ -19,7 +19,7 @@ row) and keeps:
   difference, ``sign(|e_B| - |e_A|)`` averaged over the folds that tested the row with both
   (in [-1, 1]; positive: A's prediction closer more often). Its values are bounded whatever
   the errors' scale or tails, so the empirical-Bernstein sequence of
-  :class:`~distval.anytime.DifferenceCS` holds as it does for 0/1 losses: no range of the
+  :class:`~distval.statistics.anytime.DifferenceCS` holds as it does for 0/1 losses: no range of the
   target needs to be known and no clipping is needed. It speaks of which learner is closer
   on more rows (a median-type statement), not of the RMSE difference; the verdict line
   cites the fold tests on RMSE beside it. ``benchmarks/bench_verdict_regression.py``
@@ -42,16 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from distval import stats
-from distval.aggregator import (
-    ComparisonSettings,
-    Schedule,
-    Snapshot,
-    TrackerSettings,
-    comparison_row,
-    favoured,
-)
-from distval.anytime import DifferenceCS
+from distval.aggregator.core import Schedule, comparison_row, favoured
+from distval.aggregator.settings import ComparisonSettings, TrackerSettings
+from distval.aggregator.snapshot import Snapshot
 from distval.columns import (
     PAIRED_SCHEMA,
     REGRESSION_FOLD_SCHEMA,
@@ -60,7 +53,6 @@ from distval.columns import (
     Columns,
     to_columns,
 )
-from distval.comparison import Decision
 from distval.config import RunConfig
 from distval.metrics.regression import (
     REGRESSION_HIGHER_IS_BETTER,
@@ -68,8 +60,11 @@ from distval.metrics.regression import (
     RegressionTracker,
     SumWindows,
 )
-from distval.multiplicity import holm_adjusted
-from distval.verdict import short_names
+from distval.statistics.anytime import DifferenceCS
+from distval.statistics.comparison import Decision
+from distval.statistics.friedman import friedman as stats_friedman
+from distval.statistics.multiplicity import holm_adjusted
+from distval.statistics.verdict import short_names
 
 __all__ = ["PairedErrors", "RegressionAggregator", "regression_verdict_line"]
 
@@ -251,7 +246,7 @@ class RegressionAggregator(Schedule):
                 values = -values
             ok = np.isfinite(values).all(axis=0)
             if ok.sum() >= 2:
-                r = stats.friedman(values[:, ok].T, alpha=cmp.alpha)
+                r = stats_friedman(values[:, ok].T, alpha=cmp.alpha)
                 friedman = r.to_dict() | {"position": self.position}
                 best = int(np.argmin(r.average_ranks))
                 reject, boundary, valid = self.friedman_rule(self.position, r.pvalue, r.reject)

@@ -8,7 +8,7 @@ from river.drift import PageHinkley as RiverPH
 
 from distval.errors import DistvalError
 from distval.experiments.holdout import holdout_curve
-from distval.prequential import (
+from distval.metrics.prequential import (
     DriftMonitor,
     DriftSettings,
     PageHinkley,

@@ -9,13 +9,13 @@ sliding window and fading, gama2013 §4). Every ``test_every`` rows it emits a
 McNemar tests (plus Friedman/Nemenyi for three learners or more; Demsar 2006; see
 [tests](methods.md#tests-across-folds)), the Q statistic of every pair (cumulative,
 windowed, faded; gama2013 §4.1) and, when asked, the Page-Hinkley drift detections of every
-(learner, fold) since the previous snapshot (:class:`~distval.prequential.DriftMonitor`).
-Each pair is compared by a :class:`~distval.comparison.PairComparison`, which also applies
-the run's ``--sequential`` rule: every test row says whether its decision is valid under
+(learner, fold) since the previous snapshot (:class:`~distval.metrics.prequential.DriftMonitor`).
+Each pair is compared by a :class:`~distval.statistics.comparison.PairComparison`, which also
+applies the run's ``--sequential`` rule: every test row says whether its decision is valid under
 peeking (``anytime_valid``) and the p-value limit it used (``boundary``).
 
 The aggregator takes its own settings (:class:`TrackerSettings`, :class:`ComparisonSettings`
-and, for drift detection, :class:`~distval.prequential.DriftSettings`);
+and, for drift detection, :class:`~distval.metrics.prequential.DriftSettings`);
 :meth:`Aggregator.from_config` builds them from a run's :class:`~distval.config.RunConfig`.
 A snapshot's tables are columns (:data:`~distval.columns.Columns`) in the order and types
 of the schemas of :mod:`distval.columns`, their one owner.
@@ -24,14 +24,14 @@ of the schemas of :mod:`distval.columns`, their one owner.
 from __future__ import annotations
 
 import itertools
-from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from distval import stats
+from distval.aggregator.counts import PairCounts
+from distval.aggregator.settings import ComparisonSettings, TrackerSettings
+from distval.aggregator.snapshot import Snapshot
 from distval.columns import (
     EVENT_SCHEMA,
     PAIRED_SCHEMA,
@@ -42,7 +42,6 @@ from distval.columns import (
     empty_columns,
     to_columns,
 )
-from distval.comparison import Decision, PairComparison, Plan
 from distval.config import RunConfig
 from distval.metrics import (
     LOWER_IS_BETTER,
@@ -54,158 +53,19 @@ from distval.metrics import (
     make_tracker,
     measures,
 )
-from distval.prequential import DriftMonitor, DriftSettings, q_statistic
-from distval.verdict import PairVerdicts, short_names
+from distval.metrics.prequential import DriftMonitor, DriftSettings, q_statistic
+from distval.statistics.comparison import Decision
+from distval.statistics.friedman import friedman as stats_friedman
+from distval.statistics.pair_verdicts import PairVerdicts
+from distval.statistics.verdict import short_names
 
-__all__ = [
-    "Aggregator",
-    "ComparisonSettings",
-    "PairCounts",
-    "Schedule",
-    "Snapshot",
-    "TrackerSettings",
-    "comparison_row",
-    "favoured",
-]
-
-
-@dataclass
-class Snapshot:
-    """Measures and test results at one stream position, each table as columns.
-
-    ``folds``, ``tests``, ``q`` and ``events`` hold the columns of
-    :data:`~distval.columns.FOLD_SCHEMA`, ``TEST_SCHEMA``, ``Q_SCHEMA`` and ``EVENT_SCHEMA``
-    (the drift detections since the previous snapshot); ``friedman`` the Friedman result;
-    ``paired`` and ``verdicts`` the columns of ``PAIRED_SCHEMA`` and ``VERDICT_SCHEMA``
-    (:mod:`distval.verdict`).
-    """
-
-    position: int
-    folds: Columns
-    tests: Columns
-    friedman: dict[str, Any] | None = None
-    events: Columns = field(default_factory=lambda: empty_columns(EVENT_SCHEMA))
-    q: Columns = field(default_factory=lambda: empty_columns(Q_SCHEMA))
-    paired: Columns = field(default_factory=lambda: empty_columns(PAIRED_SCHEMA))
-    verdicts: Columns = field(default_factory=lambda: empty_columns(VERDICT_SCHEMA))
-
-
-@dataclass(frozen=True)
-class TrackerSettings:
-    """What the per-fold measures forget: the mechanism of :data:`~distval.metrics.FORGETTING`
-    and its parameters (McNemar's windowed and faded counts use ``window`` and ``fading``)."""
-
-    forgetting: str = "adwin"
-    window: int = 1000
-    fading: float = 0.999
-    adwin_delta: float = 0.002
-
-
-@dataclass(frozen=True)
-class ComparisonSettings:
-    """The tests of every learner pair: which (:data:`~distval.config.TESTS`), at which
-    alpha, on which fold ``measure``, and the ``sequential`` rule that keeps decisions valid
-    under peeking: "none", "spending" (alpha spending with ``spending_function``), "evalue"
-    (the settled-sign e-process beside fixed-alpha tests) or "both" (spending decisions and
-    the e-process, as the type I/II error grid records them).
-
-    >>> cmp = ComparisonSettings(tests=("sign",), sequential="both").comparison(5, 1000)
-    >>> cmp.plan, cmp.eprocess is not None
-    (Plan(n_rows=1000, kind='obrien-fleming'), True)
-    """
-
-    tests: Sequence[str] = ("sign", "wilcoxon", "mcnemar")
-    alpha: float = 0.05
-    measure: str = "accuracy"
-    mcnemar_alpha: float | None = None
-    sign_method: str = "exact"
-    sequential: str = "none"
-    spending_function: str = "obrien-fleming"
-    margin: float = 0.0
-
-    def plan(self, planned_rows: int | None) -> Plan | None:
-        """The alpha-spending plan over ``planned_rows`` (None without spending)."""
-        if self.sequential not in ("spending", "both"):
-            return None
-        return Plan(planned_rows, self.spending_function)
-
-    def comparison(
-        self,
-        n_folds: int,
-        planned_rows: int | None = None,
-        fold_forgetting: str = "cumulative",
-    ) -> PairComparison:
-        """The comparison of one learner pair under these settings."""
-        return PairComparison(
-            tests=tuple(self.tests),
-            alpha=self.alpha,
-            n_folds=n_folds,
-            mcnemar_alpha=self.mcnemar_alpha,
-            sign_method=self.sign_method,
-            fold_forgetting=fold_forgetting,
-            spending=self.plan(planned_rows),
-            evalue=self.sequential in ("evalue", "both"),
-        )
-
-
-class PairCounts:
-    """Per learner pair, row by row: McNemar's discordant counts and both learners' losses,
-    cumulative, over a sliding window of stream rows and faded (gama2013 §4).
-
-    ``update(d01, d10, loss_a, loss_b)`` takes (pairs, rows) arrays: ``d01`` counts the folds
-    where A was wrong and B right on that row, ``d10`` the reverse, ``loss_a`` / ``loss_b``
-    the 0/1 losses summed over the folds that tested the row for both. The window covers the
-    last ``window`` stream rows; the fading factor weighs a row j rows old by ``factor ** j``.
-
-    >>> d = PairCounts(n_pairs=1, window=2, factor=0.5)
-    >>> d.update(*np.array([[[1, 0, 2]], [[0, 1, 0]], [[1, 1, 2]], [[0, 1, 0]]]))
-    >>> d.counts()["window"][:2], d.counts()["fading"][:2], d.counts()["cumulative"][:2]
-    ((array([2.]), array([1.])), (array([2.25]), array([0.5])), (array([3.]), array([1.])))
-    """
-
-    def __init__(self, n_pairs: int, window: int, factor: float) -> None:
-        self.window, self.factor = window, factor
-        self.cum = np.zeros((4, n_pairs))
-        self.win = np.zeros((4, n_pairs))
-        self.fade = np.zeros((4, n_pairs))
-        self._recent: deque[np.ndarray] = deque()
-        self._recent_rows = 0
-
-    def update(
-        self, d01: np.ndarray, d10: np.ndarray, loss_a: np.ndarray, loss_b: np.ndarray
-    ) -> None:
-        d = np.stack([d01, d10, loss_a, loss_b]).astype(np.float64)  # (4, pairs, rows)
-        n = d.shape[2]
-        self.cum += d.sum(axis=2)
-        decay = self.factor ** np.arange(n - 1, -1, -1, dtype=np.float64)
-        self.fade = self.fade * self.factor**n + d @ decay
-        self._recent.append(d)
-        self.win += d.sum(axis=2)
-        self._recent_rows += n
-        while self._recent_rows > self.window:
-            extra = self._recent_rows - self.window
-            head = self._recent[0]
-            if head.shape[2] <= extra:
-                self._recent.popleft()
-                self.win -= head.sum(axis=2)
-                self._recent_rows -= head.shape[2]
-            else:
-                self.win -= head[:, :, :extra].sum(axis=2)
-                self._recent[0] = head[:, :, extra:]
-                self._recent_rows -= extra
-
-    def counts(self) -> dict[str, tuple[np.ndarray, ...]]:
-        """(n01, n10, loss of A, loss of B) per pair, per forgetting."""
-        return {
-            "cumulative": tuple(self.cum),
-            "window": tuple(self.win),
-            "fading": tuple(self.fade),
-        }
+__all__ = ["Aggregator", "Schedule", "comparison_row", "favoured"]
 
 
 class Schedule:
     """When an aggregator takes its snapshots: every ``test_every`` rows and at the end of
-    the stream (:class:`Aggregator`, :class:`~distval.regression.RegressionAggregator`)."""
+    the stream (:class:`Aggregator`,
+    :class:`~distval.aggregator.regression.RegressionAggregator`)."""
 
     position: int
     test_every: int
@@ -239,11 +99,11 @@ class Aggregator(Schedule):
     Page-Hinkley detectors.
 
     With two learners or more the Sign and Wilcoxon tests compare, per pair and fold, both
-    learners over the same rows (:class:`~distval.verdict.PairVerdicts`: the rows the fold
-    tested with both, forgotten the same way for both), and every snapshot carries each
-    pair's confidence sequence and verdict; the measures table keeps each learner's own
-    windows. ``PAIRED = False`` (a benchmark's switch) compares the folds' own windows, as
-    before the verdict existed, and computes no verdict.
+    learners over the same rows (:class:`~distval.statistics.pair_verdicts.PairVerdicts`: the rows
+    the fold tested with both, forgotten the same way for both), and every snapshot carries each
+    pair's confidence sequence and verdict; the measures table keeps each learner's own windows.
+    ``PAIRED = False`` (a benchmark's switch) compares the folds' own windows, as before the verdict
+    existed, and computes no verdict.
 
     >>> agg = Aggregator(["nb"], 2, trackers=TrackerSettings("ewma"), n_classes=10)
     >>> agg.primary.prior[0].tolist() == [0.1] * 10
@@ -390,7 +250,7 @@ class Aggregator(Schedule):
     ) -> Snapshot | None:
         """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions).
 
-        With delayed labels (:mod:`distval.delays`) ``y`` and the predictions are those of
+        With delayed labels (:mod:`distval.routing.delays`) ``y`` and the predictions are those of
         the rows whose labels became known during the batch, in that order, ``rows`` their
         stream rows (drift events name them), and ``arrived`` is the number of rows the
         batch brought (the stream position moves by it).
@@ -510,7 +370,7 @@ class Aggregator(Schedule):
                 values = -values
             ok = np.isfinite(values).all(axis=0)
             if ok.sum() >= 2:
-                r = stats.friedman(values[:, ok].T, alpha=cmp.alpha)
+                r = stats_friedman(values[:, ok].T, alpha=cmp.alpha)
                 friedman = r.to_dict() | {"position": self.position}
                 best = int(np.argmin(r.average_ranks))
                 reject, boundary, valid = self.friedman_rule(self.position, r.pvalue, r.reject)
@@ -588,7 +448,7 @@ class Aggregator(Schedule):
 
         Sign and Wilcoxon compare, per fold, both learners' ``measure`` over the rows the
         fold tested with both, under the run's forgetting applied to the pair (the paired
-        windows of :mod:`distval.paired`; the values are the means over folds); McNemar
+        windows of :mod:`distval.metrics.paired`; the values are the means over folds); McNemar
         compares the errors on the (row, fold) pairs both learners tested, cumulative, over
         the window and faded (the values are those error counts); the e-processes
         (``--sequential evalue``) the same errors per fold. Each row names the learner its

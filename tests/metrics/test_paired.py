@@ -5,7 +5,7 @@ import pytest
 import sklearn.metrics as skm
 from river._river_rust.drift import AdaptiveWindowing
 
-from distval.paired import ADWINMeans, PairedTracker
+from distval.metrics.paired import ADWINMeans, PairedTracker
 
 
 def paired_stream(seed, n=6000, pairs=2, folds=3, c=3, skip=0.3):

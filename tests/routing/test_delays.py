@@ -12,11 +12,11 @@ from river import evaluate, metrics, naive_bayes, tree
 
 import distval
 from distval.config import RunConfig
-from distval.delays import LabelSchedule, delay_spec
-from distval.engine import iter_batches, open_config_stream
+from distval.engine.loop import iter_batches, open_config_stream
 from distval.errors import DistvalError, DistvalWarning
 from distval.learners import parse_learner
 from distval.learners.host import LearnerHost
+from distval.routing.delays import LabelSchedule, delay_spec
 
 N_ROWS = 1500
 

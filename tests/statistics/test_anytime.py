@@ -8,7 +8,8 @@ import pytest
 from drifting_rows import drifting_rows
 from scipy import integrate, stats
 
-from distval.anytime import (
+from distval.errors import DistvalError
+from distval.statistics.anytime import (
     DifferenceCS,
     _rho,
     confidence_sequence,
@@ -16,7 +17,6 @@ from distval.anytime import (
     gamma_exponential_bound,
     log_gamma_exponential_mixture,
 )
-from distval.errors import DistvalError
 
 
 @pytest.mark.parametrize(("s", "v", "rho", "c"), [(3.0, 10.0, 4.0, 2.0), (40.0, 900.0, 120.0,

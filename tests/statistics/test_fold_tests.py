@@ -1,4 +1,4 @@
-"""Tests for distval.stats: worked examples from the papers, scipy cross-checks, edge cases."""
+"""Tests for distval.statistics: worked examples from the papers, scipy cross-checks, edge cases."""
 
 from __future__ import annotations
 
@@ -14,18 +14,14 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from distval import stats as ds
 from distval.errors import DistvalError
-from distval.stats import (
-    FriedmanResult,
-    PairedTestResult,
-    friedman,
-    mcnemar,
-    nemenyi_critical_difference,
-    sign_test,
-    sign_test_critical_value,
-    wilcoxon,
-)
+from distval.statistics.base import FriedmanResult, PairedTestResult
+from distval.statistics.friedman import friedman, nemenyi_critical_difference
+from distval.statistics.mcnemar import mcnemar
+from distval.statistics.power import smallest_pvalue
+from distval.statistics.ranks import signed_ranks
+from distval.statistics.sign import sign_test, sign_test_critical_value
+from distval.statistics.wilcoxon import wilcoxon, wilcoxon_ranked
 
 # bifet2015 §4, Table 1: accuracies of classifiers A and B on 10 folds, the absolute
 # differences and their ranks as printed in the paper.
@@ -604,12 +600,12 @@ def test_smallest_pvalue_is_scipy_exact_floor(n):
     """Every fold won by one learner: scipy's exact two-sided p-values of the sign test
     (binomtest) and of the Wilcoxon test (all signed ranks positive)."""
     sign = st.binomtest(n, n, 0.5).pvalue
-    assert ds.smallest_pvalue("sign", n) == pytest.approx(sign, rel=1e-12)
+    assert smallest_pvalue("sign", n) == pytest.approx(sign, rel=1e-12)
     if n <= 20:  # scipy's exact Wilcoxon distribution is slow beyond
         wil = st.wilcoxon(np.arange(1.0, n + 1.0), method="exact").pvalue
-        assert ds.smallest_pvalue("wilcoxon", n) == pytest.approx(wil, rel=1e-12)
+        assert smallest_pvalue("wilcoxon", n) == pytest.approx(wil, rel=1e-12)
     with pytest.raises(DistvalError, match="sign"):
-        ds.smallest_pvalue("mcnemar", n)
+        smallest_pvalue("mcnemar", n)
 
 
 def test_signed_ranks_are_scipys_ranks_of_the_nonzero_differences():
@@ -618,11 +614,11 @@ def test_signed_ranks_are_scipys_ranks_of_the_nonzero_differences():
         d = rng.integers(-3, 4, 12) / 4.0  # ties and zeros
         nz = d[d != 0]
         expected = np.sort(np.sign(nz) * st.rankdata(np.abs(nz)))
-        assert ds.signed_ranks(d).tolist() == expected.tolist()
+        assert signed_ranks(d).tolist() == expected.tolist()
         if len(nz):  # the sum of the signed ranks is R+ - R-, what the comparison reports
             r_plus = st.rankdata(np.abs(nz))[nz > 0].sum()
             r_minus = st.rankdata(np.abs(nz))[nz < 0].sum()
-            assert ds.signed_ranks(d).sum() == r_plus - r_minus
+            assert signed_ranks(d).sum() == r_plus - r_minus
 
 
 def test_wilcoxon_ranked_is_wilcoxon_on_the_differences():
@@ -630,9 +626,9 @@ def test_wilcoxon_ranked_is_wilcoxon_on_the_differences():
     for _ in range(30):
         a, b = rng.integers(0, 5, 10) / 10.0, rng.integers(0, 5, 10) / 10.0
         nz = (a - b)[a != b]
-        got = ds.wilcoxon_ranked(ds.signed_ranks(a - b), alpha=0.05)
+        got = wilcoxon_ranked(signed_ranks(a - b), alpha=0.05)
         if len(nz):
             res = st.wilcoxon(nz, alternative="two-sided", method="auto")
             assert got.statistic == pytest.approx(res.statistic)
             assert got.pvalue == pytest.approx(res.pvalue)
-        assert got == ds.wilcoxon(a, b, alpha=0.05)
+        assert got == wilcoxon(a, b, alpha=0.05)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from distval.multiplicity import e_bh, holm, holm_adjusted
+from distval.statistics.multiplicity import e_bh, holm, holm_adjusted
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -3,15 +3,9 @@
 import numpy as np
 import pytest
 
-from distval.anytime import DifferenceCS, decide
-from distval.verdict import (
-    Crossing,
-    Evidence,
-    PairVerdicts,
-    crossing_row,
-    twin_line,
-    verdict_line,
-)
+from distval.statistics.anytime import DifferenceCS, decide
+from distval.statistics.pair_verdicts import PairVerdicts
+from distval.statistics.verdict import Crossing, Evidence, crossing_row, twin_line, verdict_line
 
 
 def evidence(**kw):
@@ -100,7 +94,7 @@ def test_pair_verdicts_follow_a_plain_loop_over_rows_and_folds():
     # three learners, non-prequential cv (each row tested by one fold), batches of any size:
     # each pair's sequence is the one of the per-row loss differences computed in a loop, at
     # alpha / 3; the fold tests cited are Holm-adjusted across the three pairs.
-    from distval.anytime import confidence_sequence
+    from distval.statistics.anytime import confidence_sequence
 
     rng = np.random.default_rng(9)
     n, k = 6000, 4
@@ -170,7 +164,8 @@ def sklearn_row_loss(measure: str, y: int, p: np.ndarray) -> float:
 def probabilistic_feed(measure: str, n: int = 400, k: int = 6, seed: int = 0):
     """An aggregator of learners a (informed) and b (noise) fed (predictions, probabilities)
     with random tested rows; the rows, probabilities and tested masks fed."""
-    from distval.aggregator import Aggregator, ComparisonSettings, TrackerSettings
+    from distval.aggregator.core import Aggregator
+    from distval.aggregator.settings import ComparisonSettings, TrackerSettings
 
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
@@ -274,7 +269,7 @@ def test_rescaled_loss_sequence_covers_the_mean_at_every_look(bound):
     from drifting_rows import drifting_rows
     from scipy import stats
 
-    from distval.anytime import confidence_sequence
+    from distval.statistics.anytime import confidence_sequence
 
     rng = np.random.default_rng(7)
     runs, n, alpha = 300, 3000, 0.1
@@ -294,7 +289,8 @@ def test_three_class_brier_sequence_uses_sklearns_multiclass_rows_on_a_range_of_
     multi-class one (the sum over classes, in [0, 2]) and the sequence's range is [-2, 2]."""
     from sklearn.metrics import brier_score_loss
 
-    from distval.aggregator import Aggregator, ComparisonSettings
+    from distval.aggregator.core import Aggregator
+    from distval.aggregator.settings import ComparisonSettings
 
     rng = np.random.default_rng(5)
     n, k = 300, 4
@@ -326,7 +322,7 @@ def test_a_p_value_below_double_precision_never_prints_as_zero():
     """A Wilcoxon or McNemar p-value that underflows to 0.0 prints as '< 1e-16' in the
     verdict line, the live status and the summary tables, never as 0."""
     from distval.config import RunConfig
-    from distval.engine import live_status
+    from distval.engine.run import live_status
     from distval.results.memory import _tests_block
 
     ev = Evidence("ht", "nb", rows=5000, mean=0.1, lower=0.08, upper=0.12, level=0.95,
@@ -340,7 +336,7 @@ def test_a_p_value_below_double_precision_never_prints_as_zero():
              "learner_a": np.array(["ht"], dtype=object),
              "learner_b": np.array(["nb"], dtype=object), "pvalue": np.array([0.0]),
              "favours": np.array(["ht"], dtype=object), "reject": np.array([True])}
-    from distval.aggregator import Snapshot
+    from distval.aggregator.snapshot import Snapshot
 
     status = live_status(Snapshot(100, folds, tests), RunConfig(learners=("ht", "nb")))
     assert status.endswith("wilcoxon p < 1e-16 (ht)")

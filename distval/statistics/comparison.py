@@ -9,18 +9,18 @@ The aggregator of a run (:mod:`distval.aggregator`) and the type I / type II har
 - the decision rule of the live decisions (``--sequential``):
 
   - ``none``: each look's fixed-sample test at alpha. Watching it and stopping at the first
-    rejection errs far more often than alpha (:mod:`distval.sequential`);
+    rejection errs far more often than alpha (:mod:`distval.statistics.sequential`);
   - ``spending``: each test's p-value against Lan-DeMets alpha-spending boundaries
     (Lan & DeMets 1983, O'Brien-Fleming-type by default) over the planned rows, or the
     series ``alpha * 6 / (pi^2 k^2)`` when no horizon is known. Statistics over all rows so
     far get the boundaries of the canonical joint distribution (for the sign and Wilcoxon
-    tests across folds an approximation, not a proof: :mod:`distval.sequential`); windowed
-    or faded ones each look's share of alpha as a level of its own (a union bound);
+    tests across folds an approximation, not a proof: :mod:`distval.statistics.sequential`);
+    windowed or faded ones each look's share of alpha as a level of its own (a union bound);
   - ``evalue``: two extra tests per pair, ``sign_evalue`` and ``wilcoxon_evalue``, the
     settled-sign and settled-Wilcoxon e-processes of
-    :class:`~distval.sequential.SettledSignEProcess` and
-    :class:`~distval.sequential.SettledWilcoxonEProcess` over each fold's discordant counts;
-    valid at every look with no horizon. The other tests keep their fixed decisions.
+    :class:`~distval.statistics.sequential.SettledSignEProcess` and
+    :class:`~distval.statistics.sequential.SettledWilcoxonEProcess` over each fold's discordant
+    counts; valid at every look with no horizon. The other tests keep their fixed decisions.
 
 Every :class:`Outcome` says whether its ``reject`` is valid under peeking
 (``anytime_valid``) and the p-value limit it used (``boundary``).
@@ -40,8 +40,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from distval import stats
-from distval.sequential import AlphaSpending, SettledSignEProcess, SettledWilcoxonEProcess
+from distval.statistics.base import PairedTestResult
+from distval.statistics.mcnemar import mcnemar
+from distval.statistics.ranks import signed_ranks
+from distval.statistics.sequential import (
+    AlphaSpending,
+    SettledSignEProcess,
+    SettledWilcoxonEProcess,
+)
+from distval.statistics.sign import sign_test
+from distval.statistics.wilcoxon import wilcoxon_ranked
 
 __all__ = ["EVALUE_TEST", "EVALUE_TESTS", "WILCOXON_EVALUE_TEST", "Decision", "Outcome",
            "PairComparison", "Plan"]
@@ -150,7 +158,7 @@ class PairComparison:
         return rule
 
     def _outcome(
-        self, position: int, test: str, forgetting: str, r: stats.PairedTestResult,
+        self, position: int, test: str, forgetting: str, r: PairedTestResult,
         margin: float, alpha: float,
     ) -> Outcome:
         rule = self._rule(test, alpha, forgetting == "cumulative")
@@ -179,17 +187,17 @@ class PairComparison:
         va, vb = values_a[ok], values_b[ok]
         kind = self.fold_forgetting
         if "sign" in self.tests and ok.any():
-            r = stats.sign_test(va, vb, alpha=self.alpha, method=self.sign_method)
+            r = sign_test(va, vb, alpha=self.alpha, method=self.sign_method)
             margin = 2.0 * r.statistic - r.n  # A's wins less its losses
             out.append(self._outcome(position, "sign", kind, r, margin, self.alpha))
         if "wilcoxon" in self.tests and ok.any():
-            ranks = stats.signed_ranks(va - vb)
-            r = stats.wilcoxon_ranked(ranks, alpha=self.alpha)
+            ranks = signed_ranks(va - vb)
+            r = wilcoxon_ranked(ranks, alpha=self.alpha)
             margin = float(ranks.sum())  # R+ - R- (exact: a sum of half-integers)
             out.append(self._outcome(position, "wilcoxon", kind, r, margin, self.alpha))
         if "mcnemar" in self.tests:
             for forgetting, (n01, n10) in counts.items():
-                r = stats.mcnemar(n01, n10, alpha=self.mcnemar_alpha)
+                r = mcnemar(n01, n10, alpha=self.mcnemar_alpha)
                 name = "mcnemar" + _SUFFIX[forgetting]
                 out.append(self._outcome(position, name, forgetting, r, float(n10 - n01),
                                          self.mcnemar_alpha))

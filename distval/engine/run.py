@@ -1,121 +1,32 @@
-"""The driver loop both backends share: routed batches in, ``Step``s out, and a run's books.
-
-The driver reads the stream in chunks, cuts them so that batches end on every
-``test_every``-th row and draws the fold routing of each batch (:mod:`distval.validation`).
-A backend turns batches into :class:`Step`\\ s — rows evaluated and, at a test point, the
-aggregator's snapshot — as river's ``iter_progressive_val_score`` yields its checkpoints:
-:func:`iter_inprocess` here, :func:`distval.ray_backend.engine.iter_ray` on Ray. Only
-:func:`distval.evaluation.evaluate` feeds the steps to a :class:`Run`, which keeps the result,
-appends it to disk and shows progress.
-
->>> cfg = RunConfig(stream="sea", n_rows=300, learners=("nb",), n_folds=2, test_every=100)
->>> [(s.rows, s.snapshot.position if s.snapshot else None)
-...  for s in iter_inprocess(cfg, open_config_stream(cfg))]
-[(100, 100), (100, 200), (100, 300), (0, None)]
+"""A run's books: the result kept in memory, appended to disk, and the live status line while the
+steps come in.
 """
 
 from __future__ import annotations
 
-import copy
-import itertools
 import os
-import queue
 import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, NamedTuple, cast
+from typing import Any, ClassVar
 
 import numpy as np
 
-from distval.aggregator import Aggregator, Snapshot
+from distval.aggregator.snapshot import Snapshot
 from distval.columns import REGRESSION_FOLD_SCHEMA, rows_of
 from distval.config import RunConfig
-from distval.delays import LabelSchedule
-from distval.learners.host import Batch, LearnerHost
-from distval.learners.schema import Schema
-from distval.metrics import PROBA_MEASURES
-from distval.regression import RegressionAggregator
+from distval.engine.loop import Checkpoint, Step
 from distval.results import EvaluationResult, ResultWriter
 from distval.results.lock import DirectoryLock
 from distval.results.regression import RegressionResult
 from distval.results.saved import load_evaluation
-from distval.streams import Chunk, Stream, open_stream
-from distval.validation import FoldAssigner
-from distval.verdict import p_text, short_names, status_verdict
+from distval.statistics.verdict import p_text, short_names, status_verdict
+from distval.streams import Stream
 
-__all__ = [
-    "CHECKPOINT_SECONDS",
-    "CHECKPOINT_SHARE",
-    "Checkpoint",
-    "Every",
-    "LocalEvaluation",
-    "Run",
-    "Step",
-    "Timeline",
-    "iter_batches",
-    "iter_inprocess",
-    "open_config_stream",
-    "spending_horizon",
-    "starting_point",
-]
-
-#: Seconds between two checkpoints of a run that writes its results (``--checkpoint-seconds``).
-CHECKPOINT_SECONDS = 30.0
-#: The most of a run's time its checkpoints take: after one that took t seconds, the next
-#: comes no sooner than t / CHECKPOINT_SHARE seconds later (with a positive period).
-CHECKPOINT_SHARE = 0.02
-
-
-class Checkpoint(NamedTuple):
-    """A run's state after its first ``rows`` rows (a batch boundary): the learner hosts
-    (one, or the parts the Ray actors hold) and the aggregator. ``distval run --resume``
-    restores it (:func:`starting_point`)."""
-
-    rows: int
-    hosts: list[LearnerHost]
-    aggregator: Aggregator | RegressionAggregator
-
-
-class Step(NamedTuple):
-    """What a backend yields: ``rows`` evaluated, the ``snapshot`` of a test point (or None),
-    and ``where`` they were evaluated (``"driver"``: this process; ``"actors"``: Ray actors).
-    A step with a ``checkpoint`` (and no rows) comes when one is due: the state after every
-    step before it."""
-
-    rows: int
-    snapshot: Snapshot | None
-    where: str = "driver"
-    checkpoint: Checkpoint | None = None
-
-
-class Every:
-    """When a checkpoint is due: ``seconds`` after the last one (None: never; 0: always),
-    and, with a positive period, no sooner than the last one's cost over
-    :data:`CHECKPOINT_SHARE` (so checkpoints take at most about 2 % of the run).
-
-    >>> every = Every(30.0)
-    >>> every.due(), Every(None).due(), Every(0.0).due()
-    (False, False, True)
-    >>> every.taken(cost=1.5); every.wait
-    75.0
-    """
-
-    def __init__(self, seconds: float | None) -> None:
-        self.seconds = seconds
-        self.wait = seconds
-        self._last = time.monotonic()
-
-    def due(self) -> bool:
-        return self.wait is not None and time.monotonic() - self._last >= self.wait
-
-    def taken(self, cost: float = 0.0) -> None:
-        """A checkpoint was saved now, in ``cost`` seconds."""
-        self._last = time.monotonic()
-        if self.seconds:
-            self.wait = max(self.seconds, cost / CHECKPOINT_SHARE)
+__all__ = ["Run", "Timeline"]
 
 
 class Timeline:
@@ -163,316 +74,6 @@ class Timeline:
         return {
             k: round(v - start, 3) for k, v in sorted(self.marks.items(), key=lambda kv: kv[1])
         }
-
-
-def open_config_stream(config: RunConfig) -> Stream:
-    """The stream a configuration names, opened with its row limit and seed."""
-    if config.task == "regression":
-        from distval.streams.regression import open_regression_stream
-
-        return open_regression_stream(
-            config.stream, target=config.target, n_rows=config.n_rows, seed=config.seed
-        )
-    return open_stream(
-        config.stream,
-        target=config.target,
-        n_rows=config.n_rows,
-        seed=config.seed,
-        na_values=config.na_values,
-        infinite=config.infinite,
-    )
-
-
-def spending_horizon(config: RunConfig, stream: Stream) -> int | None:
-    """The planned rows of ``--sequential spending``: ``--planned-rows``, else the stream's
-    known length (a generator's, a Parquet file's, or the ``--n-rows`` cap), else None (each
-    check k then spends ``alpha * 6 / (pi^2 k^2)``; :func:`distval.evaluation.evaluate` says
-    so in one line). None for the other rules.
-
-    >>> cfg = RunConfig(stream="sea", n_rows=5000, sequential="spending")
-    >>> spending_horizon(cfg, open_config_stream(cfg))
-    5000
-    """
-    if config.sequential != "spending":
-        return None
-    if config.planned_rows is not None:
-        return config.planned_rows
-    return stream.n_rows if stream.n_rows is not None else stream.limit
-
-
-def iter_batches(stream: Stream, config: RunConfig) -> Iterator[Batch]:
-    """The stream as routed batches of at most ``batch_size`` rows, cut at test points.
-
-    With delayed or partial labels (``config.label_delay``) each batch carries the labels
-    that become known during it (:class:`~distval.delays.LabelSchedule`); the chunks are then
-    read one ahead, since the next row's time decides which labels are known before it.
-    """
-    assigner = FoldAssigner(config.validation, seed=config.seed)
-    every = config.test_every
-    spec = config.label_delay
-    schedule = None
-    if spec is not None and spec.delayed:
-        schedule = LabelSchedule(
-            spec, stream.feature_names, config.n_folds, config.seed, lambda: stream.classes
-        )
-    elif spec is not None:  # partial labels, at once: no schedule, the reveal draws only
-        schedule = LabelSchedule(spec, stream.feature_names, config.n_folds, config.seed)
-    chunks = stream.chunks(config.batch_size)
-    for chunk, following in _ahead(chunks) if schedule is not None else _alone(chunks):
-        n = len(chunk.y)
-        first = chunk.start
-        cuts = np.arange((first // every + 1) * every, first + n, every) - first
-        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, n]):
-            a = assigner.assign(int(hi - lo))
-            X, y, tested = chunk.X[lo:hi], chunk.y[lo:hi], a.tested(config.prequential)
-            if schedule is None or spec is None:
-                yield Batch(first + int(lo), X, y, a.weights, tested)
-            elif not spec.delayed:
-                revealed = schedule.revealed(len(y))
-                weights = np.where(revealed[:, None], a.weights, 0).astype(a.weights.dtype)
-                yield Batch(first + int(lo), X, y, weights, tested, revealed=revealed)
-            else:
-                after = chunk.X[hi] if hi < n else following.X[0] if following else None
-                release = schedule.release(first + int(lo), X, y, a.weights, tested, after)
-                yield Batch(first + int(lo), X, y, a.weights, tested, release=release)
-
-
-def _alone(chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, Chunk | None]]:
-    for chunk in chunks:
-        yield chunk, None
-
-
-def _ahead(chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, Chunk | None]]:
-    """Each chunk with the one after it (None for the last)."""
-    it = iter(chunks)
-    current = next(it, None)
-    while current is not None:
-        following = next(it, None)
-        yield current, following
-        current = following
-
-
-#: Batches a stage of the overlapped in-process loop may run ahead of the next: the reader
-#: of the host, the host of the aggregator. The aggregator stalls now and then (loading its
-#: numba kernels, importing scipy.stats at the first test), and a deeper queue hides the
-#: stalls (measurements: ``docs/performance.md``). A queued batch is tens of kB.
-AHEAD = 64
-
-
-class LocalEvaluation:
-    """Every replica in one host and the aggregator, in this process.
-
-    >>> cfg = RunConfig(stream="sea", learners=("nb",), n_folds=2, test_every=100)
-    >>> stream = open_config_stream(cfg)
-    >>> local = LocalEvaluation(cfg, stream)
-    >>> snap = local.step(next(iter_batches(stream, cfg)))
-    >>> snap.position, local.host.slots
-    (100, [(0, 0), (0, 1)])
-    """
-
-    def __init__(
-        self, config: RunConfig, stream: Stream, checkpoint_seconds: float | None = None
-    ) -> None:
-        slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
-        self.host = LearnerHost(
-            config.specs, slots, stream.feature_names, config.seed, Schema.of(stream),
-            proba=config.measure in PROBA_MEASURES, regression=config.task == "regression",
-        )
-        if config.task == "regression":
-            self.aggregator: Aggregator | RegressionAggregator = (
-                RegressionAggregator.from_config(config, spending_horizon(config, stream))
-            )
-        else:
-            self.aggregator = Aggregator.from_config(
-                config,
-                n_classes=getattr(stream, "n_classes", None),
-                planned_rows=spending_horizon(config, stream),
-            )
-        self._ids = np.arange(len(slots))
-        self.every = Every(checkpoint_seconds)
-
-    def restore(self, checkpoint: Checkpoint) -> None:
-        """Continue from ``checkpoint`` (its hosts joined into one, slots in order); a
-        private copy (arrays fetched from Ray's object store are read-only)."""
-        checkpoint = copy.deepcopy(checkpoint)
-        hosts = checkpoint.hosts
-        host = hosts[0] if len(hosts) == 1 else LearnerHost.join(hosts)
-        self.host = host if host.slots == sorted(host.slots) else host.part(sorted(host.slots))
-        self.aggregator = checkpoint.aggregator
-
-    def checkpoint(self) -> Step:
-        """A step with this state as a checkpoint (after every batch given so far)."""
-        return Step(0, None, "driver", Checkpoint(self.aggregator.position, [self.host],
-                                                  self.aggregator))
-
-    def checkpoints(self) -> Iterator[Step]:
-        """The :meth:`checkpoint` step if one is due; the time the caller takes with it
-        (saving it) sets the wait for the next (:class:`Every`)."""
-        if self.every.due():
-            started = time.perf_counter()
-            yield self.checkpoint()
-            self.every.taken(time.perf_counter() - started)
-
-    def step(self, batch: Batch) -> Snapshot | None:
-        """Predict, learn and aggregate one batch; the snapshot if a test point was reached."""
-        preds = self.host.process(batch)
-        return self.aggregator.update(
-            batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch),
-            rows=batch.scored_rows,
-        )
-
-    @property
-    def overlaps(self) -> bool:
-        """Whether :meth:`steps` overlaps reading, hosting and aggregating in threads: when
-        the host's batch call leaves Python's GIL free (:attr:`LearnerHost.releases_gil`);
-        otherwise threads would gain nothing."""
-        return self.host.releases_gil
-
-    def steps(self, batches: Iterable[Batch]) -> Iterator[Step]:
-        """A :class:`Step` per batch, in stream order.
-
-        With :attr:`overlaps`, a reader thread reads and routes the next batches and an
-        aggregator thread takes each batch's predictions, while this thread runs the host:
-        every stage sees the same batches in the same order, so the numbers are those of
-        the plain loop.
-        """
-        if not self.overlaps:
-            for batch in batches:
-                yield Step(len(batch), self.step(batch))
-                yield from self.checkpoints()
-            return
-        agg_in: queue.Queue[tuple[Batch, np.ndarray] | None] = queue.Queue(maxsize=AHEAD)
-        agg_out: queue.Queue[Step | BaseException] = queue.Queue()
-        stop = threading.Event()
-
-        def aggregate() -> None:
-            while True:
-                item = agg_in.get()
-                if item is None:
-                    return
-                batch, preds = item
-                try:
-                    snap = self.aggregator.update(
-                        batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch),
-                        rows=batch.scored_rows,
-                    )
-                except BaseException as exc:  # handed to the main thread
-                    agg_out.put(exc)
-                    return
-                agg_out.put(Step(len(batch), snap))
-
-        worker = threading.Thread(target=aggregate, name="distval-aggregator", daemon=True)
-        worker.start()
-        sent = got = 0
-        try:
-            for batch in prefetch(batches, depth=AHEAD, stop=stop):
-                preds = self.host.process(batch)
-                agg_in.put((batch, preds))
-                sent += 1
-                while True:
-                    try:
-                        item = agg_out.get_nowait()
-                    except queue.Empty:
-                        break
-                    got += 1
-                    yield _checked(item)
-                if self.every.due():  # the aggregator catches up with the host first
-                    while got < sent:
-                        got += 1
-                        yield _checked(agg_out.get())
-                    yield from self.checkpoints()
-            agg_in.put(None)
-            while got < sent:
-                got += 1
-                yield _checked(agg_out.get())
-        finally:
-            stop.set()
-            if worker.is_alive():
-                # ends the worker after the batches already queued (also when the reader or
-                # the host failed before anything was sent: the worker waits for its input)
-                agg_in.put(None)
-            worker.join()
-
-
-def _checked(item: Step | BaseException) -> Step:
-    if isinstance(item, BaseException):
-        raise item
-    return item
-
-
-def prefetch(items: Iterable[Batch], depth: int, stop: threading.Event) -> Iterator[Batch]:
-    """``items`` produced by a background thread, at most ``depth`` ahead; its exception is
-    raised here, in order. ``stop`` ends the thread early.
-
-    >>> list(prefetch(iter([1, 2, 3]), depth=1, stop=threading.Event()))
-    [1, 2, 3]
-    """
-    q: queue.Queue[object] = queue.Queue(maxsize=depth)
-    end = object()
-
-    def produce() -> None:
-        try:
-            for item in items:
-                while not stop.is_set():
-                    try:
-                        q.put(item, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
-            q.put(end)
-        except BaseException as exc:  # handed to the consumer
-            q.put(exc)
-
-    threading.Thread(target=produce, name="distval-reader", daemon=True).start()
-    while True:
-        item = q.get()
-        if item is end:
-            return
-        if isinstance(item, BaseException):
-            raise item
-        yield cast(Batch, item)  # what produce() put: a Batch, not end or an exception
-
-
-def starting_point(
-    config: RunConfig,
-    stream: Stream,
-    resume: Checkpoint | None = None,
-    checkpoint_seconds: float | None = None,
-) -> tuple[LocalEvaluation, Iterator[Batch]]:
-    """Where every backend starts: a fresh :class:`LocalEvaluation` and the stream's batches,
-    or (``resume``) the checkpoint's state and the batches after its rows. The batches
-    before are read and routed again but not evaluated, so the fold routing and the label
-    schedule draw exactly as in the run that wrote the checkpoint.
-
-    >>> cfg = RunConfig(stream="sea", n_rows=300, learners=("nb",), n_folds=2, test_every=100)
-    >>> local, batches = starting_point(cfg, open_config_stream(cfg))
-    >>> cp = [local.step(b) for b in itertools.islice(batches, 2)] and local.checkpoint()
-    >>> again, rest = starting_point(cfg, open_config_stream(cfg), cp.checkpoint)
-    >>> cp.checkpoint.rows, [b.start for b in rest], again.aggregator.position
-    (200, [200], 200)
-    """
-    local = LocalEvaluation(config, stream, checkpoint_seconds)
-    batches = iter_batches(stream, config)
-    if resume is None:
-        return local, batches
-    local.restore(resume)
-    return local, itertools.dropwhile(lambda b: b.start < resume.rows, batches)
-
-
-def iter_inprocess(
-    config: RunConfig,
-    stream: Stream,
-    *,
-    resume: Checkpoint | None = None,
-    checkpoint_seconds: float | None = None,
-) -> Iterator[Step]:
-    """The in-process backend: every batch in this process, then the final snapshot; a
-    checkpoint every ``checkpoint_seconds`` (None: none), from ``resume`` if given."""
-    local, batches = starting_point(config, stream, resume, checkpoint_seconds)
-    yield from local.steps(batches)
-    yield Step(0, local.aggregator.finish())
 
 
 class Run:
@@ -690,14 +291,13 @@ def status_width(columns: int, desc: str, total: int | None) -> int:
 def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> str:
     """A short status: the leader's measure (mean over folds; the leader is the learner the
     verdicts name most often, else the one with the best measure), the clearest verdict (its
-    confidence sequence, valid under peeking; :func:`~distval.verdict.status_verdict`), the
-    other learners' measures and, for the most clearly different pair, the Wilcoxon (else
-    sign) p-value and whom it favours; with ``--sequential``, the decision that stays valid
-    when this line is watched. With a ``width`` it is too long for, every learner in short
-    and the verdict without its sequence; then parts are dropped from the end until it
-    fits.
+    confidence sequence, valid under peeking; :func:`~distval.statistics.verdict.status_verdict`),
+    the other learners' measures and, for the most clearly different pair, the Wilcoxon (else sign)
+    p-value and whom it favours; with ``--sequential``, the decision that stays valid when this line
+    is watched. With a ``width`` it is too long for, every learner in short and the verdict without
+    its sequence; then parts are dropped from the end until it fits.
 
-    >>> from distval.aggregator import Snapshot
+    >>> from distval.aggregator.snapshot import Snapshot
     >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2)
     >>> folds = {"learner": np.array(["ht", "ht", "nb", "nb"], dtype=object),
     ...          "forgetting": np.array(["adwin"] * 4, dtype=object),
@@ -778,7 +378,7 @@ def _valid_status(
     """The part of :func:`live_status` that marks the decision valid under peeking: the
     spending decision of the test shown, or the largest e-value of ``--sequential evalue``.
 
-    >>> from distval.aggregator import Snapshot
+    >>> from distval.aggregator.snapshot import Snapshot
     >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="evalue")
     >>> rows = {"test": np.array(["sign_evalue"], dtype=object),
     ...         "learner_a": np.array(["ht"], dtype=object),
