@@ -80,7 +80,7 @@ def staged(config: RunConfig, out: Path) -> dict:
         for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, n]):
             t0 = time.perf_counter()
             a = assigner.assign(int(hi - lo))
-            from distval.learners.host import Batch
+            from distval.learners.batch import Batch
 
             batch = Batch(
                 first + int(lo),

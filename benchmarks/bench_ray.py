@@ -47,7 +47,7 @@ from distval.config import RunConfig
 from distval.engine.loop import open_config_stream
 from distval.engine.run import Run
 from distval.learners import parse_learner
-from distval.learners.host import to_dicts
+from distval.learners.batch import to_dicts
 from distval.learners.weights import learns_with_weight
 from distval.ray_backend.engine import RayRun
 from distval.ray_backend.session import ray_session

@@ -63,7 +63,8 @@ def learners(arf_trees: int) -> list[tuple[str, str]]:
 def run_one(task: tuple) -> list[dict]:
     """Test-then-train every learner on one (stream, order); returns result rows."""
     from distval.learners import parse_learner
-    from distval.learners.host import Batch, LearnerHost
+    from distval.learners.batch import Batch
+    from distval.learners.host import LearnerHost
     from distval.metrics import Cumulative
     from distval.streams import open_stream
     from distval.streams.permuted import PermutedStream

@@ -17,37 +17,33 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "distval"
 
-#: Layers from the bottom (0) up; a module's layer is that of its longest matching prefix.
+#: Layers from the bottom (0) up, one per stage folder (or root module); a module's layer
+#: is that of its longest matching prefix. Read upwards, it is the way a row travels:
+#: stream -> routing -> learners -> measures -> statistics -> aggregator -> results -> engines.
 LAYERS = {
-    "distval.errors": 0,
-    "distval.streams": 1,
-    "distval.routing.validation": 1,
-    "distval.routing.delays": 1,
-    "distval.statistics": 1,
-    "distval.statistics.sequential": 1,
-    "distval.statistics.anytime": 1,  # confidence sequences of a pair's per-row difference
-    "distval.statistics.multiplicity": 1,  # Holm, e-BH
-    "distval.learners": 2,
-    "distval.learners.minibatch": 2,  # partial_fit / learn_many replicas, below the host
-    "distval.metrics": 2,
-    "distval.metrics.prequential": 2,
-    "distval.metrics.paired": 2,  # both learners of a pair over the same rows
-    "distval.config": 3,
+    "distval.errors": 0,  # DistvalError and the argument checks
+    "distval.streams": 1,  # where rows come from, and in which order
+    "distval.routing": 1,  # which fold replica sees which row, and when its label arrives
+    "distval.learners": 2,  # learner hosts (river, MOA) and their replicas
+    "distval.metrics": 2,  # measures from confusion counts, trackers, paired, prequential
     "distval.columns": 3,  # the columns of every results table, their one owner
-    "distval.statistics.comparison": 3,  # one pair comparison: the aggregator's and the harness's
-    "distval.statistics": 3,  # the verdict line of a pair, and its live state
-    "distval.aggregator": 4,
-    "distval.aggregator.regression": 4,  # the aggregator of a regression run
-    "distval.results": 5,  # schema, tables <- writer, reader <- memory (EvaluationResult)
-    "distval.results.lock": 5,  # one writer per results directory (below the writer)
-    "distval.report": 6,
-    "distval.engine": 7,
-    "distval.ray_backend": 8,
-    "distval.evaluation": 9,
-    "distval.experiments": 10,
-    "distval.cli": 11,
-    "distval": 12,  # the package facade: lazy `distval.evaluate`, `distval.RunConfig`
+    "distval.statistics": 4,  # fold tests, sequential and anytime decisions, the verdict
+    "distval.config": 5,  # RunConfig: one frozen, checked description of a run
+    "distval.aggregator": 6,  # per-fold measures and across-fold tests, in one plain class
+    "distval.results": 7,  # schema, tables <- writer, reader <- memory (EvaluationResult)
+    "distval.report": 8,
+    "distval.engine": 9,  # the driver loop both backends share, and a run's books
+    "distval.ray_backend": 10,
+    "distval.evaluation": 11,
+    "distval.experiments": 12,
+    "distval.cli": 13,
+    "distval": 14,  # the package facade: lazy `distval.evaluate`, `distval.RunConfig`
 }
+
+#: The modules that may stand at the root of distval/ beside the packages.
+ROOT_MODULES = {"config", "errors", "columns", "evaluation"}
+#: No module grows past this (lines).
+MAX_LINES = 600
 
 
 def module_name(path: Path) -> str:
@@ -97,7 +93,9 @@ GRAPH = {m: imports(m) for m in MODULES}
 def test_every_module_has_a_layer():
     assert all(layer(m) >= 0 for m in MODULES)
     expected = {"distval.ray_backend.engine", "distval.cli.run", "distval.learners.host",
-                "distval.results.writer", "distval.results.reader"}
+                "distval.results.writer", "distval.results.reader", "distval.engine.loop",
+                "distval.aggregator.core", "distval.statistics.comparison",
+                "distval.routing.validation", "distval.metrics.paired"}
     assert expected <= set(MODULES)
 
 
@@ -197,3 +195,62 @@ def test_engines_ask_hosts_for_capabilities_never_for_moa():
         if "RAY_DISABLE_FAILURE_SIGNAL_HANDLER" in path.read_text()
     ]
     assert setters == ["distval/learners/moa/jvm.py"]
+
+
+def package(module: str) -> str:
+    """The entry at the root of distval/ that holds ``module`` (a package or a module)."""
+    return ".".join(module.split(".")[:2])
+
+
+#: The graph between the root's entries: a package imports what any of its modules imports.
+PACKAGES: dict[str, set[str]] = {}
+for _module, _targets in GRAPH.items():
+    if _module != "distval":
+        PACKAGES.setdefault(package(_module), set()).update(
+            t for t in map(package, _targets) if t != package(_module)
+        )
+
+
+def test_packages_import_only_downwards_and_in_no_circle():
+    """Between the stage folders too: a package sits above everything it imports."""
+    from graphlib import CycleError, TopologicalSorter
+
+    upward = sorted(
+        f"{p} (layer {layer(p)}) -> {t} (layer {layer(t)})"
+        for p, targets in PACKAGES.items()
+        for t in targets
+        if layer(t) > layer(p)
+    )
+    assert upward == []
+    try:
+        list(TopologicalSorter(PACKAGES).static_order())
+    except CycleError as exc:
+        pytest.fail(f"a circle between packages: {' -> '.join(exc.args[1])}")
+
+
+def test_the_root_holds_packages_and_a_few_modules():
+    modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__"}
+    assert modules <= ROOT_MODULES
+    assert all(layer(f"distval.{p.name}") < LAYERS["distval"]
+               for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
+
+
+def test_no_module_is_over_the_limit():
+    sizes = {m: len(p.read_text().splitlines()) for m, p in MODULES.items()}
+    assert {m: n for m, n in sizes.items() if n > MAX_LINES} == {}
+
+
+def test_a_package_name_means_one_thing():
+    """No package binds a name (a re-exported function, say) that is also one of its
+    modules: importing the module would replace the package's attribute with it."""
+    clashes = []
+    for module, path in MODULES.items():
+        if path.name != "__init__.py":
+            continue
+        subs = {p.stem for p in path.parent.glob("*.py")} | {
+            p.name for p in path.parent.iterdir() if (p / "__init__.py").exists()}
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ImportFrom) and node.module != module:
+                clashes += [f"{module}.{a.asname or a.name}" for a in node.names
+                            if (a.asname or a.name) in subs]
+    assert clashes == []

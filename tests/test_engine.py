@@ -56,7 +56,7 @@ def test_same_seed_same_results_other_seed_other_results(assert_same_rows):
 def test_cumulative_accuracy_equals_a_direct_recount():
     """Rerun the same replicas by hand (river loop) and recount accuracy with scikit-learn."""
     from distval.learners import make_replicas, parse_learner
-    from distval.learners.host import to_dicts
+    from distval.learners.batch import to_dicts
 
     cfg = RunConfig(**SMALL | {"scheme": "cv", "prequential": False})
     res = distval.evaluate(cfg)

@@ -30,7 +30,8 @@ from distval.aggregator.core import Aggregator
 from distval.aggregator.regression import RegressionAggregator
 from distval.aggregator.snapshot import Snapshot
 from distval.config import RunConfig
-from distval.learners.host import Batch, LearnerHost
+from distval.learners.batch import Batch
+from distval.learners.host import LearnerHost
 from distval.learners.schema import Schema
 from distval.metrics import PROBA_MEASURES
 from distval.routing.delays import LabelSchedule

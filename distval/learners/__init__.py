@@ -5,7 +5,8 @@ training-weight rule, ``temporal`` holds the temporal-dependence wrappers and ``
 predict-then-learn over a batch for a group of (learner, fold) slots.
 """
 
-from distval.learners.host import Batch, LearnerHost, to_dicts
+from distval.learners.batch import Batch, to_dicts
+from distval.learners.host import LearnerHost
 from distval.learners.registry import (
     BUILTIN,
     LearnerSpec,

@@ -26,7 +26,8 @@ if TYPE_CHECKING:  # types only: this module imports nothing of distval at run t
     from distval.aggregator.core import Aggregator
     from distval.aggregator.snapshot import Snapshot
     from distval.config import RunConfig
-    from distval.learners.host import Batch, LearnerHost
+    from distval.learners.batch import Batch
+    from distval.learners.host import LearnerHost
     from distval.learners.registry import LearnerSpec
 
 __all__ = ["AggregatorActor", "LearnerActor", "warm_aggregator"]

@@ -58,7 +58,8 @@ from distval.config import RunConfig
 from distval.engine.loop import Checkpoint, Every, LocalEvaluation, Step, starting_point
 from distval.engine.run import Timeline
 from distval.errors import DistvalError
-from distval.learners.host import Batch, LearnerHost
+from distval.learners.batch import Batch
+from distval.learners.host import LearnerHost
 from distval.learners.registry import LearnerSpec
 from distval.ray_backend.actors import AggregatorActor, LearnerActor
 from distval.ray_backend.session import ray_session

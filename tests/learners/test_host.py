@@ -10,7 +10,8 @@ import pytest
 from river import datasets
 
 from distval.learners import make_replicas, parse_learner
-from distval.learners.host import Batch, LearnerHost, to_dicts
+from distval.learners.batch import Batch, to_dicts
+from distval.learners.host import LearnerHost
 from distval.routing.validation import FoldAssigner, Validation
 
 

@@ -10,7 +10,8 @@ import pytest
 from distval.config import RunConfig
 from distval.evaluation import evaluate
 from distval.learners import parse_learner
-from distval.learners.host import Batch, LearnerHost
+from distval.learners.batch import Batch
+from distval.learners.host import LearnerHost
 from distval.routing.validation import FoldAssigner, Validation
 from distval.streams import bundled_path
 

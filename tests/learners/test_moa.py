@@ -21,7 +21,8 @@ from distval.engine.loop import iter_batches, open_config_stream
 from distval.engine.run import Run
 from distval.errors import DistvalError
 from distval.learners import parse_learner
-from distval.learners.host import Batch, LearnerHost
+from distval.learners.batch import Batch
+from distval.learners.host import LearnerHost
 from distval.learners.moa import moa_cli
 from distval.learners.moa.replicas import MoaReplicas
 from distval.learners.schema import Schema

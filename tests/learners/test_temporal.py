@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from distval.errors import DistvalError
 from distval.experiments.diagnostics import LabelDiagnostics, describe_stream
 from distval.learners import BUILTIN, make_replicas, parse_learner
-from distval.learners.host import Batch, LearnerHost
+from distval.learners.batch import Batch
+from distval.learners.host import LearnerHost
 from distval.learners.temporal import TemporalCorrection, TemporallyAugmented
 from distval.metrics import FORGETTING, Cumulative, ExponentialEstimators, make_tracker, measures
 from distval.streams import bundled_path, open_stream

@@ -289,7 +289,7 @@ class _Pass:
         self.rng = np.random.default_rng(noise_seed)
 
     def batches(self) -> Iterator[tuple[BoolArray, BoolArray, BoolArray]]:
-        from distval.learners.host import Batch
+        from distval.learners.batch import Batch
 
         cfg, k = self.config, self.config.n_folds
         for chunk in self.stream.chunks(cfg.batch_size):
