@@ -16,6 +16,7 @@ it then took several times as long. While Ray starts, the interval is cut to
 from __future__ import annotations
 
 import contextlib
+import signal
 import sys
 import threading
 import time
@@ -36,6 +37,11 @@ class RayStarter:
     The thread stays alive until :meth:`close`: Ray ties the local cluster's processes (GCS,
     raylet) to the thread that started them (they are killed when it ends: a hand-over
     after that found the GCS gone and the driver terminated a minute later).
+
+    ``ray.init`` installs Ray's C++ crash handler for SIGTERM in any thread, but only the
+    main thread may set a Python handler again: the first :meth:`ready` or :meth:`wait`
+    after the start (the driver's loop, in the main thread) reinstalls the Python SIGTERM
+    handler the caller had (the command line's, which closes the results as Ctrl-C does).
     """
 
     def __init__(
@@ -47,6 +53,7 @@ class RayStarter:
         self.run: Any = None
         self.error: BaseException | None = None
         self.started = False
+        self._signals_kept = False
         self._mark = mark or (lambda event: None)
         self._up = threading.Event()  # Ray and the run exist, or the start failed
         self._stop = threading.Event()
@@ -76,9 +83,22 @@ class RayStarter:
         """Block until Ray runs and the actors are asked for (or the start failed)."""
         self._up.wait()
 
+    def _keep_python_sigterm(self) -> None:
+        """Once Ray has started, set the caller's Python SIGTERM handler again (class
+        docstring); only the main thread can, so elsewhere this waits for a later call."""
+        if self._signals_kept or threading.current_thread() is not threading.main_thread():
+            return
+        self._signals_kept = True
+        handler = signal.getsignal(signal.SIGTERM)
+        if callable(handler):
+            signal.signal(signal.SIGTERM, handler)
+
     def ready(self) -> bool:
         """Whether Ray and every actor are up (False while booting or if the start failed)."""
-        if not self._up.is_set() or self.run is None:
+        if not self._up.is_set():
+            return False
+        self._keep_python_sigterm()
+        if self.run is None:
             return False
         up = bool(self.run.ready())
         if up:
@@ -88,6 +108,7 @@ class RayStarter:
     def wait(self) -> None:
         """Block until Ray and the actors are up (or their start failed)."""
         self._up.wait()
+        self._keep_python_sigterm()
         while self.run is not None and not self.ready():
             time.sleep(0.02)
 
