@@ -323,7 +323,7 @@ def test_a_p_value_below_double_precision_never_prints_as_zero():
     verdict line, the live status and the summary tables, never as 0."""
     from distval.config import RunConfig
     from distval.engine.run import live_status
-    from distval.results.memory import _tests_block
+    from distval.results.summary import tests_block
 
     ev = Evidence("ht", "nb", rows=5000, mean=0.1, lower=0.08, upper=0.12, level=0.95,
                   decision="A", fold_diffs=np.full(10, 0.1), window_rows=900.0,
@@ -343,5 +343,5 @@ def test_a_p_value_below_double_precision_never_prints_as_zero():
     row = {"learner_a": "ht", "learner_b": "nb", "test": "mcnemar", "measure": "errors",
            "forgetting": "cumulative", "value_a": 1.0, "value_b": 9.0, "statistic": 80.0,
            "pvalue": 0.0, "reject": True, "favours": "ht"}
-    _, _, rows, _ = _tests_block([row], 0.05)
+    _, _, rows, _ = tests_block([row], 0.05)
     assert rows[0][7] == "< 1e-16"
