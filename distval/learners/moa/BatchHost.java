@@ -126,17 +126,22 @@ public final class BatchHost {
 
     /** Rows as instances of the current header (features row-major, rows x d). */
     private Instance[] instances(double[] x, int d, int[] y) {
-        final int rows = y.length;
-        final Instance[] insts = new Instance[rows];
-        for (int i = 0; i < rows; i++) {
-            double[] values = new double[d + 1];
-            System.arraycopy(x, i * d, values, 0, d);
-            values[d] = y[i];
-            Instance inst = new DenseInstance(1.0, values);
-            inst.setDataset(header);
-            insts[i] = inst;
+        final Instance[] insts = new Instance[y.length];
+        for (int i = 0; i < y.length; i++) {
+            insts[i] = instance(x, d, i, y[i]);
         }
         return insts;
+    }
+
+    /** Row {@code i} (features row-major, rows x d) with its target, an instance of the
+     * current header. */
+    private Instance instance(double[] x, int d, int i, double target) {
+        double[] values = new double[d + 1];
+        System.arraycopy(x, i * d, values, 0, d);
+        values[d] = target;
+        Instance inst = new DenseInstance(1.0, values);
+        inst.setDataset(header);
+        return inst;
     }
 
     /**
@@ -265,12 +270,7 @@ public final class BatchHost {
         Arrays.fill(out, Double.NaN);
         final Instance[] insts = new Instance[rows];
         for (int i = 0; i < rows; i++) {
-            double[] values = new double[d + 1];
-            System.arraycopy(x, i * d, values, 0, d);
-            values[d] = y[i];
-            Instance inst = new DenseInstance(1.0, values);
-            inst.setDataset(header);
-            insts[i] = inst;
+            insts[i] = instance(x, d, i, y[i]);
         }
         for (int j = 0; j < m; j++) {
             final Classifier cl = learners[j];
