@@ -54,6 +54,7 @@ from distval.metrics import (
     measures,
 )
 from distval.metrics.prequential import DriftMonitor, DriftSettings, q_statistic
+from distval.routing.delays import LastKnown, Release
 from distval.statistics.comparison import Decision
 from distval.statistics.friedman import friedman as stats_friedman
 from distval.statistics.pair_verdicts import PairVerdicts
@@ -189,6 +190,7 @@ class Aggregator(Schedule):
         self._events: list[dict[str, Any]] = []
         self.position = 0
         self._last_label = 0  # the Persistent classifier's guess for row 0 is class 0 (MOA)
+        self._known = LastKnown()  # the no-change guesses under delayed labels
         self.last: Snapshot | None = None
         self._got: dict[int, dict[str, np.ndarray]] = {}  # measures per tracker, this position
         #: The measures of every tracker's slots, one after the other, when one call gave them.
@@ -247,13 +249,16 @@ class Aggregator(Schedule):
         parts: Iterable[tuple[Any, np.ndarray]],
         arrived: int | None = None,
         rows: np.ndarray | None = None,
+        release: Release | None = None,
     ) -> Snapshot | None:
         """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions).
 
         With delayed labels (:mod:`distval.routing.delays`) ``y`` and the predictions are those of
         the rows whose labels became known during the batch, in that order, ``rows`` their
         stream rows (drift events name them), and ``arrived`` is the number of rows the
-        batch brought (the stream position moves by it).
+        batch brought (the stream position moves by it). Given the batch's ``release``, the
+        Persistent baseline predicts each row with the last label known when the row arrived
+        (:class:`~distval.routing.delays.LastKnown`), not with the previous row's label.
         """
         if start != self.position:
             raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
@@ -268,9 +273,12 @@ class Aggregator(Schedule):
                 p, probs = p
                 given.append((np.asarray(ids), probs))
             pred[np.asarray(ids)] = p
-        prev = np.empty(n, dtype=np.int64)
-        prev[0] = self._last_label
-        prev[1:] = y[:-1]
+        if release is None:
+            prev = np.empty(n, dtype=np.int64)
+            prev[0] = self._last_label
+            prev[1:] = y[:-1]
+        else:
+            prev = self._known.guess(start, release)
         per_ok = y == prev
         for tracker in self.trackers:
             tracker.update(y, pred, per_ok)

@@ -60,6 +60,7 @@ from distval.metrics.regression import (
     RegressionTracker,
     SumWindows,
 )
+from distval.routing.delays import Release
 from distval.statistics.anytime import DifferenceCS
 from distval.statistics.comparison import Decision
 from distval.statistics.friedman import friedman as stats_friedman
@@ -193,9 +194,12 @@ class RegressionAggregator(Schedule):
         *,
         arrived: int | None = None,
         rows: np.ndarray | None = None,
+        release: Release | None = None,
     ) -> Snapshot | None:
         """Take one batch: targets ``y`` and, per part, (slot ids, their (slots, rows)
-        predictions, NaN where not tested); a snapshot when a test point is reached."""
+        predictions, NaN where not tested); a snapshot when a test point is reached. (``rows``
+        and ``release``, the delayed labels' rows and schedule, are the classification
+        aggregator's; a regression run has no no-change baseline to place with them.)"""
         if start != self.position:
             raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
         y = np.asarray(y, dtype=np.float64)

@@ -63,7 +63,7 @@ import numpy as np
 
 from distval.errors import DistvalError
 
-__all__ = ["Delay", "LabelSchedule", "Release", "check_time_column", "delay_spec",
+__all__ = ["Delay", "LabelSchedule", "LastKnown", "Release", "check_time_column", "delay_spec",
            "parse_duration", "untrained"]
 
 _UNITS = {
@@ -215,7 +215,9 @@ class Release:
     (``1 <= after <= n``); ``X``, ``y``, ``weights`` and ``tested`` are its features, class
     and fold routing (drawn on arrival). ``known`` is False for a row whose label the
     replicas never get (unrevealed, or still waiting at the end of the stream): it is scored
-    and not trained on (its ``weights`` are 0).
+    and not trained on (its ``weights`` are 0). ``waiting_from`` is the earliest row still
+    waiting for its label after the batch (the batch's end if none): no later release scores
+    a row before it.
     """
 
     after: np.ndarray
@@ -225,6 +227,7 @@ class Release:
     weights: np.ndarray
     tested: np.ndarray
     known: np.ndarray
+    waiting_from: int = 0
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -345,6 +348,9 @@ class LabelSchedule:
         at = np.where(go, u, start + n)[pick]  # rows waiting at the end: after the last row
         order = pick[np.lexsort((self._rows[pick], self._due[pick], at))]
         known = self._known[order] & go[order]
+        keep = np.ones(len(self._rows), bool)
+        keep[pick] = False
+        waiting = self._rows[keep]  # in arrival order
         rel = Release(
             after=(np.where(go, u, start + n)[order] - start).astype(np.int64),
             rows=self._rows[order],
@@ -353,9 +359,8 @@ class LabelSchedule:
             weights=np.where(known[:, None], self._w[order], 0).astype(np.int32),
             tested=self._t[order],
             known=known,
+            waiting_from=int(waiting[0]) if len(waiting) else start + n,
         )
-        keep = np.ones(len(self._rows), bool)
-        keep[pick] = False
         self._keep(keep)
         return rel
 
@@ -375,3 +380,38 @@ class LabelSchedule:
         self._y, self._w, self._t = self._y[keep], self._w[keep], self._t[keep]
         self._known = self._known[keep]
 
+
+
+class LastKnown:
+    """The no-change (Persistent) classifier under delayed labels: it predicts each row with
+    the class of the label known last before the row arrived (class 0 while none is), the
+    only no-change guess a learner could make when labels come late. Without a delay that is
+    the previous row's label; MOA's evaluators use the previous row's label in every case
+    (their κper compares with a guess no learner could make under a delay).
+
+    >>> sched = LabelSchedule(delay_spec(3), ["x"], n_folds=1)
+    >>> X, y, w = np.zeros((6, 1)), np.array([1, 0, 1, 1, 0, 0]), np.ones((6, 1), np.int32)
+    >>> rel = sched.release(0, X, y, w, w.astype(bool), next_row=None)
+    >>> LastKnown().guess(0, rel).tolist()  # row t gets row t - 3's label
+    [0, 0, 0, 1, 0, 1]
+    """
+
+    def __init__(self) -> None:
+        # The labels known so far, as far back as a row still to be scored needs: the row
+        # before which each was known, and its class (known in that order).
+        self._at = np.empty(0, np.int64)
+        self._y = np.empty(0, np.int64)
+
+    def guess(self, start: int, release: Release) -> np.ndarray:
+        """The guess for each row ``release`` scores (``start``: the batch's first row)."""
+        known = release.known
+        self._at = np.r_[self._at, start + release.after[known]]
+        self._y = np.r_[self._y, release.y[known].astype(np.int64)]
+        last = np.searchsorted(self._at, release.rows, side="right") - 1
+        y = np.r_[np.int64(0), self._y]  # class 0 while no label is known
+        out = y[last + 1]
+        # later releases score rows from waiting_from on: keep the last label they may need
+        drop = int(np.searchsorted(self._at, release.waiting_from, side="right")) - 1
+        if drop > 0:
+            self._at, self._y = self._at[drop:], self._y[drop:]
+        return out

@@ -395,3 +395,30 @@ def test_a_run_that_trains_nothing_warns(opts, says):
     with pytest.warns(DistvalWarning, match=says.replace("(", r"\(").replace(")", r"\)")):
         distval.evaluate(stream="sea", n_rows=500, learners=("nb", "majority"), n_folds=2,
                          **opts)
+
+
+@pytest.mark.parametrize(("delay", "probability"), [(130, 1.0), (40, 0.3)])
+def test_the_persistent_baseline_uses_only_labels_known_when_a_row_arrives(delay, probability):
+    """With labels ``delay`` rows late (some never revealed), the no-change baseline behind
+    p_per, κper and the baseline line guesses row t with the last revealed label of a row s
+    with s + delay <= t (class 0 before any), a plain loop here, over every row of the
+    stream; the previous row's label, which no learner knows yet, would give other numbers."""
+    n, k = 2000, 2
+    _, _, y = rows_of(n=n, seed=3)
+    revealed = np.random.RandomState(3).random_sample(n) < probability
+    guess = np.zeros(n, np.int64)
+    last = 0
+    for t in range(n):
+        s = t - delay
+        if s >= 0 and revealed[s]:
+            last = int(y[s])
+        guess[t] = last
+    res = distval.evaluate(stream="sea(noise=0.1)", n_rows=n, seed=3, learners=("nb",),
+                           n_folds=k, scheme="cv", fold_choice="round-robin", delay=delay,
+                           label_probability=probability, forgetting="cumulative",
+                           batch_size=170, test_every=1000)
+    final = res.final_folds()
+    final = final[final["forgetting"] == "cumulative"]
+    want = float((y == guess).mean())
+    assert final["p_per"].tolist() == pytest.approx([want] * k, abs=1e-12)
+    assert abs(want - float((y == np.r_[0, y[:-1]]).mean())) > 1e-3
