@@ -296,14 +296,15 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     without its sequence; then parts are dropped from the end until it fits.
 
     The numbers are those the verdict and the tests compare (:mod:`distval.engine.standing`):
-    with two learners, each one's measure over the rows both were tested on (mean
-    over folds of the paired windows); with more, the leader's over the rows it shares with
-    the learner its verdict names and every other learner's *difference* to the leader over
-    the rows those two share (``nb 0.912 | ... | ht -0.031``). The leader is the learner the
-    verdict shown puts ahead (without one, the learner ahead in most pairs). Each learner's
-    mean over its own windows is shown only while no pair has paired values yet. Where the verdict and its pair's numbers disagree (the
-    sequence covers every row, the paired windows the recent ones), the verdict comes first
-    and the pair's numbers follow as ``paired windows: ...``, with no leader.
+    with two learners, each one's measure over the rows both were tested on (mean over folds
+    of the paired windows); with more, the leader's over the rows it shares with the learner
+    its verdict names and every other learner's *difference* to the leader over the rows
+    those two share (``nb 0.912 | ... | ht -0.031``). The leader is the learner the verdict
+    shown puts ahead (without one, the learner ahead in most pairs). Each learner's mean
+    over its own windows is shown only while no pair has paired values yet. Where the
+    verdict and its pair's numbers disagree (the sequence covers every row, the paired
+    windows the recent ones), the verdict comes first and the pair's numbers follow as
+    ``paired windows: ...``, with no leader.
 
     Without paired values (own windows):
 
