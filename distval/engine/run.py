@@ -359,13 +359,14 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     values = st.values if st is not None else {}
     relative = st is not None and st.kind == "relative"
     disputed = st is not None and st.kind == "disputed"
+    lead = next(iter(values), "")
 
     def number(k: str, v: float, short: bool = False) -> str:
+        """The leader's value, the others' (or, relative, their difference to it)."""
         if short:
             return (f"{v:+.2f}" if relative and k != lead else f"{v:.2f}").replace("0.", ".", 1)
         return f"{v:+.3f}" if relative and k != lead else f"{v:.3f}"
 
-    lead = next(iter(values), "")
     shown = {names.get(k, k): number(k, v) for k, v in values.items()}
     verdict = status_verdict(verdicts, names, config.measure) if verdicts else ""
     label = ("paired windows: " if st is not None and st.same_rows else "own windows: ") \
