@@ -86,7 +86,7 @@ def test_resume_from_the_command_line_refuses_a_changed_config(reference, tmp_pa
     assert pq.read_table(d / "verdicts.parquet").equals(pq.read_table(ref_dir / "verdicts.parquet"))
 
 
-def test_progress_lines_on_stderr_name_rows_and_the_leader_of_the_fold_table(capsys):
+def test_progress_lines_on_stderr_name_rows_and_the_leader_on_the_same_rows(capsys):
     cfg = distval.RunConfig(**OPTS)
     stream = open_config_stream(cfg)
     run = Run(cfg, stream, progress="lines", line_seconds=0.0)
@@ -97,13 +97,18 @@ def test_progress_lines_on_stderr_name_rows_and_the_leader_of_the_fold_table(cap
     assert lines
     rows = [int(re.match(r"distval: (\d+)/6000 rows", x).group(1)) for x in lines]
     assert rows == sorted(rows) and rows[-1] == 6000
-    # the leader and its RMSE, as pandas computes them from the last check's fold table
-    folds = res.final_folds()
-    main = folds[folds["forgetting"] == cfg.forgetting]
-    rmse = main.groupby("learner")["rmse"].mean()
-    leader = rmse.idxmin()
-    head = lines[-1].split("; ", 1)[1].split(" | ")[0]
-    assert head == f"{leader} {rmse[leader]:.3f}"
+    # the leader and both RMSEs over the rows both learners were tested on, as pandas
+    # computes them from the last check's paired table (the folds where both have a value)
+    paired = pd.DataFrame(res.final.paired).dropna(subset=["value_a", "value_b"])
+    rmse = {"htr": paired["value_a"].mean(), "linreg": paired["value_b"].mean()}
+    assert paired["learner_a"].eq("htr").all() and len(paired) == 3
+    verdict = res.summary()["verdicts"][0]
+    winner = {"A": "htr", "B": "linreg"}.get(verdict["decision"], min(rmse, key=rmse.get))
+    loser = next(k for k in rmse if k != winner)
+    assert rmse[winner] <= rmse[loser]  # the verdict and the same-row errors agree here
+    parts = lines[-1].split("; ", 1)[1].split(" | ")
+    assert parts[0] == f"{winner} {rmse[winner]:.3f}"
+    assert f"{loser} {rmse[loser]:.3f}" in parts
 
 
 def test_export_writes_the_parquet_tables_as_csv(reference, tmp_path, capsys):

@@ -13,12 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-import numpy as np
-
 from distval.aggregator.snapshot import Snapshot
 from distval.columns import REGRESSION_FOLD_SCHEMA, rows_of
 from distval.config import RunConfig
 from distval.engine.loop import Checkpoint, Step
+from distval.engine.standing import standing
 from distval.results import EvaluationResult, ResultWriter
 from distval.results.lock import DirectoryLock
 from distval.results.regression import RegressionResult
@@ -289,14 +288,27 @@ def status_width(columns: int, desc: str, total: int | None) -> int:
 
 
 def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> str:
-    """A short status: the leader's measure (mean over folds; the leader is the learner the
-    verdicts name most often, else the one with the best measure), the clearest verdict (its
-    confidence sequence, valid under peeking; :func:`~distval.statistics.verdict.status_verdict`),
-    the other learners' measures and, for the most clearly different pair, the Wilcoxon (else sign)
-    p-value and whom it favours; with ``--sequential``, the decision that stays valid when this line
-    is watched. With a ``width`` it is too long for, every learner in short and the verdict without
-    its sequence; then parts are dropped from the end until it fits.
+    """A short status: the leader and its measure, the clearest verdict (its confidence
+    sequence, valid under peeking; :func:`~distval.statistics.verdict.status_verdict`), the
+    other learners and, for the most clearly different pair, the Wilcoxon (else sign) p-value
+    and whom it favours; with ``--sequential``, the decision that stays valid when this line
+    is watched. With a ``width`` it is too long for, every learner in short and the verdict
+    without its sequence; then parts are dropped from the end until it fits.
 
+    The numbers are those the verdict and the tests compare (:mod:`distval.engine.standing`):
+    with two learners, each one's measure over the rows both were tested on (mean over folds
+    of the paired windows); with more, the leader's over the rows it shares with the learner
+    its verdict names and every other learner's *difference* to the leader over the rows
+    those two share (``nb 0.912 | ... | ht -0.031``). The leader is the learner the verdict
+    shown puts ahead (without one, the learner ahead in most pairs). Each learner's mean
+    over its own windows is shown only while no pair has paired values yet. Where the
+    verdict and its pair's numbers disagree (the sequence covers every row, the paired
+    windows the recent ones), the verdict comes first and the pair's numbers follow as
+    ``paired windows: ...``, with no leader.
+
+    Without paired values (own windows):
+
+    >>> import numpy as np
     >>> from distval.aggregator.snapshot import Snapshot
     >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2)
     >>> folds = {"learner": np.array(["ht", "ht", "nb", "nb"], dtype=object),
@@ -311,58 +323,82 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     'ht 0.850 | nb 0.700 | wilcoxon p 0.03 (ht)'
     >>> live_status(Snapshot(100, folds, tests), cfg, width=20)
     'ht .85 nb .70'
-    >>> from distval.columns import VERDICT_SCHEMA, to_columns
+
+    The same folds with paired windows, where nb is ahead over the rows both were tested on
+    (ht's own windows covered other rows), and a verdict for nb:
+
+    >>> from distval.columns import PAIRED_SCHEMA, VERDICT_SCHEMA, to_columns
+    >>> paired = to_columns([{f: None for f in PAIRED_SCHEMA.names} | {"position": 100,
+    ...     "learner_a": "ht", "learner_b": "nb", "fold": f, "value_a": 0.70, "value_b": 0.76}
+    ...     for f in (0, 1)],
+    ...     PAIRED_SCHEMA)
     >>> v = {f: None for f in VERDICT_SCHEMA.names} | {"position": 100, "learner_a": "ht",
-    ...      "learner_b": "nb", "rows": 100, "mean": 0.15, "lower": 0.05, "upper": 0.25,
-    ...      "decision": "A", "folds": 2, "folds_favouring": 2}
-    >>> snap = Snapshot(100, folds, tests, verdicts=to_columns([v], VERDICT_SCHEMA))
-    >>> live_status(snap, cfg, width=45)
-    'ht .85 nb .70 | ht>nb +15.0'
+    ...      "learner_b": "nb", "rows": 100, "mean": -0.06, "lower": -0.09, "upper": -0.03,
+    ...      "decision": "B", "folds": 2, "folds_favouring": 2}
+    >>> verdicts = to_columns([v], VERDICT_SCHEMA)
+    >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=verdicts), cfg)
+    'nb 0.760 | nb>ht +6.0 pts (CS 3.0..9.0) | ht 0.700'
+    >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=verdicts), cfg, width=30)
+    'nb .76 ht .70 | nb>ht +6.0'
+
+    A verdict for ht over every row while the recent paired windows favour nb:
+
+    >>> ht = to_columns([v | {"mean": 0.02, "lower": 0.01, "upper": 0.03, "decision": "A"}],
+    ...                 VERDICT_SCHEMA)
+    >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=ht), cfg)
+    'ht>nb +2.0 pts (CS 1.0..3.0) | paired windows: nb 0.760 ht 0.700'
+
     >>> spend = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="spending")
     >>> live_status(Snapshot(100, folds, tests), spend).split(" | ")[-1]
     'valid under peeking: not yet (needs p <= 0.0012)'
     """
-    folds = snap.folds
-    primary = folds["forgetting"] == config.forgetting
     names = short_names(config.labels)
-    means: dict[str, float] = {}
-    for learner in dict.fromkeys(folds["learner"][primary].tolist()):
-        v = folds[config.measure][primary & (folds["learner"] == learner)].astype(float)
-        if np.isfinite(v).any():
-            means[learner] = float(np.nanmean(v))
-    parts = [f"{names.get(k, k)} {v:.3f}" for k, v in means.items()]
     verdicts = rows_of(snap.verdicts) if len(snap.verdicts) else []
-    if len(parts) > 1:  # the leader first, then the verdict, then the others
-        wins = {k: sum(v["favours"] == k for v in verdicts) for k in means}
-        up = -1.0 if config.task == "regression" and config.measure != "r2" else 1.0  # errors
-        lead = max(means, key=lambda k: (wins[k], up * means[k]))  # the verdicts' winner first
-        parts.insert(0, parts.pop(list(means).index(lead)))
+    st = standing(snap.folds, snap.paired, verdicts, measure=config.measure,
+                  forgetting=config.forgetting, task=config.task)
+    values = st.values if st is not None else {}
+    relative = st is not None and st.kind == "relative"
+    disputed = st is not None and st.kind == "disputed"
+    lead = next(iter(values), "")
+
+    def number(k: str, v: float, short: bool = False) -> str:
+        """The leader's value, the others' (or, relative, their difference to it)."""
+        if short:
+            return (f"{v:+.2f}" if relative and k != lead else f"{v:.2f}").replace("0.", ".", 1)
+        return f"{v:+.3f}" if relative and k != lead else f"{v:.3f}"
+
+    shown = {names.get(k, k): number(k, v) for k, v in values.items()}
     verdict = status_verdict(verdicts, names, config.measure) if verdicts else ""
-    if verdict:
-        parts.insert(1, verdict)
+    label = ("paired windows: " if st is not None and st.same_rows else "own windows: ") \
+        if disputed else ""
+    if disputed:
+        parts = [verdict, label + " ".join(f"{n} {x}" for n, x in shown.items())]
+    else:
+        parts = [f"{n} {x}" for n, x in shown.items()]
+        if verdict:
+            parts.insert(1 if parts else 0, verdict)
     tests = rows_of(snap.tests)
-    shown = None
+    best = None
     for name in ("wilcoxon", "sign"):
         rows = [t for t in tests if t["test"] == name and t["pvalue"] == t["pvalue"]]
         if rows:
-            shown = best = min(rows, key=lambda t: t["pvalue"])
+            best = min(rows, key=lambda t: t["pvalue"])
             who = f" ({names.get(best['favours'], best['favours'])})" if best.get("favours") else ""
             pair = "" if len(rows) == 1 else f" {best['learner_a']}/{best['learner_b']}"
             parts.append(f"{name}{pair} p {p_text(best['pvalue'])}{who}")
             break
-    valid = _valid_status(snap, config, shown)
+    valid = _valid_status(snap, config, best)
     if valid:
         parts.append(valid)
     out = " | ".join(parts)
-    if width is not None and len(out) > width and len(means) > 1:
+    if width is not None and len(out) > width and len(values) > 1:
         # too long for the bar: every learner in short (leader first) and the verdict
         # without its sequence, before anything is dropped
-        order = [parts[0].rsplit(" ", 1)[0]] if means else []
-        short = {names.get(k, k): f"{v:.2f}".removeprefix("0") for k, v in means.items()}
-        order += [n for n in short if n not in order]
-        learners = " ".join(f"{n} {short[n]}" for n in order if n in short)
+        learners = " ".join(f"{names.get(k, k)} {number(k, v, short=True)}"
+                            for k, v in values.items())
         brief = verdict.split(" (CS")[0].removesuffix(" pts")
-        compact = [learners, brief] if verdict else [learners]
+        compact = [brief, label + learners] if disputed else \
+            [learners, brief] if verdict else [learners]
         if len(" | ".join(compact)) <= width or len(learners) <= width:
             parts = compact
             out = " | ".join(parts)
@@ -378,6 +414,7 @@ def _valid_status(
     """The part of :func:`live_status` that marks the decision valid under peeking: the
     spending decision of the test shown, or the largest e-value of ``--sequential evalue``.
 
+    >>> import numpy as np
     >>> from distval.aggregator.snapshot import Snapshot
     >>> cfg = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="evalue")
     >>> rows = {"test": np.array(["sign_evalue"], dtype=object),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, SupportsFloat
@@ -419,7 +420,9 @@ def run_robustness(
     out.mkdir(parents=True, exist_ok=True)
 
     replicas = len(config.learners) * config.n_folds
-    parts = [Part(plan.name, 1.0, (plan, extra), replicas) for plan, extra in plans]
+    # each copy weighs its rows: the progress line counts rows done within a copy
+    parts = [Part(plan.name, float(len(plan.order)), (plan, extra), replicas)
+             for plan, extra in plans]
 
     def finished(part: Part) -> tuple[dict[str, Any], bool] | None:
         plan, extra = part.payload
@@ -442,6 +445,7 @@ def run_robustness(
         address=address,
         limit=n_actors,
         progress=bar,
+        reports_rows=True,
     )
     copies = {
         plan.index: _copy_result(plan, *records[plan.name]) for plan, _ in plans
@@ -489,9 +493,15 @@ def _copy_result(plan: _Plan, summary: dict[str, Any], reused: bool) -> CopyResu
     )
 
 
-def _copy(config: RunConfig, data: StreamData, part: Part) -> EvaluationResult:
+def _copy(
+    config: RunConfig, data: StreamData, part: Part, rows: Callable[[int], None] | None = None
+) -> EvaluationResult:
     """One copy's evaluation, in memory (the study runner's ``compute``: no side effect);
-    with ``part.actors`` > 1 its replicas are spread over that many Ray actors."""
+    with ``part.actors`` > 1 its replicas are spread over that many Ray actors. ``rows`` is
+    told the rows done after every batch."""
     plan, extra = part.payload
-    options = {"backend": "ray", "n_actors": part.actors} if part.actors > 1 else {}
+    options: dict[str, Any] = {"backend": "ray", "n_actors": part.actors} \
+        if part.actors > 1 else {}
+    if rows is not None:
+        options["progress"] = rows
     return _evaluate_copy(config, data, plan, None, extra, **options)

@@ -33,6 +33,7 @@ writes its own results (a directory, or a line of the grid's ``cells.jsonl``). T
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 import threading
 import time
@@ -164,8 +165,11 @@ class StudyProgress:
         self._show(force=True)
 
     def rows(self, name: str, done: int) -> None:
-        """A running part has evaluated ``done`` of its rows (its weight)."""
+        """A running part has evaluated ``done`` of its rows (its weight); a count that
+        arrives after the part finished is dropped."""
         with self._lock:
+            if name in self.done:
+                return
             self.rows_done[name] = done
         self._show(force=True)
 
@@ -242,6 +246,7 @@ def run_study(
     limit: int | None = None,
     max_retries: int = 3,
     progress: StudyProgress | None = None,
+    reports_rows: bool = False,
 ) -> dict[str, Any]:
     """Run every part not finished on disk; returns ``{part name: record}`` in part order.
 
@@ -251,7 +256,10 @@ def run_study(
     this process, and returns its record. ``limit`` caps the parts running at once on Ray;
     ``max_retries`` is how often Ray reruns a part whose worker or node died. On Ray, parts
     with ``replicas`` > 1 may be handed to ``compute`` with ``actors`` > 1 (see the module's
-    description); in this process ``actors`` stays 1.
+    description); in this process ``actors`` stays 1. With ``reports_rows`` and a
+    ``progress``, ``compute`` gets a last argument, a callable it tells its rows done (after
+    each batch, say), which ``progress`` shows within the part: in this process directly, on
+    Ray through :func:`~distval.ray_backend.tasks.map_tasks`' reporter (at most once a second).
     """
     if backend not in ("inprocess", "ray"):
         raise DistvalError(f"unknown backend {backend!r}; choose inprocess or ray")
@@ -277,13 +285,15 @@ def run_study(
             on_record({n: records[n] for n in names if n in records})
 
     try:
+        rows = progress if reports_rows else None
         if backend == "ray" and todo:
-            _on_ray(todo, compute, shared, keep, address, limit, max_retries, progress)
+            _on_ray(todo, compute, shared, keep, address, limit, max_retries, progress, rows)
         else:
             for part in todo:
                 if progress is not None:
                     progress.start(part.name)
-                keep(part, compute(*shared, part))
+                tell = () if rows is None else (functools.partial(rows.rows, part.name),)
+                keep(part, compute(*shared, part, *tell))
     finally:
         if progress is not None:
             progress.close()
@@ -299,6 +309,7 @@ def _on_ray(
     limit: int | None,
     max_retries: int,
     progress: StudyProgress | None,
+    rows: StudyProgress | None = None,
 ) -> None:
     from distval.ray_backend.tasks import cluster_cpus, map_tasks, ray_session
 
@@ -322,6 +333,7 @@ def _on_ray(
             max_retries=max_retries,
             name=lambda p: f"{p.name}",
             options=_task_options,
+            progress=None if rows is None else lambda i, done: rows.rows(todo[i].name, done),
         ):
             keep(todo[i], result)
             if progress is not None and submitted < len(todo):

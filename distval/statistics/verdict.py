@@ -31,6 +31,7 @@ import numpy as np
 __all__ = [
     "Crossing",
     "Evidence",
+    "clearest_verdict",
     "crossing_row",
     "fold_verdict_line",
     "p_text",
@@ -38,6 +39,7 @@ __all__ = [
     "status_verdict",
     "twin_line",
     "verdict_line",
+    "verdict_winner",
 ]
 
 
@@ -309,10 +311,9 @@ def status_verdict(
     'ht>nb Brier -0.0670 (CS -0.0750..-0.0590)'
     """
     names = names or {}
-    usable = [r for r in rows if r.get("mean") == r.get("mean")]
-    if not usable:
+    r = clearest_verdict(rows)
+    if r is None:
         return ""
-    r = max(usable, key=lambda r: (r["decision"] != "undecided", abs(r["mean"])))
     a, b = names.get(r["learner_a"], r["learner_a"]), names.get(r["learner_b"], r["learner_b"])
     sign = -1.0 if r["decision"] == "B" or (r["decision"] != "A" and r["mean"] < 0) else 1.0
     win, lose = (b, a) if sign < 0 else (a, b)
@@ -334,6 +335,38 @@ def status_verdict(
     if r["decision"] == "equivalent":
         return f"{a}={b} within margin {cs}"
     return f"{win} vs {lose} {x} {cs} no verdict yet"
+
+
+def clearest_verdict(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The verdict row :func:`status_verdict` shows: a decided one before an undecided one,
+    then the largest difference; None without a row that has a mean.
+
+    >>> rows = [{"learner_a": "ht", "learner_b": "nb", "decision": "undecided", "mean": 0.2},
+    ...         {"learner_a": "ht", "learner_b": "lb", "decision": "B", "mean": -0.01}]
+    >>> clearest_verdict(rows)["learner_b"]
+    'lb'
+    """
+    usable = [r for r in rows if r.get("mean") == r.get("mean")]
+    if not usable:
+        return None
+    return max(usable, key=lambda r: (r["decision"] != "undecided", abs(r["mean"])))
+
+
+def verdict_winner(row: dict[str, Any], measure: str = "accuracy") -> str | None:
+    """The learner a verdict row puts ahead as :func:`status_verdict` words it: the one it
+    decides for, else (undecided) the one its running mean favours; None for "equivalent",
+    a zero mean, and an undecided AUC row (the fold test names no one then).
+
+    >>> row = {"learner_a": "ht", "learner_b": "nb", "decision": "undecided", "mean": -0.02}
+    >>> verdict_winner(row), verdict_winner(row, "auc"), verdict_winner(row | {"decision": "A"})
+    ('nb', None, 'ht')
+    """
+    decision, mean = row.get("decision"), row.get("mean")
+    if decision in ("A", "B"):
+        return str(row["learner_a"] if decision == "A" else row["learner_b"])
+    if decision != "undecided" or measure == "auc" or not mean or mean != mean:
+        return None
+    return str(row["learner_a"] if mean > 0 else row["learner_b"])
 
 
 class Crossing:

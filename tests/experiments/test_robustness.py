@@ -171,3 +171,26 @@ def test_a_copy_given_actors_runs_on_ray_with_the_in_process_numbers(ray_local):
     spread = _copy(CFG, data, Part("time-1", 1.0, (plan, extra), replicas=4, actors=2)).summary()
     assert alone["backend"] == "inprocess" and spread["backend"] == "ray"
     assert spread["learners"] == alone["learners"] and spread["tests"] == alone["tests"]
+
+
+def test_each_copy_reports_its_rows_done_to_the_progress_line(tmp_path, monkeypatch):
+    """The copies' progress line weighs each copy by its rows and hears the rows done after
+    every batch of each copy (strictly between 0 and the rows, before the copy finishes)."""
+    from distval.experiments.study import StudyProgress
+
+    calls = []
+    rows, finish = StudyProgress.rows, StudyProgress.finish
+    weights = {}
+    monkeypatch.setattr(StudyProgress, "rows",
+                        lambda self, name, done: (calls.append((name, done)),
+                                                  weights.update(self.weights),
+                                                  rows(self, name, done)))
+    monkeypatch.setattr(StudyProgress, "finish",
+                        lambda self, name: (calls.append((name, None)), finish(self, name)))
+    cfg = dataclasses.replace(CFG, batch_size=500)
+    run_robustness(cfg, permute="speed:p=0.5", repeats=1, output_dir=tmp_path, progress=True)
+    for name in ("original", "speed-01"):
+        mine = [done for n, done in calls if n == name]
+        end = mine.index(None)
+        assert mine[:end] == [500, 1000, 1500, 2000], mine
+    assert weights == {"original": 2000.0, "speed-01": 2000.0}

@@ -41,23 +41,70 @@ def test_a_running_stream_shows_its_rows_done_and_the_time_left_from_its_first_b
     line its elapsed time, its rows done / rows and a time left; a real suite run feeds
     them batch by batch."""
     from distval.config import RunConfig
-    from distval.experiments.suite.run import _evaluate_reporting
+    from distval.experiments.suite.run import _evaluate_part
 
     parts = [Part("sea", 900.0, RunConfig(stream="sea", n_rows=900, learners=("nb",),
                                           n_folds=2, test_every=300, batch_size=300)),
              Part("b", 900.0, None)]
     out = io.StringIO()
     bar = StudyProgress("suite", parts, unit="streams", stream=out, every=0)
-    bar.start("sea")
     seen = []
     bar.rows = lambda name, done: seen.append((name, done))  # type: ignore[method-assign]
-    _evaluate_reporting(bar, parts[0])
+    run_study(parts[:1], _evaluate_part, finished=lambda p: None, store=lambda p, r: r,
+              progress=bar, reports_rows=True)
     assert seen == [("sea", 300), ("sea", 600), ("sea", 900)]
     del bar.rows
+    bar.done.clear()
+    bar.start("sea")
     bar.rows("sea", 450)
     line = out.getvalue().splitlines()[-1]
     assert line.startswith("suite: 0/2 streams (0%), ") and " elapsed" in line
     assert "sea (450/900 rows, " in line and " left" in line
+
+
+class _Recording(StudyProgress):
+    """A progress line that also keeps every call, in order."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.calls = []
+
+    def rows(self, name, done):
+        self.calls.append(("rows", name, done))
+        super().rows(name, done)
+
+    def finish(self, name):
+        self.calls.append(("finish", name, None))
+        super().finish(name)
+
+
+@pytest.mark.ray
+def test_streams_on_ray_report_their_rows_done_before_they_finish(ray_local):
+    """Two streams as Ray tasks (one CPU each): the line hears rows done within each stream
+    from its task while it runs (a count strictly between 0 and its rows, before the
+    stream's end) and shows them; the results are those of the same parts in this process."""
+    from distval.config import RunConfig
+    from distval.experiments.suite.run import _evaluate_part
+
+    n = 20000
+    parts = [Part(s, float(n), RunConfig(stream=s, n_rows=n, learners=("nb", "majority"),
+                                         n_folds=2, test_every=5000, batch_size=1000))
+             for s in ("sea", "agrawal")]
+    out = io.StringIO()
+    bar = _Recording("suite", parts, unit="streams", stream=out, every=0)
+    got = run_study(parts, _evaluate_part, finished=lambda p: None, backend="ray",
+                    store=lambda p, r: r[0].summary(), progress=bar, reports_rows=True)
+    for part in parts:
+        mine = [(kind, done) for kind, name, done in bar.calls if name == part.name]
+        end = mine.index(("finish", None))
+        during = [done for kind, done in mine[:end] if kind == "rows"]
+        assert any(0 < d < n for d in during), mine
+        assert f"{part.name} ({during[0]:,}/{n:,} rows, " in out.getvalue()
+    here = run_study(parts, _evaluate_part, finished=lambda p: None,
+                     store=lambda p, r: r[0].summary())
+    for name in here:
+        for key in ("rows", "learners", "tests", "verdicts"):
+            assert got[name][key] == here[name][key], (name, key)
 
 
 def test_parts_need_distinct_names():

@@ -19,7 +19,6 @@ critical-difference diagram and the rank plot (``cd.svg``, ``cd.pdf``, ``ranks.s
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import re
@@ -317,18 +316,13 @@ def stream_weight(cfg: SuiteConfig, i: int, costs: Mapping[str, Mapping[str, Any
     return float(n) * per_row
 
 
-def _evaluate_reporting(bar: StudyProgress, part: Part) -> Computed:
-    """:func:`_evaluate_part` in this process, telling ``bar`` the rows done per batch."""
-    return _evaluate_part(part, lambda done: bar.rows(part.name, done))
-
-
 def _evaluate_part(part: Part, rows: Callable[[int], None] | None = None) -> Computed:
     """One stream's run, in this process or, given ``part.actors`` > 1, with its replicas
     spread over that many Ray actors (the same numbers); returns the result, the CPU
     seconds of this process and the warnings it raised (shown by the driver, once each, not
     by a Ray worker). No side effect: a Ray task that is retried (its node lost) computes
-    the same result again. ``rows`` is told the rows done after every batch (in-process
-    suites)."""
+    the same result again. ``rows`` is told the rows done after every batch (the progress
+    line's rows within a stream, in this process or from a Ray task)."""
     cpu = time.process_time()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -413,12 +407,9 @@ def suite(
 
     bar = StudyProgress("suite", parts, unit="streams") if progress else None
     finished = _finished_part(out, overwrite) if out is not None else (lambda p: None)
-    compute: Callable[..., Computed] = _evaluate_part
-    if bar is not None and backend == "inprocess":  # rows done within a stream, per batch
-        compute = functools.partial(_evaluate_reporting, bar)
     records = run_study(
         parts,
-        compute,
+        _evaluate_part,
         finished=finished,
         store=store,
         on_record=refresh,
@@ -426,6 +417,7 @@ def suite(
         address=address,
         limit=n_tasks,
         progress=bar,
+        reports_rows=True,  # rows done within a stream, per batch
     )
     summaries = {n: r["summary"] for n, r in records.items()}
     for n, r in records.items():
