@@ -408,8 +408,8 @@ class LastKnown:
         self._at = np.r_[self._at, start + release.after[known]]
         self._y = np.r_[self._y, release.y[known].astype(np.int64)]
         last = np.searchsorted(self._at, release.rows, side="right") - 1
-        y = np.r_[np.int64(0), self._y]  # class 0 while no label is known
-        out = y[last + 1]
+        y = np.concatenate([np.zeros(1, np.int64), self._y])  # class 0 while none is known
+        out: np.ndarray = y[last + 1]
         # later releases score rows from waiting_from on: keep the last label they may need
         drop = int(np.searchsorted(self._at, release.waiting_from, side="right")) - 1
         if drop > 0:
