@@ -13,11 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from distval.aggregator.snapshot import Snapshot
 from distval.columns import REGRESSION_FOLD_SCHEMA, rows_of
 from distval.config import RunConfig
 from distval.engine.loop import Checkpoint, Step
 from distval.engine.standing import standing
+from distval.metrics.trackers import MIN_SCORED
 from distval.results import EvaluationResult, ResultWriter
 from distval.results.lock import DirectoryLock
 from distval.results.regression import RegressionResult
@@ -351,7 +354,18 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     >>> spend = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="spending")
     >>> live_status(Snapshot(100, folds, tests), spend).split(" | ")[-1]
     'valid under peeking: not yet (needs p <= 0.0012)'
+
+    Until every fold has scored :data:`~distval.metrics.trackers.MIN_SCORED` rows (the first
+    looks of a run whose labels come late), no number:
+
+    >>> early = folds | {"forgetting": np.array(["cumulative"] * 4, dtype=object),
+    ...                  "n": np.array([3, 1, 3, 1])}
+    >>> live_status(Snapshot(100, early, tests), cfg)
+    'waiting for labels: 1/30 rows scored in the sparsest fold'
     """
+    scored = _fewest_scored(snap)
+    if scored is not None and scored < MIN_SCORED:  # delayed labels: too few rows to show
+        return f"waiting for labels: {scored}/{MIN_SCORED} rows scored in the sparsest fold"
     names = short_names(config.labels)
     verdicts = rows_of(snap.verdicts) if len(snap.verdicts) else []
     st = standing(snap.folds, snap.paired, verdicts, measure=config.measure,
@@ -406,6 +420,15 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
         parts.pop()
         out = " | ".join(parts)
     return out[:width] if width is not None else out
+
+
+def _fewest_scored(snap: Snapshot) -> int | None:
+    """The fewest rows a fold has scored (its cumulative ``n``), or None if not reported."""
+    folds = snap.folds
+    if "n" not in folds or "forgetting" not in folds:
+        return None
+    n = np.asarray(folds["n"], dtype=np.float64)[folds["forgetting"] == "cumulative"]
+    return int(n.min()) if len(n) else None
 
 
 def _valid_status(

@@ -36,6 +36,7 @@ from distval.metrics.kernels import (
 )
 
 __all__ = [
+    "MIN_SCORED",
     "ADWINWindow",
     "Cumulative",
     "ExponentialEstimators",
@@ -44,6 +45,10 @@ __all__ = [
     "Tracker",
     "make_tracker",
 ]
+
+#: A fold's measures are shown (figures, the live line) once it has scored this many rows:
+#: with delayed labels the first looks score a handful of rows (one row: 0 % or 100 %).
+MIN_SCORED = 30
 
 
 class Tracker:

@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 from PIL import Image
 
 from distval.learners import parse_learner
+from distval.metrics.trackers import MIN_SCORED
 from distval.results import SavedRun
 
 if TYPE_CHECKING:
@@ -147,9 +148,6 @@ def _quiet(f: Any) -> Any:
 _nanmean, _nanmin, _nanmax = _quiet(np.nanmean), _quiet(np.nanmin), _quiet(np.nanmax)
 
 
-#: A fold's value is drawn from the first look at which it has scored this many rows: with
-#: delayed labels the first looks score a handful of rows (one row: 0 % or 100 %).
-MIN_SCORED = 30
 
 
 def _spread(

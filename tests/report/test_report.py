@@ -705,7 +705,7 @@ def test_curves_of_delayed_labels_start_once_a_fold_has_scored_enough_rows(delay
     """No curve starts at a false 0 % or 100 %: a fold's value is drawn only from the first
     look at which its cumulative row count (folds.parquet's n) reaches MIN_SCORED; the title
     says so."""
-    from distval.report.figures import MIN_SCORED
+    from distval.metrics.trackers import MIN_SCORED
 
     f = delayed.folds
     cum = f[f["forgetting"] == "cumulative"]
