@@ -208,8 +208,9 @@ class _Actors:
         aggregator = ray.remote(max_restarts=0)(AggregatorActor).options(num_cpus=0)
         # Actor handles as Any: Ray types a handle's methods as the plain methods, not as
         # objects with .remote() and .options().
-        self.learners: list[Any] = [learner.remote(specs) for _ in slot_ids]
+        # The aggregator first: its boot and warm-up (statistics, kernels) take the longest.
         self.aggregator: Any = aggregator.remote(slot_ids)
+        self.learners: list[Any] = [learner.remote(specs) for _ in slot_ids]
         self._booting = [a.__ray_ready__.remote() for a in self.all]
         if warm is not None:  # after the readiness call: the hand-over does not wait for it
             handle: Any = self.aggregator
