@@ -75,7 +75,7 @@ def _private_env() -> dict[str, str]:
     niceness 15 (``RAY_worker_niceness``), and beside a driver that evaluates the first
     batches meanwhile (niceness 0) a booting actor then got almost no CPU on a small
     machine: on 2 cores the actors came up only once the driver had nothing left to do
-    (docs/performance.md, "Start-up"). A niceness the caller set is kept.
+    (docs/performance.md, "Scaling one run"). A niceness the caller set is kept.
 
     >>> env = _private_env()
     >>> env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"]
