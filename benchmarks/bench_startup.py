@@ -32,6 +32,7 @@ script run on a machine whose speed drifts:
 
     python benchmarks/bench_startup.py                  # 3 rounds, about 8 minutes
     python benchmarks/bench_startup.py --rounds 1 --rows 6000
+    python benchmarks/bench_startup.py --only now --prestart --name startup_prestart
 """
 
 from __future__ import annotations
@@ -137,12 +138,22 @@ VARIANTS = [
 ]
 
 
-def one(rows: int, backend: str, nice: str | None, wait: bool, first: bool = True) -> dict:
+#: ``--prestart``: the same as ``now`` with Ray told to start this many Python workers
+#: when its node starts (``RAY_num_prestart_python_workers``; by default it starts one per
+#: CPU once the driver has connected), so that every actor, the aggregator's included,
+#: finds a worker process already booting.
+PRESTART = "3"
+
+
+def one(rows: int, backend: str, nice: str | None, wait: bool, first: bool = True,
+        prestart: str | None = None) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop("RAY_ADDRESS", None)
-    env.pop("RAY_worker_niceness", None)
+    for key in ("RAY_ADDRESS", "RAY_worker_niceness", "RAY_num_prestart_python_workers"):
+        env.pop(key, None)
     if nice is not None:
         env["RAY_worker_niceness"] = nice
+    if prestart is not None:
+        env["RAY_num_prestart_python_workers"] = prestart
     t = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", PROBE, str(rows), backend,
                            "wait" if wait else "go",
@@ -189,13 +200,22 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--name", default="startup", help="results/<name>.md and .json")
+    ap.add_argument("--only", default="", help="only the variants whose label has this")
+    ap.add_argument("--prestart", action="store_true",
+                    help=f"add `now` with {PRESTART} Python workers prestarted (PRESTART)")
     args = ap.parse_args()
-    start = os.getloadavg()
+    variants = [(*v, None) for v in VARIANTS]
+    if args.prestart:
+        variants += [(f"now, prestart {PRESTART}", "ray", "0", False, True, PRESTART),
+                     (f"now, prestart {PRESTART}, driver waits", "ray", "0", True, True,
+                      PRESTART)]
+    variants = [v for v in variants if args.only in v[0]]
+    start, began = os.getloadavg(), time.strftime("%H:%M", time.gmtime())
     runs, rows = [], []
     for n in range(1, args.rounds + 1):
-        for label, backend, nice, wait, first in VARIANTS:
+        for label, backend, nice, wait, first, prestart in variants:
             load = os.getloadavg()[0]
-            r = one(args.rows, backend, nice, wait, first)
+            r = one(args.rows, backend, nice, wait, first, prestart)
             r.update(variant=label, round=n, load=load)
             runs.append(r)
             row = phases(label, r, n) | {"load": load}
@@ -203,7 +223,8 @@ def main() -> None:
             print(json.dumps(row, ensure_ascii=False), flush=True)
     text = [
         "# bench_startup", "",
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; "
+        f"{time.strftime('%Y-%m-%d', time.gmtime())} {began}–"
+        f"{time.strftime('%H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; "
         f"{args.rows:,} SEA rows, HT + NB, 10-fold bootstrap; {load_span(start)}", "",
         "Seconds since the probe process started (`ray.init`), else since `ray.init` ended "
         "(`... s` columns up to `hand-over s`), then since the hand-over (`states loaded s`, "
