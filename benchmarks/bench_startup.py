@@ -2,8 +2,8 @@
 actor step, phase by phase.
 
 The job is the default one (river's Hoeffding tree against Gaussian naive Bayes, 10-fold
-prequential bootstrap) on a generated stream (SEA, ``--rows`` rows; about 30 s in-process
-on a 2-core machine at 10,000 rows), ``--backend ray``
+prequential bootstrap) on a generated stream (SEA, ``--rows`` rows; 11-25 s in-process on
+the shared 2-core VM at 10,000 rows), ``--backend ray``
 (:func:`distval.ray_backend.engine.iter_ray`), each run a fresh Python process. Besides
 the run's own timeline (``summary.json``'s: ``ray.init``, every actor up as the driver
 sees it, hand-over, first actor step), the probe watches from a thread of its own, every
@@ -30,7 +30,7 @@ script run on a machine whose speed drifts:
   free core for every process;
 - ``in-process``, the reference.
 
-    python benchmarks/bench_startup.py                  # 3 rounds, about 8 minutes
+    python benchmarks/bench_startup.py                  # 3 rounds, about 10 minutes
     python benchmarks/bench_startup.py --rounds 1 --rows 6000
     python benchmarks/bench_startup.py --only now --prestart --name startup_prestart
 """

@@ -17,8 +17,8 @@ alone. At most ``max_in_flight`` parcels are under way, so memory stays flat on 
 Start-up: Ray and the actors' processes take seconds to start (:func:`iter_ray` starts them
 in a background thread). Meanwhile the driver evaluates the first batches itself
 (:class:`distval.engine.loop.LocalEvaluation`) and, once every actor is up, hands each its share
-of that state. The aggregator actor is warmed while the learner actors boot. The same core
-classes see the same batches either way, so the numbers do not change.
+of that state. The aggregator actor, asked for first, is warmed while the learner actors
+boot. The same core classes see the same batches either way, so the numbers do not change.
 
 Balance: a learner actor waits for the slowest at every batch, so
 :data:`FIRST_LOOK_SECONDS` after the hand-over and then every ``rebalance_seconds`` the

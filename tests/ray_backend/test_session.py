@@ -1,5 +1,6 @@
 """Starting Ray (distval.ray_backend.session): no SIGTERM notice from a background thread,
-and a local Ray that distval starts is private (its processes listen on 127.0.0.1 only)."""
+a local Ray that distval starts is private (its processes listen on 127.0.0.1 only) and
+runs its actors at the driver's priority."""
 
 from __future__ import annotations
 
