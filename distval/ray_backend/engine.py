@@ -17,8 +17,8 @@ alone. At most ``max_in_flight`` parcels are under way, so memory stays flat on 
 Start-up: Ray and the actors' processes take seconds to start (:func:`iter_ray` starts them
 in a background thread). Meanwhile the driver evaluates the first batches itself
 (:class:`distval.engine.loop.LocalEvaluation`) and, once every actor is up, hands each its share
-of that state. The aggregator actor is warmed while the learner actors boot. The same core
-classes see the same batches either way, so the numbers do not change.
+of that state. The aggregator actor, asked for first, is warmed while the learner actors
+boot. The same core classes see the same batches either way, so the numbers do not change.
 
 Balance: a learner actor waits for the slowest at every batch, so
 :data:`FIRST_LOOK_SECONDS` after the hand-over and then every ``rebalance_seconds`` the
@@ -208,8 +208,9 @@ class _Actors:
         aggregator = ray.remote(max_restarts=0)(AggregatorActor).options(num_cpus=0)
         # Actor handles as Any: Ray types a handle's methods as the plain methods, not as
         # objects with .remote() and .options().
-        self.learners: list[Any] = [learner.remote(specs) for _ in slot_ids]
+        # The aggregator first: its boot and warm-up (statistics, kernels) take the longest.
         self.aggregator: Any = aggregator.remote(slot_ids)
+        self.learners: list[Any] = [learner.remote(specs) for _ in slot_ids]
         self._booting = [a.__ray_ready__.remote() for a in self.all]
         if warm is not None:  # after the readiness call: the hand-over does not wait for it
             handle: Any = self.aggregator

@@ -52,6 +52,9 @@ for _name in ("ray._private.worker", "ray.util.client.logsclient"):
         logging.getLogger(_name).addFilter(_DropThreadNotice())
 
 
+#: Ray's setting of its worker processes' niceness (Ray's default: 15).
+WORKER_NICENESS = "RAY_worker_niceness"
+
 #: Set while a local Ray this module started runs: the variables :func:`_start` changed and
 #: their values before (None: unset), restored by :func:`_stop`.
 _SAVED_ENV: dict[str, str | None] = {}
@@ -68,11 +71,19 @@ def _private_env() -> dict[str, str]:
     token file is written. A ``RAY_AUTH_MODE`` the caller set (``disabled`` in CI, say) is
     kept, with the caller's own token if any.
 
+    Its worker processes (the actors) run at the driver's priority: Ray starts them at
+    niceness 15 (``RAY_worker_niceness``), and beside a driver that evaluates the first
+    batches meanwhile (niceness 0) a booting actor then got almost no CPU on a small
+    machine: on 2 cores the actors came up only once the driver had nothing left to do
+    (docs/performance.md, "Scaling one run"). A niceness the caller set is kept.
+
     >>> env = _private_env()
     >>> env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"]
     '0'
     """
     env = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    if WORKER_NICENESS not in os.environ:
+        env[WORKER_NICENESS] = "0"
     if "RAY_AUTH_MODE" not in os.environ:
         env["RAY_AUTH_MODE"] = "token"
         env["RAY_AUTH_TOKEN"] = secrets.token_hex(32)

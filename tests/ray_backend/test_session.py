@@ -1,5 +1,6 @@
 """Starting Ray (distval.ray_backend.session): no SIGTERM notice from a background thread,
-and a local Ray that distval starts is private (its processes listen on 127.0.0.1 only)."""
+a local Ray that distval starts is private (its processes listen on 127.0.0.1 only) and
+runs its actors at the driver's priority."""
 
 from __future__ import annotations
 
@@ -134,3 +135,42 @@ def test_a_local_ray_run_listens_on_loopback_only(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def test_a_local_ray_runs_its_actors_at_the_drivers_priority():
+    """Ray starts its worker processes at niceness 15, so beside a driver evaluating at
+    niceness 0 a booting actor got almost no CPU on a small machine (it came up only once
+    the driver had nothing left to do). In a fresh process, the Ray that ``_start`` starts
+    runs an actor whose niceness, read by the operating system (``os.nice(0)``), is the
+    driver's; with ``RAY_worker_niceness`` set by the caller, the caller's value is kept."""
+    script = textwrap.dedent(
+        """
+        import os
+        import ray
+        from distval.ray_backend.session import _start, _stop
+
+        @ray.remote(num_cpus=0)
+        class Probe:
+            def nice(self):
+                return os.nice(0)
+
+        _start(None)
+        print("nice", os.nice(0), ray.get(Probe.remote().nice.remote()), flush=True)
+        _stop()
+        print("restored", os.environ.get("RAY_worker_niceness"), flush=True)
+        """
+    )
+    short = tempfile.mkdtemp(prefix="ray-", dir="/tmp")
+    base = {k: v for k, v in os.environ.items() if k != "RAY_worker_niceness"}
+    for given in (None, "7"):
+        env = dict(base, RAY_TMPDIR=short, RAY_AUTH_MODE="disabled")
+        if given is not None:
+            env["RAY_worker_niceness"] = given
+        done = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        driver, actor = map(int, re.search(r"nice (-?\d+) (-?\d+)", done.stdout).groups())
+        want = driver if given is None else min(19, driver + int(given))
+        assert actor == want, (given, done.stdout)
+        assert f"restored {given}" in done.stdout  # the variable is unset again after the run
