@@ -71,10 +71,14 @@ def one(name: str, root: Path) -> tuple[list[dict], dict]:
     start = os.getloadavg()
     plan_cpu, plan_wall, text = _distval(*common, "--plan")
     print(text, flush=True)
-    suite_cpu, suite_wall, _ = _distval(*common)
+    _, suite_wall, _ = _distval(*common)
     stored = json.loads((out / "suite.json").read_text())
     real = {s["name"]: float(s["cpu_seconds"]) for s in stored["streams"]}
     projected = _projected(text)
+    sources = {
+        line.split()[0]: line.split("  ")[-1].strip()
+        for line in text.splitlines()[1:1 + len(streams)]
+    }
     smallest = min(real.values())
     rows_out = [
         {
@@ -83,6 +87,7 @@ def one(name: str, root: Path) -> tuple[list[dict], dict]:
             "projected CPU-s": projected[s],
             "real CPU-s": real[s],
             "real / projected": real[s] / projected[s],
+            "cost from": sources[s],
         }
         for s in real
     ]
@@ -95,7 +100,6 @@ def one(name: str, root: Path) -> tuple[list[dict], dict]:
         "plan CPU-s": plan_cpu,
         "plan wall s": plan_wall,
         "plan / smallest stream": plan_cpu / smallest,
-        "suite CPU-s (all processes)": suite_cpu,
         "suite wall s": suite_wall,
         "load": load_span(start),
     }
@@ -122,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         "(`suite.json`), and their ratio.",
         table(streams),
         "Per suite: the plan's own CPU-s (its whole process, cold) and its share of the "
-        "smallest stream's real CPU-s; the real suite's CPU-s (all its processes) and wall s.",
+        "smallest stream's real CPU-s; the real suite's wall s.",
         table(summaries),
         f"Ratios real / projected from {min(ratios):.2f} to {max(ratios):.2f}; the plan "
         f"costs at most {100 * worst:.1f} % of the smallest stream's run.",

@@ -36,6 +36,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,9 @@ from distval.engine.loop import LocalEvaluation, iter_batches, open_config_strea
 from distval.errors import DistvalError
 from distval.evaluation import evaluate
 
-__all__ = ["CostCurve", "Probes", "StreamProbe", "fit_cost", "probe_streams", "warm_up"]
+__all__ = [
+    "CostCurve", "Probes", "StreamProbe", "affordable", "fit_cost", "probe_streams", "warm_up",
+]
 
 #: Share of the smallest stream's projected CPU the probes may spend (``--plan``).
 BUDGET = 0.10
@@ -104,6 +107,18 @@ def fit_cost(ends: Sequence[int], costs: Sequence[float]) -> tuple[float, float]
     return float(a), float(b)
 
 
+def affordable(spent: float, round_cost: float, projected: Sequence[float],
+               budget: float) -> bool:
+    """Whether another round of probes, costing about as much as the last
+    (``round_cost``), keeps the CPU ``spent`` on probing within ``budget`` times the
+    smallest ``projected`` stream.
+
+    >>> affordable(3.0, 1.0, [50.0, 40.0], 0.1), affordable(3.5, 1.0, [50.0, 40.0], 0.1)
+    (True, False)
+    """
+    return spent + round_cost <= budget * min(projected)
+
+
 def warm_up(config: RunConfig) -> float:
     """CPU-seconds of a run of a few rows of ``config`` in this process: the one-off costs
     a process pays before its first run goes at full speed (imports, numba's compiled
@@ -123,7 +138,7 @@ def warm_up(config: RunConfig) -> float:
 class StreamProbe:
     """A stream's run, a batch at a time, on one replica per learner; ``ends`` and
     ``costs``: the rows done and the CPU-seconds of each batch, scaled to ``n_folds``
-    replicas per learner.
+    replicas per learner; ``snapshot``: the aggregator's last test point.
 
     >>> p = StreamProbe(RunConfig(stream="sea", n_rows=300, learners=("nb",), n_folds=4,
     ...                           test_every=100))
@@ -145,6 +160,7 @@ class StreamProbe:
         self._batches = iter_batches(stream, config)
         self.ends: list[int] = []
         self.costs: list[float] = []
+        self.snapshot: Any = None  # the aggregator's last, as a run would record it
         self.setup = time.process_time() - cpu
         self.spent = self.setup
 
@@ -161,14 +177,16 @@ class StreamProbe:
         t1 = time.process_time()
         out = self.host.process(batch)
         t2 = time.process_time()
+        full: Any
         if isinstance(out, tuple):  # predictions and class probabilities
             full = (out[0][self._probed], out[1][self._probed])
         else:
             full = out[self._probed]
-        self.local.aggregator.update(
+        snap = self.local.aggregator.update(
             batch.start, batch.scored_y, [(self._ids, full)], arrived=len(batch),
             rows=batch.scored_rows,
         )
+        self.snapshot = snap or self.snapshot
         t3 = time.process_time()
         self.spent += t3 - t0
         self.ends.append(self.rows + len(batch))
@@ -221,6 +239,6 @@ def probe_streams(
             c.cpu(n if n is not None else c.rows) for c, n in zip(curves, lengths, strict=True)
         ]
         now = time.process_time()
-        if (now - start) + (now - before) > budget * min([*projected, *others]):
+        if not affordable(now - start, now - before, [*projected, *others], budget):
             break
     return Probes([p.curve(once) for p in probes], once, time.process_time() - start)
