@@ -51,8 +51,10 @@ __all__ = [
 
 #: Share of the smallest stream's projected CPU the probes may spend (``--plan``).
 BUDGET = 0.10
-#: Batches every stream is probed on, whatever the budget (a fit needs two beyond the first).
-MIN_BATCHES = 3
+#: Batches every stream is probed on, whatever the budget.
+MIN_BATCHES = 4
+#: Rows of the probe's batches at most (more points for the fit than the run's batches).
+PROBE_BATCH = 250
 
 
 def _g(x: float | np.ndarray) -> np.ndarray:
@@ -87,8 +89,10 @@ def fit_cost(ends: Sequence[int], costs: Sequence[float]) -> tuple[float, float]
     """``(a, b)`` of the per-row cost ``a + b sqrt(x)`` at row ``x`` that fits the CPU of
     consecutive batches ending at rows ``ends`` (the first starts at row 0) in least
     squares: a batch's cost is the integral ``a n + b (G(end) - G(start))``,
-    ``G(x) = 2/3 x^(3/2)``. A fit whose ``b`` is negative, or whose per-row cost at the last
-    row is not positive, gives way to the flat mean ``(sum(costs) / rows, 0)``.
+    ``G(x) = 2/3 x^(3/2)``. The growth ``b`` is taken one standard error towards 0 (never
+    below: a falling cost is projected flat) and ``a`` fitted again with it, so that the
+    noise of a few batches is not extrapolated as growth; with fewer than three batches the
+    cost is the flat mean ``sum(costs) / rows``.
 
     >>> a, b = fit_cost([100, 200, 300], [0.1, 0.1, 0.1])
     >>> round(a, 6), round(b, 6)
@@ -97,14 +101,22 @@ def fit_cost(ends: Sequence[int], costs: Sequence[float]) -> tuple[float, float]
     e = np.asarray(ends, dtype=float)
     c = np.asarray(costs, dtype=float)
     s = np.r_[0.0, e[:-1]]
+    n, grown = e - s, _g(e) - _g(s)
     flat = (float(c.sum() / e[-1]), 0.0)
-    if len(e) < 2:
+    if len(e) < 3:
         return flat
-    design = np.column_stack([e - s, _g(e) - _g(s)])
+    design = np.column_stack([n, grown])
     (a, b), *_ = np.linalg.lstsq(design, c, rcond=None)
-    if not (b >= 0 and a + b * math.sqrt(e[-1]) > 0):
+    residual = c - design @ np.array([a, b])
+    sigma2 = float(residual @ residual) / (len(e) - 2)
+    se = math.sqrt(max(0.0, sigma2 * float(np.linalg.pinv(design.T @ design)[1, 1])))
+    b = max(0.0, float(b) - se)
+    if b == 0.0:
         return flat
-    return float(a), float(b)
+    a = float(n @ (c - b * grown) / (n @ n))
+    if a + b * math.sqrt(e[-1]) <= 0:
+        return flat
+    return a, b
 
 
 def affordable(spent: float, round_cost: float, projected: Sequence[float],
@@ -140,16 +152,17 @@ class StreamProbe:
     ``costs``: the rows done and the CPU-seconds of each batch, scaled to ``n_folds``
     replicas per learner; ``snapshot``: the aggregator's last test point.
 
-    >>> p = StreamProbe(RunConfig(stream="sea", n_rows=300, learners=("nb",), n_folds=4,
-    ...                           test_every=100))
+    >>> p = StreamProbe(RunConfig(stream="sea", n_rows=750, learners=("nb",), n_folds=4,
+    ...                           test_every=250))
     >>> while p.step():
     ...     pass
     >>> p.ends, p.scale
-    ([100, 200, 300], 4)
+    ([250, 500, 750], 4)
     """
 
     def __init__(self, config: RunConfig) -> None:
         cpu = time.process_time()
+        config = dataclasses.replace(config, batch_size=min(config.batch_size, PROBE_BATCH))
         stream = open_config_stream(config)
         self.local = LocalEvaluation(config, stream)
         n_learners, self.scale = len(config.learners), config.n_folds

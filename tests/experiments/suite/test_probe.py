@@ -8,6 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 from scipy.integrate import quad
+from scipy.optimize import curve_fit
 
 from distval.config import RunConfig
 from distval.evaluation import evaluate
@@ -40,25 +41,38 @@ def test_fit_recovers_a_growing_cost_curve_and_extrapolates_its_integral(a, b):
     assert curve.cpu(40_000) == pytest.approx(1.5 + whole, rel=1e-9)
 
 
-def test_fit_is_the_least_squares_line_of_noisy_batch_costs():
+def test_fit_takes_the_growth_one_standard_error_towards_zero():
     rng = np.random.default_rng(7)
-    costs = np.array(_batch_costs(1e-3, 3e-5, ENDS)) * rng.uniform(0.85, 1.15, len(ENDS))
+    costs = np.array(_batch_costs(1e-3, 3e-5, ENDS)) * rng.uniform(0.9, 1.1, len(ENDS))
     a, b = fit_cost(ENDS, costs)
-    # the same least squares as a weighted straight line: cost/rows against the mean of
-    # sqrt(x) over the batch, each batch weighted by its rows (numpy.polyfit)
+    # the same least squares as a weighted fit of cost/rows against the mean of sqrt(x)
+    # over the batch, sigma 1/rows (scipy's curve_fit; its covariance has M - 2 dof)
     e = np.array(ENDS, float)
     s = np.r_[0.0, e[:-1]]
     n = e - s
-    mean_sqrt = (e**1.5 - s**1.5) * 2 / 3 / n
-    slope, intercept = np.polyfit(mean_sqrt, costs / n, 1, w=n)
-    assert (a, b) == pytest.approx((intercept, slope), rel=1e-9)
+    z = (e**1.5 - s**1.5) * 2 / 3 / n
+    (a0, b0), cov = curve_fit(lambda x, p, q: p + q * x, z, costs / n, sigma=1 / n)
+    want_b = b0 - np.sqrt(cov[1, 1])
+    assert 0 < want_b < b0 and b == pytest.approx(want_b, rel=1e-6)
+    # a, fitted again with that growth: the weighted mean of what the growth leaves
+    assert a == pytest.approx(np.sum(n * (costs - want_b * z * n)) / np.sum(n * n), rel=1e-6)
+    assert a > a0
+
+
+def test_noise_without_growth_is_not_extrapolated():
+    # a flat cost with noise whose least-squares slope is positive (0.019 per batch), but
+    # less than one standard error from 0
+    costs = [1.0, 1.3, 0.9, 1.2, 1.0, 1.25]
+    assert np.polyfit(np.arange(6), costs, 1)[0] > 0
+    a, b = fit_cost([1000 * k for k in range(1, 7)], costs)
+    assert b == 0.0 and a == pytest.approx(sum(costs) / 6000)
 
 
 @pytest.mark.parametrize(
     ("ends", "costs"),
     [
         ([1000, 2000, 3000, 4000], [1.3, 1.1, 1.0, 0.9]),  # falling: never extrapolated down
-        ([1000], [2.0]),  # one batch: nothing to fit
+        ([1000, 2000], [2.0, 3.0]),  # two batches: too few to tell growth from noise
     ],
 )
 def test_a_falling_or_unfittable_cost_is_projected_flat(ends, costs):
@@ -80,8 +94,8 @@ CFG = RunConfig(stream="sea", n_rows=3000, learners=("nb", "majority"), n_folds=
 def test_probes_stop_at_the_minimum_when_a_known_stream_is_tiny():
     # a stream whose known cost is ~0 leaves no budget: every probe does its minimum
     probes = probe_streams([CFG, dataclasses.replace(CFG, stream="SEA(50)")],
-                           others=[1e-9], min_batches=2)
-    assert [c.rows for c in probes.curves] == [1000, 1000]
+                           others=[1e-9], min_batches=3)
+    assert [c.rows for c in probes.curves] == [750, 750]  # batches of 250 rows
 
 
 def test_probes_run_to_the_end_of_short_streams_with_budget_to_spare():
@@ -97,7 +111,7 @@ def test_the_probed_replica_is_fold_0_of_the_real_run():
     probe = StreamProbe(CFG)
     while probe.step():
         pass
-    assert probe.ends == [500 * k for k in range(1, 7)] and probe.scale == 4
+    assert probe.ends == [250 * k for k in range(1, 13)] and probe.scale == 4
     folds = probe.snapshot.folds
     run = evaluate(CFG).final_folds()
     for learner in CFG.labels:
