@@ -33,6 +33,8 @@ from distval.experiments.type_errors.projection import measured_costs
 
 __all__ = ["CORES", "SuitePlan", "plan_suite", "schedule"]
 
+#: A probe's share of its stream's rows below which the plan warns that growth may be missed.
+SHORT_PROBE = 1 / 6
 #: Numbers of cores the plan projects.
 CORES = (1, 2, 8, 32, 128)
 
@@ -54,8 +56,9 @@ def schedule(costs: list[float], cores: int) -> float:
 
 @dataclass
 class SuitePlan:
-    """Per stream: ``name``, ``rows``, ``cpu_per_krow``, ``done``, ``source``;
-    ``probe_seconds``: the CPU-seconds the probes took (0 without probes)."""
+    """Per stream: ``name``, ``rows``, ``cpu_per_krow``, ``done``, ``source`` (and
+    ``probed``: the rows a probe ran); ``probe_seconds``: the CPU-seconds the probes
+    took (0 without probes)."""
 
     streams: list[dict[str, Any]]
     probe_seconds: float = field(default=0.0)
@@ -105,6 +108,14 @@ class SuitePlan:
                 "rows fitted and extrapolated; one-off costs (imports, JIT, JVM) charged to "
                 "each stream.",
             ]
+            probed = [s["probed"] / s["rows"] for s in self.streams
+                      if s.get("probed") and s["rows"] and not s["done"]]
+            if probed and min(probed) < SHORT_PROBE:
+                lines.append(
+                    f"A probe covered only {100 * min(probed):.0f} % of its stream: a learner "
+                    "whose per-row cost keeps growing with its model (a forest) may cost up "
+                    "to 1.6x the projection (docs/suites.md)."
+                )
         lines += [
             "",
             f"left: {total / 3600:.3f} core-hours",
@@ -197,6 +208,7 @@ def plan_suite(
             rows[i] |= {
                 "cpu_per_krow": 1000.0 * curve.cpu(n) / max(1, n),
                 "source": f"probe of {curve.rows:,d} rows, 1 of {cfg.run.n_folds} folds",
+                "probed": curve.rows,
             }
         spent = probes.spent
     return SuitePlan(rows, probe_seconds=spent)

@@ -134,3 +134,8 @@ def test_plan_text_gives_the_probes_share_of_the_smallest_stream():
     text = plan.to_text()
     assert "The probes took 1.2 CPU-s, 4 % of the smallest stream" in text  # 1.2 / 30
     assert "probes" not in SuitePlan(plan.streams).to_text()
+    assert "covered" not in text
+    plan.streams[1]["probed"] = 1000  # a tenth of b's rows: the growth may be missed
+    assert "A probe covered only 10 % of its stream" in plan.to_text()
+    plan.streams[1]["probed"] = 2000
+    assert "covered" not in plan.to_text()
