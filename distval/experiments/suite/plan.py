@@ -2,8 +2,10 @@
 CPU-seconds per row of each stream (``distval suite --plan``).
 
 Per-row costs come from the streams this suite's output already holds, from another
-suite's output (``cost_from``), or else from a short probe run of each stream in this
-process (``probe_rows`` rows). A stream is one task on one core, so the wall time on ``c``
+suite's output (``cost_from``), or else from a short probe of each stream in this process
+(:mod:`distval.experiments.suite.probe`: one replica per learner, the cost's growth with
+the rows fitted and extrapolated, at most 10 % of the smallest stream's projected CPU). A
+stream is one task on one core, so the wall time on ``c``
 cores is the longest-processing-time-first schedule of the streams' costs: linear in ``1/c``
 until the longest stream dominates, flat once there are as many cores as streams.
 
@@ -18,20 +20,21 @@ from __future__ import annotations
 
 import heapq
 import json
-import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from distval.engine.loop import open_config_stream
 from distval.errors import DistvalError
-from distval.evaluation import evaluate
 from distval.experiments.study import duration
+from distval.experiments.suite.probe import BUDGET, probe_streams
 from distval.experiments.suite.run import SuiteConfig
 from distval.experiments.type_errors.projection import measured_costs
 
 __all__ = ["CORES", "SuitePlan", "plan_suite", "schedule"]
 
+#: A probe's share of its stream's rows below which the plan warns that growth may be missed.
+SHORT_PROBE = 1 / 6
 #: Numbers of cores the plan projects.
 CORES = (1, 2, 8, 32, 128)
 
@@ -53,9 +56,12 @@ def schedule(costs: list[float], cores: int) -> float:
 
 @dataclass
 class SuitePlan:
-    """Per stream: ``name``, ``rows``, ``cpu_per_krow``, ``done``, ``source``."""
+    """Per stream: ``name``, ``rows``, ``cpu_per_krow``, ``done``, ``source`` (and
+    ``probed``: the rows a probe ran); ``probe_seconds``: the CPU-seconds the probes
+    took (0 without probes)."""
 
     streams: list[dict[str, Any]]
+    probe_seconds: float = field(default=0.0)
 
     def _left(self) -> list[float]:
         return [s["rows"] * s["cpu_per_krow"] / 1000.0 for s in self.streams if not s["done"]]
@@ -91,6 +97,25 @@ class SuitePlan:
                 f"{cpu:>9.1f}  {s['source']}{state}"
             )
         total = self.cpu_seconds
+        if self.probe_seconds > 0:
+            smallest = min(self._left(), default=0.0)
+            share = f", {100 * self.probe_seconds / smallest:.0f} % of the smallest stream" \
+                if smallest > 0 else ""
+            lines += [
+                "",
+                f"The probes took {self.probe_seconds:.1f} CPU-s{share}: one replica per "
+                "learner, its CPU times the folds, the growth of the per-row cost with the "
+                "rows fitted and extrapolated; one-off costs (imports, JIT, JVM) charged to "
+                "each stream.",
+            ]
+            probed = [s["probed"] / s["rows"] for s in self.streams
+                      if s.get("probed") and s["rows"] and not s["done"]]
+            if probed and min(probed) < SHORT_PROBE:
+                lines.append(
+                    f"A probe covered only {100 * min(probed):.0f} % of its stream: a learner "
+                    "whose per-row cost keeps growing with its model (a forest) may cost up "
+                    "to 1.6x the projection (docs/suites.md)."
+                )
         lines += [
             "",
             f"left: {total / 3600:.3f} core-hours",
@@ -140,10 +165,11 @@ def plan_suite(
     output_dir: str | Path | None = None,
     *,
     cost_from: str | Path | None = None,
-    probe_rows: int = 1000,
+    budget: float = BUDGET,
 ) -> SuitePlan:
-    """Project a suite's cost; streams without a measured cost are probed on ``probe_rows``
-    rows in this process (CPU time of the whole run: learners, folds and tests)."""
+    """Project a suite's cost; streams without a measured cost are probed in this process
+    (:func:`~distval.experiments.suite.probe.probe_streams`), the probes taking at most
+    about ``budget`` of the smallest stream's projected CPU."""
     here = _suite_costs(Path(output_dir)) if output_dir is not None else {}
     done: set[str] = set()
     if output_dir is not None:
@@ -155,20 +181,34 @@ def plan_suite(
     other = _suite_costs(Path(cost_from)) if cost_from is not None else {}
     if cost_from is not None and not other:
         raise DistvalError(f"--cost-from {cost_from}: no finished stream with a measured cost")
-    rows = []
+    rows: list[dict[str, Any]] = []
+    todo: list[int] = []
     for i, (name, spec) in enumerate(zip(cfg.names, cfg.streams, strict=True)):
         n = _rows(cfg, i)
+        row = {"name": name, "rows": n, "cpu_per_krow": 0.0, "done": name in done}
         if spec in here:
-            cost, source = here[spec], "measured in this suite"
+            row |= {"cpu_per_krow": here[spec], "source": "measured in this suite"}
         elif spec in other:
-            cost, source = other[spec], f"measured in {cost_from}"
+            row |= {"cpu_per_krow": other[spec], "source": f"measured in {cost_from}"}
+        elif name not in done:
+            todo.append(i)
         else:
-            probe = replace(cfg.stream_config(i), n_rows=min(n, probe_rows))
-            cpu = time.process_time()
-            res = evaluate(probe, backend="inprocess")
-            cost = 1000.0 * (time.process_time() - cpu) / max(1, res.n_rows)
-            source = f"probe of {res.n_rows:,d} rows"
-        rows.append(
-            {"name": name, "rows": n, "cpu_per_krow": cost, "done": name in done, "source": source}
+            row["source"] = "done"
+        rows.append(row)
+    spent = 0.0
+    if todo:
+        known = [r["rows"] * r["cpu_per_krow"] / 1000.0 for r in rows if "source" in r]
+        probes = probe_streams(
+            [replace(cfg.stream_config(i), n_rows=rows[i]["rows"]) for i in todo],
+            budget=budget,
+            others=[k for k in known if k > 0],
         )
-    return SuitePlan(rows)
+        for i, curve in zip(todo, probes.curves, strict=True):
+            n = rows[i]["rows"]
+            rows[i] |= {
+                "cpu_per_krow": 1000.0 * curve.cpu(n) / max(1, n),
+                "source": f"probe of {curve.rows:,d} rows, 1 of {cfg.run.n_folds} folds",
+                "probed": curve.rows,
+            }
+        spent = probes.spent
+    return SuitePlan(rows, probe_seconds=spent)
