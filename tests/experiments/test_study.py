@@ -86,7 +86,7 @@ def test_streams_on_ray_report_their_rows_done_before_they_finish(ray_local):
     from distval.config import RunConfig
     from distval.experiments.suite.run import _evaluate_part
 
-    n = 20000
+    n = 8000
     parts = [Part(s, float(n), RunConfig(stream=s, n_rows=n, learners=("nb", "majority"),
                                          n_folds=2, test_every=5000, batch_size=1000))
              for s in ("sea", "agrawal")]

@@ -465,12 +465,12 @@ def test_figures_as_pdf_and_svg_at_a_dpi_and_one_log_pvalue_axis(tmp_path):
 
     d = tmp_path / "r"
     distval.evaluate(
-        stream="SEA(50)", n_rows=4000, learners=("nb", "majority", "persistent", "ht"),
+        stream="SEA(50)", n_rows=4000, learners=("nb", "majority", "ht"),
         n_folds=6, test_every=500, drift=True, ph_lambda=5.0, output_dir=d,
     )
     out = tmp_path / "rep"
     code = cli.main(["report", str(d), "--output", str(out), "--format", "png,pdf,svg",
-                     "--dpi", "200"])
+                     "--dpi", "150"])
     assert code == 0
     for fmt in ("png", "pdf", "svg"):
         assert (out / f"tests.{fmt}").stat().st_size > 0 and (out / f"q.{fmt}").exists()
@@ -479,7 +479,7 @@ def test_figures_as_pdf_and_svg_at_a_dpi_and_one_log_pvalue_axis(tmp_path):
     make_report(d, tmp_path / "compact")  # default: the page's own 90-dpi PNGs
     wide = mpimg.imread(out / "accuracy.png").shape[1]
     compact = mpimg.imread(tmp_path / "compact" / "accuracy.png").shape[1]
-    assert wide == pytest.approx(200 / 90 * compact, rel=0.02)
+    assert wide == pytest.approx(150 / 90 * compact, rel=0.02)
     res = load_results(d)
     # tests figure: every p-value axis is logarithmic, no axis of statistics is left
     fig = plot_tests(res)
