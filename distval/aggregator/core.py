@@ -248,16 +248,15 @@ class Aggregator(Schedule):
         y: np.ndarray,
         parts: Iterable[tuple[Any, np.ndarray]],
         arrived: int | None = None,
-        rows: np.ndarray | None = None,
         release: Release | None = None,
     ) -> Snapshot | None:
         """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions).
 
         With delayed labels (:mod:`distval.routing.delays`) ``y`` and the predictions are those of
-        the rows whose labels became known during the batch, in that order, ``rows`` their
-        stream rows (drift events name them), and ``arrived`` is the number of rows the
-        batch brought (the stream position moves by it). Given the batch's ``release``, the
-        Persistent baseline predicts each row with the last label known when the row arrived
+        the rows whose labels became known during the batch (``release``), in that order
+        (drift events name their stream rows, ``release.rows``), and ``arrived`` is the number
+        of rows the batch brought (the stream position moves by it); the Persistent baseline
+        then predicts each row with the last label known when the row arrived
         (:class:`~distval.routing.delays.LastKnown`), not with the previous row's label.
         """
         if start != self.position:
@@ -315,7 +314,7 @@ class Aggregator(Schedule):
             for row, slot, detector in self.drift.update(pred, y, start):
                 self._events.append(
                     {
-                        "position": row if rows is None else int(rows[row - start]),
+                        "position": row if release is None else int(release.rows[row - start]),
                         "learner": self.labels[slot // k],
                         "fold": slot % k,
                         "detector": detector,

@@ -193,13 +193,12 @@ class RegressionAggregator(Schedule):
         parts: Sequence[tuple[np.ndarray, np.ndarray]],
         *,
         arrived: int | None = None,
-        rows: np.ndarray | None = None,
         release: Release | None = None,
     ) -> Snapshot | None:
         """Take one batch: targets ``y`` and, per part, (slot ids, their (slots, rows)
-        predictions, NaN where not tested); a snapshot when a test point is reached. (``rows``
-        and ``release``, the delayed labels' rows and schedule, are the classification
-        aggregator's; a regression run has no no-change baseline to place with them.)"""
+        predictions, NaN where not tested); a snapshot when a test point is reached. (``release``,
+        the delayed labels' schedule, is the classification aggregator's: a regression run
+        has no no-change baseline or drift events to place with it.)"""
         if start != self.position:
             raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
         y = np.asarray(y, dtype=np.float64)

@@ -264,7 +264,7 @@ class LocalEvaluation:
         preds = self.host.process(batch)
         return self.aggregator.update(
             batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch),
-            rows=batch.scored_rows, release=batch.release,
+            release=batch.release,
         )
 
     @property
@@ -300,7 +300,7 @@ class LocalEvaluation:
                 try:
                     snap = self.aggregator.update(
                         batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch),
-                        rows=batch.scored_rows, release=batch.release,
+                        release=batch.release,
                     )
                 except BaseException as exc:  # handed to the main thread
                     agg_out.put(exc)

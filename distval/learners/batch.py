@@ -46,11 +46,6 @@ class Batch:
         """The classes of the rows the measures score with this batch, in that order."""
         return self.y if self.release is None else self.release.y
 
-    @property
-    def scored_rows(self) -> np.ndarray | None:
-        """The stream rows of :attr:`scored_y` when they are not the batch's own (None)."""
-        return None if self.release is None else self.release.rows
-
 
 def to_dicts(
     X: np.ndarray, names: list[str], nominal: dict[int, list[str]] | None = None

@@ -105,7 +105,7 @@ class AggregatorActor:
             agg.update(
                 batch.start, batch.scored_y.copy(),
                 [(ids, _own(p)) for ids, p in zip(self.slot_ids, preds)],
-                arrived=len(batch), rows=batch.scored_rows, release=batch.release,
+                arrived=len(batch), release=batch.release,
             )
             for batch, *preds in zip(parcel, *parts)
         ]

@@ -148,8 +148,6 @@ def _quiet(f: Any) -> Any:
 _nanmean, _nanmin, _nanmax = _quiet(np.nanmean), _quiet(np.nanmin), _quiet(np.nanmax)
 
 
-
-
 def _spread(
     df: pd.DataFrame, measure: str, scored: pd.DataFrame | None = None
 ) -> tuple[np.ndarray, np.ndarray]:

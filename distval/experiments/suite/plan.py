@@ -113,8 +113,8 @@ class SuitePlan:
             if probed and min(probed) < SHORT_PROBE:
                 lines.append(
                     f"A probe covered only {100 * min(probed):.0f} % of its stream: a learner "
-                    "whose per-row cost keeps growing with its model (a forest) may cost up "
-                    "to 1.6x the projection (docs/suites.md)."
+                    "whose per-row cost keeps growing with its model (a forest) may cost "
+                    "about 2x the projection (docs/suites.md)."
                 )
         lines += [
             "",

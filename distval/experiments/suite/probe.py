@@ -197,7 +197,7 @@ class StreamProbe:
             full = out[self._probed]
         snap = self.local.aggregator.update(
             batch.start, batch.scored_y, [(self._ids, full)], arrived=len(batch),
-            rows=batch.scored_rows,
+            release=batch.release,
         )
         self.snapshot = snap or self.snapshot
         t3 = time.process_time()
