@@ -1,0 +1,76 @@
+"""What the live page draws, checked against the run's own tables read with pandas: per fold
+and their mean, the baselines, each pair's confidence sequence, the tests' p-values; the
+same state from a saved directory; a regression run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import distval
+from distval.live import LiveState
+
+RUN = {"stream": "sea", "n_rows": 2000, "learners": ("nb", "majority"), "n_folds": 3,
+       "test_every": 500}
+
+
+def points(series: dict[str, list[Any]]) -> pd.Series:
+    return pd.Series(series["y"], index=series["x"], dtype=float)
+
+
+def test_the_charts_hold_the_numbers_of_the_results_tables(tmp_path: Path) -> None:
+    state = LiveState(tmp_path)
+    res = distval.evaluate(**RUN, output_dir=tmp_path, overwrite=True, observer=state)
+    charts = json.loads(state.to_json())["charts"]
+    folds = res.folds()
+    primary = folds[folds["forgetting"] == res.config.forgetting]
+    for learner, drawn in charts["folds"].items():
+        mine = primary[primary["learner"] == learner]
+        want = mine.groupby("position")["accuracy"].mean()
+        pd.testing.assert_series_equal(points(drawn["mean"]), want, check_names=False,
+                                       check_index_type=False)
+        for fold, line in drawn["folds"].items():
+            one = mine[mine["fold"] == int(fold)].set_index("position")["accuracy"]
+            assert points(line).tolist() == one.tolist()
+    persistent = primary.groupby("position")["p_per"].mean()
+    assert np.allclose(points(charts["baselines"]["no-change (Persistent)"]), persistent)
+    verdicts = res.verdicts()
+    (pair,) = charts["pairs"]
+    assert points(pair["lower"]).tolist() == verdicts["lower"].tolist()
+    assert points(pair["upper"]).tolist() == verdicts["upper"].tolist()
+    tests = res.tests()
+    wil = tests[(tests["test"] == "wilcoxon") & tests["pvalue"].notna()]
+    assert points(charts["tests"]["wilcoxon nb/majority"]).tolist() == wil["pvalue"].tolist()
+    assert charts["verdicts"] == [v["line"] for v in res.summary()["verdicts"]]
+    assert charts["baseline"] == res.summary()["baseline"]["line"]
+    # a finished run's directory gives the page the same numbers
+    saved = json.loads(LiveState.from_directory(tmp_path).to_json())
+    assert saved["charts"] == charts and saved["status"]["state"] == "finished"
+
+
+def test_the_state_is_sent_again_only_when_it_changed(tmp_path: Path) -> None:
+    state = LiveState(tmp_path)
+    distval.evaluate(**RUN, observer=state)
+    now = json.loads(state.to_json())
+    assert json.loads(state.to_json(since=now["status"]["version"]))["charts"] is None
+    assert json.loads(state.to_json(since=now["status"]["version"] - 1))["charts"] is not None
+
+
+def test_a_regression_run(tmp_path: Path) -> None:
+    state = LiveState(tmp_path)
+    res = distval.evaluate(stream="friedman", n_rows=1200, learners=("linreg", "htr"),
+                           task="regression", n_folds=3, test_every=400, observer=state)
+    charts = json.loads(state.to_json())["charts"]
+    folds = res.folds()
+    primary = folds[folds["forgetting"] == res.config.forgetting]
+    measure = res.config.measure
+    assert charts["measure"] == measure
+    for learner, drawn in charts["folds"].items():
+        want = primary[primary["learner"] == learner].groupby("position")[measure].mean()
+        assert np.allclose(points(drawn["mean"]), want)
+    assert charts["verdicts"] == [v["line"] for v in res.summary()["verdicts"]]
+    assert charts["baselines"] == {}
