@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import distval
 from distval.live import LiveState
@@ -74,3 +75,37 @@ def test_a_regression_run(tmp_path: Path) -> None:
         assert np.allclose(points(drawn["mean"]), want)
     assert charts["verdicts"] == [v["line"] for v in res.summary()["verdicts"]]
     assert charts["baselines"] == {}
+
+
+@pytest.mark.ray
+def test_a_ray_run_is_watched_from_the_driver(ray_local: Any) -> None:
+    """The learners run in Ray actors after one batch in the driver; the driver's run tells
+    the page, which says where the rows were evaluated and the phase at each check."""
+    from distval.config import RunConfig
+    from distval.engine.loop import open_config_stream
+    from distval.engine.run import Run
+    from distval.ray_backend.engine import RayRun
+
+    phases: list[str] = []
+
+    class Watch(LiveState):
+        def snapshot(self, run: Any, snap: Any) -> None:
+            phases.append(run.progress().phase)
+            super().snapshot(run, snap)
+
+    state = Watch()
+    cfg = RunConfig(**RUN)
+    stream = open_config_stream(cfg)
+    run = Run(cfg, stream, backend="ray", observer=state)
+    ray_run = RayRun(cfg, stream, n_actors=2, warm_up_batches=1, timeline=run.timeline)
+    for step in ray_run.steps():
+        run.feed(step)
+    res = run.close()
+    page = json.loads(state.to_json())
+    by = res.evaluated_by
+    assert by["actors"] > 0 and by["driver"] > 0 and by["actors"] + by["driver"] == 2000
+    assert page["status"]["engine"] == \
+        f"in-process (driver) {by['driver']:,} rows, Ray actors {by['actors']:,} rows"
+    assert page["status"]["rows"] == RUN["n_rows"] and page["status"]["state"] == "finished"
+    assert phases[-1] == "actors"
+    assert page["charts"]["verdicts"] == [v["line"] for v in res.summary()["verdicts"]]
