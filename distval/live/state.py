@@ -134,7 +134,9 @@ class LiveState:
                 self._verdicts = [str(line) for line in snap.verdicts["line"].tolist()]
             tests = rows_of(snap.tests) if len(snap.tests.get("test", ())) else []
             for t in tests:
-                if _num(t.get("pvalue")) is not None:  # (an e-value row has none)
+                # across folds only: McNemar pools the rows (its p-values would set the
+                # scale), an e-value row has none
+                if not str(t["test"]).startswith("mcnemar") and _num(t.get("pvalue")) is not None:
                     name = f"{t['test']} {t['learner_a']}/{t['learner_b']}"
                     self._tests.setdefault(name, _Series()).add(x, t["pvalue"])
             self.version += 1

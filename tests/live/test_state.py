@@ -109,3 +109,19 @@ def test_a_ray_run_is_watched_from_the_driver(ray_local: Any) -> None:
     assert page["status"]["rows"] == RUN["n_rows"] and page["status"]["state"] == "finished"
     assert phases[-1] == "actors"
     assert page["charts"]["verdicts"] == [v["line"] for v in res.summary()["verdicts"]]
+
+
+def test_delayed_labels_leave_the_first_checks_empty() -> None:
+    """Labels 600 rows late: the folds have scored nothing at the first check (no point
+    drawn there, JSON null rather than NaN), and the curves start when they have."""
+    state = LiveState()
+    res = distval.evaluate(**RUN, delay=600, observer=state)
+    text = state.to_json()
+    assert "NaN" not in text
+    drawn = json.loads(text)["charts"]["folds"]["nb"]["mean"]
+    folds = res.folds()
+    nb = folds[(folds["forgetting"] == res.config.forgetting) & (folds["learner"] == "nb")]
+    want = nb.groupby("position")["accuracy"].mean()  # NaN where no fold has scored
+    assert drawn["x"] == want.index.tolist()
+    assert [y is None for y in drawn["y"]] == want.isna().tolist()
+    assert drawn["y"][0] is None and drawn["y"][-1] is not None

@@ -1,0 +1,80 @@
+"""Screenshots of the live page for ``docs/live.md``: mid-run, finished and interrupted, taken
+by headless Chromium (Playwright driving the system's ``chromium``).
+
+The run is the default job's (elec2, ht against nb, 10-fold bootstrap) on its first
+``--rows`` rows, in-process; the mid-run picture is taken when half of them are done.
+
+Run: ``python benchmarks/live_screenshots.py [--rows 20000]`` from the repository root; it
+writes ``docs/images/live-running.png``, ``live-finished.png`` and ``live-interrupted.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import distval
+from distval.live import LiveServer, LiveState
+
+IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=20000)
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    half = threading.Event()
+
+    def rows_done(n: int) -> None:
+        if n >= args.rows // 2:
+            half.set()
+
+    out = Path(tempfile.mkdtemp(prefix="distval-live-shots-"))
+    state = LiveState(out / "run")
+    server = LiveServer(state)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(server.url)
+        worker = threading.Thread(target=lambda: distval.evaluate(
+            n_rows=args.rows, output_dir=out / "run", progress=rows_done, observer=state))
+        worker.start()
+        half.wait()
+        time.sleep(2.5)  # a poll or two after the half
+        page.screenshot(path=str(IMAGES / "live-running.png"), full_page=True)
+        worker.join()
+        page.wait_for_selector("#state.finished")
+        time.sleep(1.5)
+        page.screenshot(path=str(IMAGES / "live-finished.png"), full_page=True)
+        server.close()
+
+        def stop(n: int) -> None:
+            if n >= args.rows // 3:
+                raise KeyboardInterrupt
+
+        try:
+            distval.evaluate(n_rows=args.rows, output_dir=out / "stopped", progress=stop)
+        except KeyboardInterrupt:
+            pass
+        saved = LiveServer(LiveState.from_directory(out / "stopped"))
+        page.goto(saved.url)
+        page.wait_for_selector("#state.interrupted")
+        time.sleep(1.5)
+        page.screenshot(path=str(IMAGES / "live-interrupted.png"), full_page=True)
+        saved.close()
+        browser.close()
+    shutil.rmtree(out, ignore_errors=True)
+    print(f"wrote {IMAGES}/live-{{running,finished,interrupted}}.png")
+
+
+if __name__ == "__main__":
+    main()
