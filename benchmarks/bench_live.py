@@ -153,12 +153,13 @@ def main() -> None:
     for backend in args.backends.split(","):
         off = [x["cpu_seconds"] for x in runs if x["backend"] == backend and not x["live"]]
         on = [x["cpu_seconds"] for x in runs if x["backend"] == backend and x["live"]]
+        cost = 100 * (statistics.median(on) / statistics.median(off) - 1)
         rows.append({
             "backend": backend,
             "CPU-s without --live (each)": " / ".join(f"{v:.1f}" for v in off),
             "CPU-s with --live (each)": " / ".join(f"{v:.1f}" for v in on),
             "median without": statistics.median(off), "median with": statistics.median(on),
-            "cost of --live": f"{100 * (statistics.median(on) / statistics.median(off) - 1):+.1f} %",
+            "cost of --live": f"{cost:+.1f} %",
         })
     text = "\n".join([
         "# The live page's cost: the default job with and without --live",

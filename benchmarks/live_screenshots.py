@@ -11,6 +11,7 @@ writes ``docs/images/live-running.png``, ``live-finished.png`` and ``live-interr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import tempfile
 import threading
@@ -61,10 +62,8 @@ def main() -> None:
             if n >= args.rows // 3:
                 raise KeyboardInterrupt
 
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             distval.evaluate(n_rows=args.rows, output_dir=out / "stopped", progress=stop)
-        except KeyboardInterrupt:
-            pass
         saved = LiveServer(LiveState.from_directory(out / "stopped"))
         page.goto(saved.url)
         page.wait_for_selector("#state.interrupted")
