@@ -21,10 +21,10 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from distval.errors import DistvalError
-from distval.live.server import LiveServer, is_loopback
+from distval.live.server import LiveServer, PageState, is_loopback
 from distval.live.state import LiveState
 
-__all__ = ["add_arguments", "live_page", "serve_directory"]
+__all__ = ["add_arguments", "live_page", "live_suite", "serve_directory"]
 
 
 def add_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -56,7 +56,7 @@ def _open(url: str) -> None:
         webbrowser.open(url, new=2)
 
 
-def _start(state: LiveState, args: argparse.Namespace) -> LiveServer:
+def _start(state: PageState, args: argparse.Namespace) -> LiveServer:
     host = args.live_host
     if not is_loopback(host):
         print(f"distval: warning: the live page listens on {host}: anyone who can reach it "
@@ -86,6 +86,26 @@ def live_page(args: argparse.Namespace, directory: str | os.PathLike[str] | None
     try:
         yield state
     finally:
+        server.linger()
+        server.close()
+
+
+@contextmanager
+def live_suite(args: argparse.Namespace, directory: str | os.PathLike[str]) -> Iterator[None]:
+    """With ``--live`` (and no ``--plan``): serve the suite's page
+    (:class:`~distval.live.suite.SuiteState`, from ``directory/suite.json``) while the block
+    runs; it ends finished when every stream is done, else interrupted."""
+    if not getattr(args, "live", False) or getattr(args, "plan", False):
+        yield
+        return
+    from distval.live.suite import SuiteState
+
+    state = SuiteState(directory)
+    server = _start(state, args)
+    try:
+        yield
+    finally:
+        state.end()
         server.linger()
         server.close()
 

@@ -30,13 +30,12 @@ from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from distval.errors import DistvalError
-from distval.live.state import LiveState
 
-__all__ = ["LiveServer", "is_loopback", "plotly_js"]
+__all__ = ["LiveServer", "PageState", "is_loopback", "plotly_js"]
 
 
 @cache
@@ -50,8 +49,19 @@ def plotly_js() -> bytes:
 
 
 @cache
-def _page() -> bytes:
-    return resources.files("distval.live").joinpath("page.html").read_bytes()
+def _page(name: str) -> bytes:
+    return resources.files("distval.live").joinpath(name).read_bytes()
+
+
+class PageState(Protocol):
+    """What a live page is served from: :class:`~distval.live.state.LiveState` (a run),
+    :class:`~distval.live.suite.SuiteState` (a suite). ``page``: its HTML file in this
+    package; ``version``: one more whenever the charts change."""
+
+    page: str
+    version: int
+
+    def to_json(self, since: int = -1) -> str: ...
 
 
 def is_loopback(host: str) -> bool:
@@ -72,7 +82,7 @@ class LiveServer:
     """Serve ``state`` on ``host`` (default 127.0.0.1) at ``port`` (0: a free one) from a
     daemon thread; :attr:`url` carries the token. :meth:`close` stops it."""
 
-    def __init__(self, state: LiveState, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, state: PageState, host: str = "127.0.0.1", port: int = 0) -> None:
         self.state = state
         self.token = secrets.token_urlsafe(18)
         self.last_request = 0.0  # time.monotonic() of the page's last /state request
@@ -109,7 +119,7 @@ class LiveServer:
                        "text/plain; charset=utf-8")
             return
         if parts.path == "/":
-            self._send(h, 200, _page(), "text/html; charset=utf-8")
+            self._send(h, 200, _page(self.state.page), "text/html; charset=utf-8")
         elif parts.path == "/plotly.min.js":
             self._send(h, 200, plotly_js(), "text/javascript; charset=utf-8", cache=True)
         elif parts.path == "/state":

@@ -78,6 +78,8 @@ class LiveState:
     Thread-safe: the run's thread adds snapshots, the server's threads read.
     """
 
+    page: str = "page.html"
+
     def __init__(self, directory: str | os.PathLike[str] | None = None,
                  title: str | None = None) -> None:
         self.directory = Path(directory).absolute() if directory is not None else None
