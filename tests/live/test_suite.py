@@ -32,14 +32,14 @@ def test_the_suite_page_fills_in_as_streams_finish(browser: Any, tmp_path: Path)
     page = browser.new_page()
     try:
         page.goto(server.url)
+        page.evaluate("""() => { window.seen = [];
+            new MutationObserver(() => window.seen.push(
+                document.getElementById('progress').textContent.split(' done')[0]))
+            .observe(document.getElementById('progress'), {childList: true}); }""")
         worker.start()
-        seen = set()
-        while worker.is_alive():
-            text = page.locator("#progress").text_content() or ""
-            if text:
-                seen.add(text.split(" done")[0])
-            time.sleep(0.3)
+        worker.join(timeout=120)
         page.wait_for_selector("#state.finished", timeout=10_000)
+        seen = set(page.evaluate("window.seen"))
         assert "streams 3 / 3" in seen and len(seen) >= 2  # it advanced without a reload
         ranks = json.loads((tmp_path / "suite.json").read_text())["comparison"]["average_ranks"]
         drawn = page.evaluate("() => { const t = document.getElementById('chart-ranks').data[0];"
