@@ -136,13 +136,68 @@ def one(backend: str, live: bool, rows: int | None) -> dict[str, Any]:
             "evaluated_by": summary.get("evaluated_by")}
 
 
+def threads(backend: str, rows: int | None) -> dict[str, Any]:
+    """The page's own CPU, counted in its threads: one default run in this process with a
+    :class:`~distval.live.LiveState` observer and a :class:`~distval.live.LiveServer` asked
+    once a second; the thread CPU of keeping the numbers (``observer_seconds``) and of
+    answering (``request_seconds``), against this process's CPU (the client's thread left
+    out; on Ray, the actors' processes are not counted, so the share is an upper bound)."""
+    import distval
+    from distval.live import LiveServer, LiveState
+
+    state = LiveState()
+    server = LiveServer(state)
+    page = _Page(server.url)
+    client = {"cpu": 0.0}
+    run = page.run
+
+    def timed_run() -> None:
+        start = time.thread_time()
+        run()
+        client["cpu"] = time.thread_time() - start
+
+    page.run = timed_run  # type: ignore[method-assign]
+    t0, w0 = time.process_time(), time.perf_counter()
+    page.start()
+    options = {"n_rows": rows} if rows else {}
+    distval.evaluate(backend=backend, observer=state, **options)
+    page.join(timeout=10)
+    server.close()
+    cpu = time.process_time() - t0 - client["cpu"]
+    spent = state.observer_seconds + server.request_seconds
+    return {"backend": backend, "process_cpu_seconds": round(cpu, 2),
+            "wall_seconds": round(time.perf_counter() - w0, 2), "polls": page.polls,
+            "observer_seconds": round(state.observer_seconds, 4),
+            "request_seconds": round(server.request_seconds, 4),
+            "page_share": f"{100 * spent / cpu:.2f} %"}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--threads", action="store_true",
+                    help="instead: the page's own CPU counted in its threads (one run per "
+                    "backend in this process); writes results/live_threads.md")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--rows", type=int, default=None, help="rows (default: all of elec2)")
     ap.add_argument("--backends", default="inprocess,ray")
     args = ap.parse_args()
     start = os.getloadavg()
+    if args.threads:
+        got = [threads(b, args.rows) for b in args.backends.split(",")]
+        save("live_threads", "\n".join([
+            "# The live page's own CPU, counted in its threads",
+            "",
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; 2-core VM, shared; "
+            f"{load_span(start)}. `python benchmarks/bench_live.py --threads"
+            f"{' --rows ' + str(args.rows) if args.rows else ''}`: the default job"
+            f"{' on its first ' + str(args.rows) + ' rows' if args.rows else ''}, one run per "
+            "backend in one process, a client asking for the state once a second; the CPU of "
+            "the observer (the run's thread) and of the server's threads against the "
+            "process's (the client's thread left out; Ray's actors not counted).",
+            "",
+            table(got),
+        ]), {"runs": got})
+        return
     runs = []
     for r in range(args.repeats):
         for backend in args.backends.split(","):

@@ -87,6 +87,9 @@ class LiveServer:
         self.token = secrets.token_urlsafe(18)
         self.last_request = 0.0  # time.monotonic() of the page's last /state request
         self.served_version = -1  # the state version last sent
+        #: CPU seconds spent answering requests (in the server's threads).
+        self.request_seconds = 0.0
+        self._count = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -111,6 +114,14 @@ class LiveServer:
         return f"http://{host}:{self.port}/?token={self.token}"
 
     def _answer(self, h: BaseHTTPRequestHandler) -> None:
+        start = time.thread_time()
+        try:
+            self._route(h)
+        finally:
+            with self._count:
+                self.request_seconds += time.thread_time() - start
+
+    def _route(self, h: BaseHTTPRequestHandler) -> None:
         parts = urlsplit(h.path)
         query = parse_qs(parts.query)
         token = query.get("token", [""])[0]

@@ -28,6 +28,7 @@ import json
 import math
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,8 @@ class LiveState:
         self._tests: dict[str, _Series] = {}
         self._verdicts: list[str] = []
         self._baseline_line: str | None = None
+        #: CPU seconds the run's thread spent keeping the page's numbers (:meth:`add`).
+        self.observer_seconds = 0.0
 
     # -- the observer -------------------------------------------------------------------
     def started(self, run: Observed) -> None:
@@ -122,6 +125,7 @@ class LiveState:
         if config is None:
             raise RuntimeError("LiveState.add before the run started")
         x = int(snap.position)
+        start = time.thread_time()
         with self._lock:
             self._add_folds(x, snap.folds, config)
             for v in rows_of(snap.verdicts) if len(snap.verdicts) else []:
@@ -142,6 +146,7 @@ class LiveState:
                     name = f"{t['test']} {t['learner_a']}/{t['learner_b']}"
                     self._tests.setdefault(name, _Series()).add(x, t["pvalue"])
             self.version += 1
+            self.observer_seconds += time.thread_time() - start
 
     def _add_folds(self, x: int, folds: Columns, config: RunConfig) -> None:
         measure = config.measure
