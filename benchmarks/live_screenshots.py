@@ -5,7 +5,8 @@ The run is the default job's (elec2, ht against nb, 10-fold bootstrap) on its fi
 ``--rows`` rows, in-process; the mid-run picture is taken when half of them are done.
 
 Run: ``python benchmarks/live_screenshots.py [--rows 20000]`` from the repository root; it
-writes ``docs/images/live-running.png``, ``live-finished.png`` and ``live-interrupted.png``.
+writes ``docs/images/live-running.png``, ``live-finished.png``, ``live-interrupted.png``
+and ``live-suite.png`` (a suite's page).
 """
 
 from __future__ import annotations
@@ -17,11 +18,36 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import distval
 from distval.live import LiveServer, LiveState
 
 IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
+
+
+def suite_page(page: Any, out: Path) -> None:
+    """A suite of five streams (ht, nb and the majority class, 5,000 rows each), pictured
+    when three are done."""
+    from distval.experiments.suite import suite
+    from distval.live.suite import SuiteState
+
+    state = SuiteState(out)
+    server = LiveServer(state)
+    page.goto(server.url)
+    streams = ["sea", "SEA(50)", "SEA(7)", "elec2", "SEA(3)"]
+    worker = threading.Thread(target=lambda: suite(
+        streams, output_dir=out, learners=("ht", "nb", "majority"), n_rows=5000,
+        n_folds=6, backend="inprocess", figures=False))
+    worker.start()
+    page.wait_for_function("document.getElementById('progress').textContent"
+                           ".startsWith('streams 3 /')", timeout=600_000)
+    time.sleep(1.5)
+    page.screenshot(path=str(IMAGES / "live-suite.png"), full_page=True)
+    worker.join()
+    state.end()
+    time.sleep(1.5)
+    server.close()
 
 
 def main() -> None:
@@ -70,9 +96,10 @@ def main() -> None:
         time.sleep(1.5)
         page.screenshot(path=str(IMAGES / "live-interrupted.png"), full_page=True)
         saved.close()
+        suite_page(page, out / "suite")
         browser.close()
     shutil.rmtree(out, ignore_errors=True)
-    print(f"wrote {IMAGES}/live-{{running,finished,interrupted}}.png")
+    print(f"wrote {IMAGES}/live-{{running,finished,interrupted,suite}}.png")
 
 
 if __name__ == "__main__":
