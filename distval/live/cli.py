@@ -111,12 +111,21 @@ def live_suite(args: argparse.Namespace, directory: str | os.PathLike[str]) -> I
 
 
 def serve_directory(args: argparse.Namespace, directory: str | os.PathLike[str]) -> int:
-    """``distval report DIR --live``: serve the page of the (finished or interrupted) run in
-    ``directory`` until Ctrl-C."""
+    """``distval report DIR --live``: serve the page of the (finished or interrupted) run, or
+    suite, in ``directory`` until Ctrl-C."""
     d = Path(directory)
-    if not (d / "config.json").is_file():
-        raise DistvalError(f"{d} is not a run's results directory (no config.json)")
-    server = _start(LiveState.from_directory(d), args)
+    state: PageState
+    if (d / "suite.json").is_file():  # a suite's directory: its page, as it ended
+        from distval.live.suite import SuiteState
+
+        suite = SuiteState(d)
+        suite.end()
+        state = suite
+    elif (d / "config.json").is_file():
+        state = LiveState.from_directory(d)
+    else:
+        raise DistvalError(f"{d} is not a run's (or a suite's) results directory")
+    server = _start(state, args)
     print("distval: serving until Ctrl-C", file=sys.stderr, flush=True)
     try:
         while True:
