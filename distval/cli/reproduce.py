@@ -42,6 +42,17 @@ def _streams(text: str) -> list[str]:
     return [s for s in out if s]
 
 
+def _pnoise(text: str) -> tuple[float, ...]:
+    """``--pnoise``: comma-separated probabilities in (0, 1)."""
+    try:
+        values = tuple(float(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of numbers: {text!r}") from None
+    if not values or any(not 0 < v < 1 for v in values):
+        raise argparse.ArgumentTypeError(f"each pnoise must be in (0, 1), got {text!r}")
+    return values
+
+
 def _count(text: str) -> int:
     """An int >= 0 (``--max-cells 0``: tables of the stored cells, no new cell)."""
     return 0 if text.strip() == "0" else positive_integer(text)
@@ -95,7 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     te.add_argument(
         "--profile",
-        choices=("quick", "standard", "paper"),
+        choices=("quick", "standard", "shape", "paper"),
         default="quick",
         help=_PROFILE_HELP,  # the costs are filled in when --help is shown (_PlanHelp)
     )
@@ -124,6 +135,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     te.add_argument(
         "--sign-method", choices=("exact", "critical"), default=None, help="sign test rule"
+    )
+    te.add_argument(
+        "--noise-on",
+        choices=("training", "predictions"),
+        default=None,
+        help="what the noise filter of the type II pair changes: the labels the filtered "
+        "learner learns from (MOA AddNoiseFilter; shape and paper profiles) or its "
+        "predictions (quick and standard profiles)",
+    )
+    te.add_argument(
+        "--noise-learner",
+        choices=("other", "same"),
+        default=None,
+        help="which learner is filtered: A' (other, default: the change holds the seed "
+        "difference too) or A itself (same)",
+    )
+    te.add_argument(
+        "--pnoise",
+        type=_pnoise,
+        default=None,
+        metavar="LIST",
+        help="comma-separated noise probabilities of the type II pairs (default: 0.05,0.10)",
     )
     te.add_argument("--seed", type=int, default=None, help="seed of the grid (1)")
     te.add_argument(
@@ -223,6 +256,9 @@ def _grid(args: argparse.Namespace) -> GridConfig:
         "n_rows": args.n_rows,
         "learner": args.learner,
         "sign_method": args.sign_method,
+        "noise_on": args.noise_on,
+        "noise_learner": args.noise_learner,
+        "pnoise": args.pnoise,
         "seed": args.seed,
         "looks": args.looks,
     }

@@ -55,7 +55,7 @@ def _prepare_dir(config: GridConfig, output_dir: Path, overwrite: bool) -> Path:
     wanted = config.to_dict()
     if cfg_path.exists() and not overwrite:
         defaults = {f.name: f.default for f in fields(GridConfig) if f.default is not MISSING}
-        stored = defaults | json.loads(cfg_path.read_text())
+        stored = defaults | GridConfig.upgrade(json.loads(cfg_path.read_text()))
         # cells are keyed by (stream, run, scheme) and their seeds follow from the key alone,
         # so a grid may be resumed with more (or fewer) runs or streams
         free = ("streams", "runs")

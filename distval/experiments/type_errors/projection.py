@@ -17,6 +17,7 @@ from distval.experiments.type_errors.cell import cell_key
 from distval.experiments.type_errors.profiles import (
     COST_SOURCE,
     REFERENCE_COSTS,
+    REFERENCE_LEARNERS,
     GridConfig,
     stream_rows,
 )
@@ -121,7 +122,9 @@ def project(
     measured = measured_costs(cells or [])
     table: dict[str, tuple[float, str]] = {}
     reference = REFERENCE_COSTS.get(config.learner, {})
-    table |= {k: (v, "reference table") for k, v in reference.items()}
+    scale = config.learners_per_cell / REFERENCE_LEARNERS.get(config.learner, 2)
+    note = "reference table" if scale == 1 else f"reference table x {scale:g} (learners)"
+    table |= {k: (v * scale, note) for k, v in reference.items()}
     table |= {k: (v, "measured elsewhere") for k, v in (costs or {}).items()}
     table |= {
         k: (v, f"{n} cells measured")
