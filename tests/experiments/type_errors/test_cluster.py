@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from distval.experiments.type_errors import run_grid
-from tests.helpers.type_error_grids import tiny
+from type_error_grids import tiny
 
 SCRIPT = """
 import json, os, sys
