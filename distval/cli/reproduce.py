@@ -58,7 +58,7 @@ def _count(text: str) -> int:
     return 0 if text.strip() == "0" else positive_integer(text)
 
 
-_PROFILE_HELP = "quick, standard or paper (default: quick)"
+_PROFILE_HELP = "quick, standard, shape or paper (default: quick)"
 
 
 class _PlanHelp(argparse.HelpFormatter):
@@ -71,10 +71,13 @@ class _PlanHelp(argparse.HelpFormatter):
         return (
             f"quick: 5 runs, 3000 rows, river bagging of 2 Hoeffding trees "
             f"({_cost('quick')}); standard: 10 runs, 50,000 rows, MOA OzaBag of 10 Hoeffding "
-            f"trees ({_cost('standard')}); paper: 50 runs, whole streams (1,000,000 generated "
-            f"rows), the same MOA ensemble ({_cost('paper')}; use a cluster, --address). "
-            "Costs are --plan's projection from reference per-row CPU costs, without CovType "
-            "and Poker (default: quick)"
+            f"trees ({_cost('standard')}); shape: 4 synthetic streams x 20 runs, the first "
+            "10,000 rows of 1,000,000-row streams, OzaBag, noise on the training labels, "
+            f"the paper's sign rule ({_cost('shape')}; one core); paper: 50 runs, whole "
+            "streams (1,000,000 generated rows), MOA LeveragingBag, noise on the training "
+            f"labels ({_cost('paper')}; use a cluster, --address). Costs are --plan's "
+            "projection from reference per-row CPU costs, without CovType and Poker "
+            "(default: quick)"
         )
 
 
@@ -82,7 +85,7 @@ def _cost(profile: str) -> str:
     """A profile's projected cost as ``--plan`` prints it (reference costs, no cell run).
 
     >>> _cost("paper")
-    '~322 core-hours, ~161 h on 2 cores'
+    '~704 core-hours, ~352 h on 2 cores'
     """
     from distval.experiments.type_errors import make_grid, project
 
@@ -286,7 +289,12 @@ def _print_projection(args: argparse.Namespace, config: GridConfig, output: Path
     import sys
 
     from distval.errors import DistvalError
-    from distval.experiments.type_errors import measured_costs, project, read_cells
+    from distval.experiments.type_errors import (
+        GridConfig,
+        measured_costs,
+        project,
+        read_cells,
+    )
 
     cells = read_cells(output) if (output / "grid.json").is_file() else []
     if cells:
@@ -302,7 +310,9 @@ def _print_projection(args: argparse.Namespace, config: GridConfig, output: Path
                 f"--cost-from {source}: its learner {stored.get('learner')!r} is not "
                 f"{config.learner!r}"
             )
-        costs = measured_costs(read_cells(source))
+        # a cell's cost is about proportional to the learners it trains
+        ratio = config.learners_per_cell / GridConfig.from_dict(stored).learners_per_cell
+        costs = {k: v * ratio for k, v in measured_costs(read_cells(source)).items()}
     try:
         projection = project(config, cells, costs=costs)
     except DistvalError as exc:

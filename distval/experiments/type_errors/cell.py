@@ -20,8 +20,10 @@ results experiences) sits beside the decision at the end (bifet2015 Table 2's).
 >>> cfg = GridConfig(streams=(("SEA(50)", "SEA(50)"),), n_rows=200, learner="majority",
 ...                  n_folds=4, looks=4, batch_size=100)
 >>> cell = run_cell(cfg, "SEA(50)", "SEA(50)", 0, "cv")
->>> cell["looks"], sorted({r["test"] for r in cell["results"]})
-([50, 100, 150, 200], ['mcnemar', 'sign', 'sign_evalue', 'wilcoxon'])
+>>> cell["looks"]
+[50, 100, 150, 200]
+>>> sorted({r["test"] for r in cell["results"]})
+['mcnemar', 'mcnemar_fold', 'mcnemar_row', 'sign', 'sign_evalue', 'wilcoxon']
 """
 
 from __future__ import annotations

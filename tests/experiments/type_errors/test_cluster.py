@@ -13,9 +13,9 @@ import sys
 
 import numpy as np
 import pytest
+from type_error_grids import tiny
 
 from distval.experiments.type_errors import run_grid
-from type_error_grids import tiny
 
 SCRIPT = """
 import json, os, sys
