@@ -28,6 +28,7 @@ results experiences) sits beside the decision at the end (bifet2015 Table 2's).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -524,6 +525,7 @@ def run_cell(
         "scheme": scheme,
         "n_rows": n,
         "n_classes": len(cell.stream.classes),
+        "pid": os.getpid(),  # the worker that ran it (a grid on Ray spreads over many)
         "seconds": time.perf_counter() - t0,
         "cpu_seconds": time.process_time() - c0,
         "looks": log.positions,

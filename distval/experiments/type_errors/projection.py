@@ -85,6 +85,11 @@ class Projection:
             f"{overnight} cores finish it in 12 h (overnight).",
             "CPU time is linear in rows here (measured per-row cost x rows); cells are one "
             "core each, so more cores than cells left do not help.",
+            f"On Ray (--address) each cell is a 1-CPU task, costliest first, so a cluster runs "
+            f"one cell per core: 3 nodes x 16 cores = 48 cores finish in about "
+            f"{self.hours_on(min(48, max(1, self.cells - self.cells_done))):.1f} h (its longest "
+            f"cell takes {max((s['cpu_per_cell'] for s in self.streams), default=0) / 3600:.1f}"
+            " h).",
         ]
         return "\n".join(lines)
 

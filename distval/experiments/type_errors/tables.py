@@ -100,7 +100,7 @@ def collect(
     config: GridConfig, cells: list[dict[str, Any]], output_dir: Path | None
 ) -> GridResult:
     """The decisions of finished cells (any version of ``cells.jsonl``) and their tables."""
-    columns = ["stream", "run", "scheme", "n_rows", "n_classes", "seconds", "cpu_seconds"]
+    columns = ["stream", "run", "scheme", "n_rows", "n_classes", "seconds", "cpu_seconds", "pid"]
     meta = pd.DataFrame([{k: c.get(k, np.nan) for k in columns} for c in cells], columns=columns)
     rows = [
         {"stream": c["stream"], "run": c["run"], "scheme": c["scheme"]}

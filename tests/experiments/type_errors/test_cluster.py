@@ -41,6 +41,7 @@ result = run_grid(config, backend="ray", address=cluster.address, progress=False
 d = result.decisions.sort_values(["stream", "run", "scheme", "prequential", "pnoise", "test"])
 rows = d[["stream", "run", "scheme", "prequential", "pnoise", "test", "reject", "pvalue"]]
 print("NODES", nodes)
+print("PIDS " + json.dumps(sorted({int(p) for p in result.cells["pid"]})))
 print("ROWS " + rows.to_json(orient="records"))
 ray.shutdown()
 cluster.shutdown()
@@ -68,8 +69,10 @@ def test_cells_on_three_nodes_equal_in_process(tmp_path):
     )
     assert run.returncode == 0, run.stderr[-3000:]
     out = {ln.split(" ", 1)[0]: ln.split(" ", 1)[1] for ln in run.stdout.splitlines()
-           if ln.startswith(("NODES ", "ROWS "))}
+           if ln.startswith(("NODES ", "ROWS ", "PIDS "))}
     assert int(out["NODES"]) == 3
+    # one cell per core: the four cells ran in more than one worker of the three nodes
+    assert len(json.loads(out["PIDS"])) >= 2
     there = json.loads(out["ROWS"])
     here = here.sort_values(["stream", "run", "scheme", "prequential", "pnoise", "test"])
     mine = here[["stream", "run", "scheme", "prequential", "pnoise", "test", "reject",
