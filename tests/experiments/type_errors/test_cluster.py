@@ -56,7 +56,8 @@ def _covtype(path):
     path.write_text("\n".join(lines) + "\n")
 
 
-@pytest.mark.ray
+@pytest.mark.slow  # 45-70 s on the shared 2-core machine, mostly starting the cluster;
+@pytest.mark.ray  # test_grid.py checks the shipping and Ray's decisions on the local Ray fast
 def test_cells_on_three_nodes_equal_in_process(tmp_path):
     data = tmp_path / "covtype.csv"
     _covtype(data)
