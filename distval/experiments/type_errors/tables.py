@@ -366,6 +366,9 @@ def _paper_chart(result: GridResult, path: Path) -> None:
     ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
+    cfg = result.config
+    ax.set_title(f"bifet2015 Tables 2-4 against distval: {cfg.runs} runs, "
+                 f"{cfg.n_rows or 'whole'} rows, noise on {cfg.noise_on}", fontsize=9)
     ax.set_xlabel("paper (fraction of runs rejecting H0)")
     ax.set_ylabel("distval")
     ax.legend(fontsize=7, loc="upper left")
