@@ -17,7 +17,6 @@ appends it to disk and shows progress.
 from __future__ import annotations
 
 import copy
-import itertools
 import queue
 import threading
 import time
@@ -30,6 +29,7 @@ from distval.aggregator.core import Aggregator
 from distval.aggregator.regression import RegressionAggregator
 from distval.aggregator.snapshot import Snapshot
 from distval.config import RunConfig
+from distval.errors import DistvalError
 from distval.learners.batch import Batch
 from distval.learners.host import LearnerHost
 from distval.learners.schema import Schema
@@ -393,6 +393,7 @@ def starting_point(
     schedule draw exactly as in the run that wrote the checkpoint.
 
     >>> cfg = RunConfig(stream="sea", n_rows=300, learners=("nb",), n_folds=2, test_every=100)
+    >>> import itertools
     >>> local, batches = starting_point(cfg, open_config_stream(cfg))
     >>> cp = [local.step(b) for b in itertools.islice(batches, 2)] and local.checkpoint()
     >>> again, rest = starting_point(cfg, open_config_stream(cfg), cp.checkpoint)
@@ -404,7 +405,21 @@ def starting_point(
     if resume is None:
         return local, batches
     local.restore(resume)
-    return local, itertools.dropwhile(lambda b: b.start < resume.rows, batches)
+    return local, _after(batches, resume.rows, stream.name)
+
+
+def _after(batches: Iterator[Batch], rows: int, name: str) -> Iterator[Batch]:
+    """The batches from row ``rows`` on; a stream that ends before that row is refused
+    (a checkpoint of other data: the resume must not report the rows it never had)."""
+    end = 0
+    for batch in batches:
+        end = batch.start + len(batch)
+        if batch.start >= rows:
+            yield batch
+    if end < rows:
+        raise DistvalError(
+            f"the stream {name} ends at row {end}, before the checkpoint's row {rows}: it is "
+            "not the stream this run was checkpointed on")
 
 
 def iter_inprocess(

@@ -27,6 +27,7 @@ from distval.results.regression import RegressionResult
 from distval.results.saved import load_evaluation
 from distval.statistics.verdict import p_text, short_names, status_verdict
 from distval.streams import Stream
+from distval.streams.fingerprint import stream_fingerprint
 
 __all__ = ["Run", "Timeline"]
 
@@ -117,6 +118,8 @@ class Run:
         schemas = {"folds": REGRESSION_FOLD_SCHEMA} if regression else None
         optional = ("q",) if regression else ()  # a regression run has no Q statistics
         self._before = 0.0  # seconds of the run before its checkpoint
+        #: What the run reads (kept in every checkpoint; ``--resume`` checks it).
+        self.fingerprint = stream_fingerprint(stream, config.stream, config.seed)
         if resume is not None:
             if out is None:
                 raise ValueError("resume needs the output_dir of the checkpoint")
@@ -197,6 +200,7 @@ class Run:
                 "config": self.config.to_dict(),
                 "evaluated_by": dict(self.result.evaluated_by),
                 "elapsed": self._before + time.perf_counter() - self._start,
+                "stream": self.fingerprint,
             }
         )
 
