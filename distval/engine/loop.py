@@ -17,6 +17,7 @@ appends it to disk and shows progress.
 from __future__ import annotations
 
 import copy
+import pickle
 import queue
 import threading
 import time
@@ -109,6 +110,29 @@ class Every:
         self._last = time.monotonic()
         if self.seconds:
             self.wait = max(self.seconds, cost / CHECKPOINT_SHARE)
+
+
+def unpicklable(hosts: list[LearnerHost]) -> str | None:
+    """``learner 'NAME': why`` for the first learner replica :mod:`pickle` cannot save (one
+    holding a lock, say), or None: such a learner can be checkpointed for no resume and
+    moved to no Ray actor.
+
+    >>> import threading
+    >>> from distval.learners import parse_learner
+    >>> host = LearnerHost([parse_learner("nb")], [(0, 0)], ["a"], seed=1)
+    >>> unpicklable([host]) is None
+    True
+    >>> host.models[0].lock = threading.Lock()
+    >>> unpicklable([host])
+    "learner 'nb': cannot pickle '_thread.lock' object"
+    """
+    for host in hosts:
+        for model, (i, _) in zip(host.models, host.slots):
+            try:
+                pickle.dumps(model, protocol=4)
+            except Exception as exc:  # what pickle raises varies: TypeError, PicklingError...
+                return f"learner {host.labels[i]!r}: {exc}"
+    return None
 
 
 def open_config_stream(config: RunConfig) -> Stream:
@@ -250,6 +274,14 @@ class LocalEvaluation:
         """A step with this state as a checkpoint (after every batch given so far)."""
         return Step(0, None, "driver", Checkpoint(self.aggregator.position, [self.host],
                                                   self.aggregator))
+
+    def checkpoint_now(self) -> Iterator[Step]:
+        """The :meth:`checkpoint` step now, if the run keeps checkpoints at all: before a
+        move to Ray (its start may fail or be interrupted), so that the run can resume."""
+        if self.every.wait is not None:
+            started = time.perf_counter()
+            yield self.checkpoint()
+            self.every.taken(time.perf_counter() - started)
 
     def checkpoints(self) -> Iterator[Step]:
         """The :meth:`checkpoint` step if one is due; the time the caller takes with it

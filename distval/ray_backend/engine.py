@@ -55,7 +55,14 @@ from ray.exceptions import RayActorError
 
 from distval.aggregator.snapshot import Snapshot
 from distval.config import RunConfig
-from distval.engine.loop import Checkpoint, Every, LocalEvaluation, Step, starting_point
+from distval.engine.loop import (
+    Checkpoint,
+    Every,
+    LocalEvaluation,
+    Step,
+    starting_point,
+    unpicklable,
+)
 from distval.engine.run import Timeline
 from distval.errors import DistvalError
 from distval.learners.batch import Batch
@@ -587,13 +594,22 @@ def iter_ray(
             if fixed is not None and done >= fixed:
                 starter.wait()
             if starter.error is not None:
+                yield from local.checkpoint_now()  # the directory stays resumable
                 raise starter.error
             if starter.ready():
                 with ray_session(address):  # joins the Ray started; errors come out as ours
                     yield from starter.run.take_over(local, batch, batches)
                 return
             yield Step(len(batch), local.step(batch), "driver")
-            yield from local.checkpoints()
+            if done == 0:  # while Ray starts: resumable whatever becomes of the start
+                why = unpicklable([local.host])
+                if why:
+                    raise DistvalError(
+                        f"{why}, and Ray moves learners to its actors by pickling them: run "
+                        "it with --backend inprocess")
+                yield from local.checkpoint_now()
+            else:
+                yield from local.checkpoints()
         yield Step(0, local.aggregator.finish(), "driver")
     finally:
         starter.close()

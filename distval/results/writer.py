@@ -111,6 +111,10 @@ def claim_output(
     return d
 
 
+class Unpicklable(DistvalError):
+    """A run's state that :mod:`pickle` cannot save (:meth:`ResultWriter.checkpoint`)."""
+
+
 class ResultWriter:
     """Appends snapshots to the tables of an output directory, durably.
 
@@ -289,7 +293,10 @@ class ResultWriter:
         self._owned()
         # protocol 4: arrays come back writable even when they were read-only here
         # (states fetched from Ray's object store); protocol 5 keeps the flag
-        payload = pickle.dumps(state, protocol=4)
+        try:
+            payload = pickle.dumps(state, protocol=4)
+        except (TypeError, AttributeError, pickle.PicklingError, RecursionError) as exc:
+            raise Unpicklable(str(exc)) from None  # a learner holding a lock, say
         header: dict[str, Any] = {RUN_ID: self.run_id, "written": dict(self.written)}
         header |= {"sha256": _digest(header, payload), "bytes": len(payload)}
         part = self.dir / f"{CHECKPOINT}.part"
