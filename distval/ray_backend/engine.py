@@ -590,6 +590,8 @@ def iter_ray(
         local, batches = starting_point(
             config, stream, resume, options.get("checkpoint_seconds")
         )
+        _check_picklable(local)
+        yield from local.checkpoint_now()  # resumable from the start, whatever Ray does
         for done, batch in enumerate(batches):
             if fixed is not None and done >= fixed:
                 starter.wait()
@@ -601,15 +603,18 @@ def iter_ray(
                     yield from starter.run.take_over(local, batch, batches)
                 return
             yield Step(len(batch), local.step(batch), "driver")
-            if done == 0:  # while Ray starts: resumable whatever becomes of the start
-                why = unpicklable([local.host])
-                if why:
-                    raise DistvalError(
-                        f"{why}, and Ray moves learners to its actors by pickling them: run "
-                        "it with --backend inprocess")
-                yield from local.checkpoint_now()
-            else:
-                yield from local.checkpoints()
+            if done == 0:  # a learner may take a lock once it has learned
+                _check_picklable(local)
+            yield from local.checkpoints()
         yield Step(0, local.aggregator.finish(), "driver")
     finally:
         starter.close()
+
+
+def _check_picklable(local: LocalEvaluation) -> None:
+    """Refuse in one line a learner that cannot be pickled: Ray moves learners to its
+    actors by pickling them."""
+    why = unpicklable([local.host])
+    if why:
+        raise DistvalError(f"{why}, and Ray moves learners to its actors by pickling them: "
+                           "run it with --backend inprocess")

@@ -228,6 +228,16 @@ def _reload_auth() -> None:
     raylet_any.AuthenticationTokenLoader.instance().reset_cache()
 
 
+def quiet_workers() -> None:
+    """Stop printing the log lines of Ray's worker processes here (Ray's ``log_to_driver``)
+    from now on: at the end of a run, what its actors say as they are killed (an actor
+    killed while it starts, after Ctrl-C) is noise. Only for a Ray this module started or
+    joined; :func:`ray.shutdown` does the same."""
+    from ray._private.worker import global_worker_stdstream_dispatcher
+
+    global_worker_stdstream_dispatcher.remove_handler("ray_print_logs")
+
+
 def _stop() -> None:
     """Shut down the Ray :func:`_start` started and restore the environment it changed."""
     ray.shutdown()

@@ -238,3 +238,37 @@ def test_report_and_suite_plan_end_in_one_line_when_stopped(tmp_path, how):
         assert "Traceback" not in err, err[-3000:]
         stopped += 1
     assert stopped  # the plan's probes of a million rows outlast 0.3 s anywhere
+
+
+@pytest.mark.ray
+def test_ctrl_c_while_ray_starts_names_the_resume_and_the_resume_is_exact(tmp_path):
+    """Ctrl-C to the whole terminal group (Ray's own processes get it too) while Ray
+    starts: one line naming the --resume command, none of Ray's noise; the resume ends
+    with the uninterrupted run's numbers."""
+    out, n = tmp_path / "run", 6000
+    args = [sys.executable, "-m", "distval.cli", "run", *STREAM, "--n-rows", str(n),
+            "--backend", "ray", "--private", "--actors", "2", "--no-progress", "--output",
+            str(out)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not (out / "checkpoint.pkl").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=180)
+    lines = [x for x in err.strip().splitlines() if x.strip()]
+    assert proc.returncode == 130, err[-3000:]
+    assert all(x.startswith("distval: ") for x in lines), err[-3000:]
+    assert lines[-1].endswith(f"continue with: distval run --resume {out}"), err[-3000:]
+    assert cli_main(["run", "--resume", str(out), "--backend", "inprocess",
+                     "--no-progress"]) == 0
+    ref = tmp_path / "ref"
+    distval.evaluate(stream="sea(noise=0.1)", learners=("nb", "majority"), n_folds=3,
+                     test_every=1000, batch_size=500, n_rows=n, output_dir=ref)
+    for name in ("folds", "tests"):
+        got = pq.read_table(out / f"{name}.parquet").drop_columns(["run_id"]) \
+            if "run_id" in pq.read_schema(out / f"{name}.parquet").names \
+            else pq.read_table(out / f"{name}.parquet")
+        want = pq.read_table(ref / f"{name}.parquet")
+        want = want.drop_columns(["run_id"]) if "run_id" in want.column_names else want
+        assert got.to_pandas().equals(want.to_pandas()), name

@@ -174,3 +174,36 @@ def test_a_local_ray_runs_its_actors_at_the_drivers_priority():
         want = driver if given is None else min(19, driver + int(given))
         assert actor == want, (given, done.stdout)
         assert f"restored {given}" in done.stdout  # the variable is unset again after the run
+
+
+def test_a_ray_that_does_not_start_is_one_line_and_the_run_resumes(tmp_path):
+    """Before: Ray not starting (its 30 s start-up timeout at load 20-30, here a socket
+    path it refuses) ended in Ray's own exception and exit 1. Now: one line naming the
+    --resume command, from the checkpoint the run saved before it asked for Ray; the resume
+    gives the uninterrupted run's numbers."""
+    import pyarrow.parquet as pq
+
+    import distval
+    from distval.cli import main
+
+    deep = tmp_path / ("x" * 110)  # Ray's sockets there would exceed AF_UNIX's 107 bytes
+    deep.mkdir()
+    out = tmp_path / "run"
+    opts = ["--stream", "sea(noise=0.1)", "--learners", "nb", "majority", "--folds", "3",
+            "--test-every", "1000", "--batch-size", "500", "--n-rows", "4000"]
+    done = subprocess.run(
+        [sys.executable, "-m", "distval.cli", "run", *opts, "--backend", "ray", "--private",
+         "--no-progress", "--output", str(out)],
+        capture_output=True, text=True, timeout=300, env=os.environ | {"RAY_TMPDIR": str(deep)},
+    )
+    lines = [x for x in done.stderr.strip().splitlines()
+             if not x.startswith("distval: warning: ")]
+    assert done.returncode == 2 and len(lines) == 1, done.stderr[-3000:]
+    assert lines[0].startswith("distval: error: cannot start or join a private Ray: ")
+    assert lines[0].endswith(f"continue with: distval run --resume {out}")
+    assert main(["run", "--resume", str(out), "--backend", "inprocess", "--no-progress"]) == 0
+    ref = distval.evaluate(stream="sea(noise=0.1)", learners=("nb", "majority"), n_folds=3,
+                           test_every=1000, batch_size=500, n_rows=4000)
+    got = pq.read_table(out / "folds.parquet").to_pandas()
+    assert got.drop(columns="run_id", errors="ignore").equals(
+        ref.folds().drop(columns="run_id", errors="ignore"))
