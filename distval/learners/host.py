@@ -423,6 +423,7 @@ class LearnerHost:
         tested = batch.tested[:, fold].tolist()
         weights = batch.weights[:, fold].tolist()
         preds = [-1] * n
+        none = None if self.regression else 0  # a regressor's None is refused (_values)
         weighted = self._weighted[j]
         observe = model.observe_label if self._observing[j] else None
         revealed = [True] * n if batch.revealed is None else batch.revealed.tolist()
@@ -430,7 +431,7 @@ class LearnerHost:
             x = xs[i]
             if tested[i]:
                 p = predict(x)
-                preds[i] = 0 if p is None else p
+                preds[i] = none if p is None else p
             w = weights[i]
             if w:
                 if weighted:
