@@ -72,7 +72,8 @@ def start_cluster(tmp: str) -> str:
     env = os.environ | {"RAY_AUTH_MODE": "disabled", "RAY_worker_niceness": "0"}
     # (no Ray Client server: it needs ray[client]; Ray leaves it off without the extra)
     subprocess.run(
-        [str(Path(sys.executable).parent / "ray"), "start", "--head", "--port", str(port), "--temp-dir", tmp, "--num-cpus", "2",
+        [str(Path(sys.executable).parent / "ray"), "start", "--head", "--port", str(port),
+         "--temp-dir", tmp, "--num-cpus", "2",
          "--include-dashboard=false", "--node-ip-address", "127.0.0.1",
          "--disable-usage-stats", *[x for kv in ports.items() for x in kv]],
         check=True, capture_output=True, text=True, env=env)
