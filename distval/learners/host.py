@@ -332,6 +332,13 @@ class LearnerHost:
             why = f"{type(exc).__name__}: {exc}"
             raise self._failed(learner, fold, batch.start, why) from exc
         if proba is not None and probs is not None:
+            bad = batch.tested[:, fold] & ~np.isfinite(probs).all(axis=1)
+            if bad.any():  # scored as NaN before: refused, naming the row
+                i = int(np.argmax(bad))
+                raise DistvalError(
+                    f"learner {self.labels[learner]!r} (fold {fold}) gave the class "
+                    f"probabilities {probs[i].tolist()} for row {batch.start + i}: a "
+                    "probabilistic measure needs finite probabilities")
             c = min(proba.shape[2], probs.shape[1])
             proba[j, :, :c] = probs[:, :c]
         known = max(top, len(model.classes) - 1 if model.classes is not None else 0)
