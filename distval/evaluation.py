@@ -25,6 +25,7 @@ from distval.engine.loop import (
 )
 from distval.engine.run import Run, Timeline
 from distval.errors import DistvalError, DistvalWarning, LowPowerWarning, check_positive_int
+from distval.learners.minibatch import notices as minibatch_notices
 from distval.results import EvaluationResult
 from distval.results.lock import DirectoryLock
 from distval.results.regression import is_regression_run
@@ -189,6 +190,8 @@ def evaluate(
         warnings.warn(warning, LowPowerWarning, stacklevel=2)
     notice = no_horizon(config, stream)
     if notice:
+        warnings.warn(notice, DistvalWarning, stacklevel=2)
+    for notice in minibatch_notices(config.specs, stream.n_rows or config.n_rows):
         warnings.warn(notice, DistvalWarning, stacklevel=2)
     check_time_column(config.label_delay, stream.nominal)
     notice = untrained(config.label_delay, stream.n_rows or config.n_rows)
