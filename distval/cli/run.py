@@ -214,7 +214,12 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     if "learners" in given:
         base.pop("labels", None)  # new learners: labels from them
     names = {f.name for f in dataclasses.fields(RunConfig)}
-    return RunConfig.from_dict({k: v for k, v in (base | given).items() if k in names})
+    config = RunConfig.from_dict({k: v for k, v in (base | given).items() if k in names})
+    if given.get("measure") == "accuracy" and config.task == "regression":
+        # accuracy is also the default, which a regression run turns into rmse: said here
+        raise DistvalError("measure 'accuracy' is a classification measure; a regression "
+                           "run compares rmse (its default), mae or r2")
+    return config
 
 
 def _one_line(
