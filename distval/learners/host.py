@@ -429,7 +429,7 @@ class LearnerHost:
         predict, learn = _predictor(model, dicts), model.learn_one
         tested = batch.tested[:, fold].tolist()
         weights = batch.weights[:, fold].tolist()
-        preds = [-1] * n
+        preds: list[Any] = [-1] * n
         none = None if self.regression else 0  # a regressor's None is refused (_values)
         weighted = self._weighted[j]
         observe = model.observe_label if self._observing[j] else None

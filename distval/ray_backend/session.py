@@ -233,9 +233,10 @@ def quiet_workers() -> None:
     from now on: at the end of a run, what its actors say as they are killed (an actor
     killed while it starts, after Ctrl-C) is noise. Only for a Ray this module started or
     joined; :func:`ray.shutdown` does the same."""
-    from ray._private.worker import global_worker_stdstream_dispatcher
+    from ray._private import worker
 
-    global_worker_stdstream_dispatcher.remove_handler("ray_print_logs")
+    dispatcher: Any = worker.global_worker_stdstream_dispatcher  # type: ignore[attr-defined]
+    dispatcher.remove_handler("ray_print_logs")
 
 
 def _stop() -> None:

@@ -72,7 +72,8 @@ def changed(before: dict[str, Any], now: dict[str, Any]) -> str | None:
         return f"it was a {before.get('kind')}, now a {now.get('kind')}"
     if now.get("error"):
         return f"it cannot be read now ({now['error']})"
-    keys = ("spec", "seed") if now["kind"] == "generator" else ("bytes", "sha256")
+    keys: tuple[str, ...] = ("spec", "seed") if now["kind"] == "generator" else (
+        "bytes", "sha256")
     if now.get("kind") == "file" and not now.get("whole"):
         keys += ("mtime_ns",)
     words = {"bytes": "size", "sha256": "content", "mtime_ns": "modification time"}
