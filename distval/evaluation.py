@@ -23,6 +23,7 @@ from distval.engine.loop import (
     open_config_stream,
     spending_horizon,
 )
+from distval.engine.observer import RunObserver
 from distval.engine.run import Run, Timeline
 from distval.errors import DistvalError, DistvalWarning, LowPowerWarning, check_positive_int
 from distval.learners.minibatch import notices as minibatch_notices
@@ -156,6 +157,7 @@ def evaluate(
     n_actors: int | None = None,
     source: Stream | None = None,
     checkpoint_seconds: float | None = CHECKPOINT_SECONDS,
+    observer: RunObserver | None = None,
     **options: Any,
 ) -> EvaluationResult:
     """Evaluate learners on a stream under k-fold distributed validation.
@@ -171,6 +173,8 @@ def evaluate(
     With ``output_dir``, the run's state is saved there every ``checkpoint_seconds`` (None:
     never), so that :func:`resume` can continue it after an interruption. ``progress``:
     True draws a bar; a function is called with the rows done after every batch.
+    ``observer`` (:class:`~distval.engine.observer.RunObserver`, such as the live page's
+    :class:`~distval.live.LiveState`) is told of every snapshot and of the end.
 
     >>> res = evaluate(stream="sea", n_rows=2000, learners=("nb", "majority"), n_folds=3,
     ...                test_every=1000)
@@ -208,6 +212,7 @@ def evaluate(
         overwrite=overwrite,
         progress=progress,
         backend=backend,
+        observer=observer,
     )
     every = checkpoint_seconds if output_dir is not None else None
     steps = _steps(backend, config, stream, address, n_actors, None, every, run.timeline)
@@ -231,6 +236,7 @@ def resume(
     address: str | None = None,
     n_actors: int | None = None,
     checkpoint_seconds: float | None = CHECKPOINT_SECONDS,
+    observer: RunObserver | None = None,
 ) -> EvaluationResult:
     """Continue the interrupted run of ``directory`` from its last checkpoint, with its own
     configuration (``config.json``), on any backend; the tables are cut back to the
@@ -256,7 +262,7 @@ def resume(
     check_backend(backend, address, n_actors)
     lock = DirectoryLock.take(d)  # before anything is read: a live run's directory is refused
     try:
-        run = _resumed(d, lock, progress, backend, address, n_actors)
+        run = _resumed(d, lock, progress, backend, address, n_actors, observer)
     except BaseException:
         lock.release()
         raise
@@ -274,6 +280,7 @@ def _resumed(
     backend: str,
     address: str | None,
     n_actors: int | None,
+    observer: RunObserver | None = None,
 ) -> Run:
     """The :class:`Run` that goes on from ``d``'s checkpoint: its header, then its run id
     against ``config.json``'s, its digest, then what it holds, checked before use."""
@@ -298,7 +305,7 @@ def _resumed(
     if backend == "auto" and (address or n_actors):
         backend = "ray"
     return Run(config, stream, output_dir=d, progress=progress, backend=backend,
-               resume=(state, written), run_id=header[RUN_ID], lock=lock)
+               resume=(state, written), run_id=header[RUN_ID], lock=lock, observer=observer)
 
 
 def _check_stream(state: dict[str, Any], config: RunConfig, stream: Stream) -> None:

@@ -34,6 +34,7 @@ LAYERS = {
     "distval.report": 8,
     "distval.engine": 9,  # the driver loop both backends share, and a run's books
     "distval.ray_backend": 10,
+    "distval.live": 10,  # the live page: a run's observer and its local web server
     "distval.evaluation": 11,
     "distval.experiments": 12,
     "distval.cli": 13,

@@ -30,11 +30,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="resolution of the figure files (default: compact 90-dpi PNGs, 150 for PDF/SVG)",
     )
+    from distval.live.cli import add_arguments as add_live_arguments
+
+    add_live_arguments(parser)  # --live: serve the run's live page instead
 
 
 def main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    if args.live:
+        from distval.live.cli import serve_directory
+
+        return serve_directory(args, args.results_dir)
     if (Path(args.results_dir) / "suite.json").is_file():
         return _suite_report(args)
     from distval.report import make_report

@@ -174,6 +174,9 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also write figures, report.html and report.md into the output directory",
     )
+    from distval.live.cli import add_arguments as add_live_arguments
+
+    add_live_arguments(run.add_argument_group("live page"))
     g = run.add_argument_group("robustness over permuted copies of the stream")
     g.add_argument(
         "--permute",
@@ -321,10 +324,16 @@ def main(args: argparse.Namespace) -> int:
     }
     if args.backend != "inprocess":
         _say_which_ray(options["address"], args.backend)
+    if getattr(args, "live", False) and args.permute:
+        raise DistvalError("--live shows one run; it does not apply to --permute")
+    from distval.live.cli import live_page
+
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), live_page(args, output) as live:
             warnings.simplefilter("always", DistvalWarning)
             warnings.showwarning = _one_line
+            if live is not None:
+                common["observer"] = live
             result: Any
             if config is None:
                 del common["output_dir"], common["overwrite"]

@@ -98,6 +98,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--overwrite", action="store_true", help="discard the streams stored in --output"
     )
     g.add_argument("--no-progress", action="store_true", help="no progress line")
+    from distval.live.cli import add_arguments as add_live_arguments
+
+    add_live_arguments(parser.add_argument_group("live page"))  # --live: streams and ranks
     g.add_argument(
         "--plan",
         action="store_true",
@@ -168,7 +171,9 @@ def main(args: argparse.Namespace) -> int:
     for key in ("learners", "tests"):
         if isinstance(s.get(key), list):
             s[key] = tuple(s[key])
-    with warnings.catch_warnings():
+    from distval.live.cli import live_suite
+
+    with warnings.catch_warnings(), live_suite(args, output):
         warnings.simplefilter("once", DistvalWarning)  # the same notice for every stream: once
         warnings.showwarning = _one_line
         cfg = make_suite(

@@ -20,6 +20,7 @@ from distval.aggregator.snapshot import Snapshot
 from distval.columns import REGRESSION_FOLD_SCHEMA, rows_of
 from distval.config import RunConfig
 from distval.engine.loop import Checkpoint, Step, unpicklable
+from distval.engine.observer import Progress, RunObserver
 from distval.engine.standing import standing
 from distval.errors import DistvalWarning
 from distval.metrics.trackers import MIN_SCORED
@@ -111,6 +112,7 @@ class Run:
         resume: tuple[dict[str, Any], dict[str, int]] | None = None,
         run_id: str | None = None,
         lock: DirectoryLock | None = None,
+        observer: RunObserver | None = None,
     ):
         self.config = config
         self.stream = stream
@@ -173,6 +175,10 @@ class Run:
             self._print("starting Ray")
         self._start = time.perf_counter()
         self._last_line = self._start
+        self._closed: str | None = None
+        self.observer = observer  # told of the start, every snapshot and the end
+        if observer is not None:
+            observer.started(self)
 
     def _print(self, text: str) -> None:
         print(f"distval: {text}", file=sys.stderr, flush=True)
@@ -257,6 +263,17 @@ class Run:
             self._status = live_status(snap, self.config, width=width)
             if self._bar is not None:
                 self._bar.set_postfix_str(self._status, refresh=False)
+        if self.observer is not None:
+            self.observer.snapshot(self, snap)
+
+    def progress(self) -> Progress:
+        """Where the run stands now (:class:`~distval.engine.observer.Progress`)."""
+        elapsed = self.result.elapsed if self._closed else \
+            self._before + time.perf_counter() - self._start
+        phase = self.timeline.phase() if self.timeline.marks else self._phase
+        return Progress(self.result.n_rows, self.stream.n_rows, elapsed, phase,
+                        str(self.result.backend), dict(self.result.evaluated_by),
+                        self._closed or "running")
 
     def close(self, *, interrupted: bool = False) -> EvaluationResult | RegressionResult:
         self.result.elapsed = self._before + time.perf_counter() - self._start
@@ -270,6 +287,9 @@ class Run:
             self._bar.close()
         if self.writer:
             self.writer.close(self.result, finished=not interrupted)
+        self._closed = "interrupted" if interrupted else "finished"
+        if self.observer is not None:
+            self.observer.closed(self)
         return self.result
 
 

@@ -1,0 +1,106 @@
+"""Screenshots of the live page for ``docs/live.md``: mid-run, finished and interrupted, taken
+by headless Chromium (Playwright driving the system's ``chromium``).
+
+The run is the default job's (elec2, ht against nb, 10-fold bootstrap) on its first
+``--rows`` rows, in-process; the mid-run picture is taken when half of them are done.
+
+Run: ``python benchmarks/live_screenshots.py [--rows 20000]`` from the repository root; it
+writes ``docs/images/live-running.png``, ``live-finished.png``, ``live-interrupted.png``
+and ``live-suite.png`` (a suite's page).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import distval
+from distval.live import LiveServer, LiveState
+
+IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
+
+
+def suite_page(page: Any, out: Path) -> None:
+    """A suite of five streams (ht, nb and the majority class, 5,000 rows each), pictured
+    when three are done."""
+    from distval.experiments.suite import suite
+    from distval.live.suite import SuiteState
+
+    state = SuiteState(out)
+    server = LiveServer(state)
+    page.goto(server.url)
+    streams = ["sea", "SEA(50)", "SEA(7)", "elec2", "SEA(3)"]
+    worker = threading.Thread(target=lambda: suite(
+        streams, output_dir=out, learners=("ht", "nb", "majority"), n_rows=5000,
+        n_folds=6, backend="inprocess", figures=False))
+    worker.start()
+    page.wait_for_function("document.getElementById('progress').textContent"
+                           ".startsWith('streams 3 /')", timeout=600_000)
+    time.sleep(1.5)
+    page.screenshot(path=str(IMAGES / "live-suite.png"), full_page=True)
+    worker.join()
+    state.end()
+    time.sleep(1.5)
+    server.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=20000)
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    half = threading.Event()
+
+    def rows_done(n: int) -> None:
+        if n >= args.rows // 2:
+            half.set()
+
+    out = Path(tempfile.mkdtemp(prefix="distval-live-shots-"))
+    state = LiveState(out / "run")
+    server = LiveServer(state)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(server.url)
+        worker = threading.Thread(target=lambda: distval.evaluate(
+            n_rows=args.rows, output_dir=out / "run", progress=rows_done, observer=state))
+        worker.start()
+        half.wait()
+        time.sleep(2.5)  # a poll or two after the half
+        page.screenshot(path=str(IMAGES / "live-running.png"), full_page=True)
+        worker.join()
+        page.wait_for_selector("#state.finished")
+        time.sleep(1.5)
+        page.screenshot(path=str(IMAGES / "live-finished.png"), full_page=True)
+        server.close()
+
+        def stop(n: int) -> None:
+            if n >= args.rows // 3:
+                raise KeyboardInterrupt
+
+        with contextlib.suppress(KeyboardInterrupt):
+            distval.evaluate(n_rows=args.rows, output_dir=out / "stopped", progress=stop)
+        saved = LiveServer(LiveState.from_directory(out / "stopped"))
+        page.goto(saved.url)
+        page.wait_for_selector("#state.interrupted")
+        time.sleep(1.5)
+        page.screenshot(path=str(IMAGES / "live-interrupted.png"), full_page=True)
+        saved.close()
+        suite_page(page, out / "suite")
+        browser.close()
+    shutil.rmtree(out, ignore_errors=True)
+    print(f"wrote {IMAGES}/live-{{running,finished,interrupted,suite}}.png")
+
+
+if __name__ == "__main__":
+    main()

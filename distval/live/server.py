@@ -1,0 +1,177 @@
+"""The live page's web server: the standard library's ``ThreadingHTTPServer`` in a daemon
+thread, bound to 127.0.0.1 on a free port, answering only requests that carry the run's
+random token (``?token=...``; any other gets 403 Forbidden).
+
+Three addresses: ``/`` the page (``page.html``), ``/plotly.min.js`` the charting library
+as the installed ``plotly`` package ships it, ``/state`` the JSON of
+:meth:`~distval.live.state.LiveState.to_json` (``since=V``: the charts only if they changed
+after version V). The page asks for ``/state`` once a second.
+
+>>> import urllib.request, urllib.error
+>>> from distval.live.state import LiveState
+>>> server = LiveServer(LiveState())
+>>> try:
+...     urllib.request.urlopen(server.url.split("?")[0])
+... except urllib.error.HTTPError as e:
+...     print(e.code)
+403
+>>> server.close()
+"""
+
+from __future__ import annotations
+
+import hmac
+import importlib.util
+import ipaddress
+import secrets
+import threading
+import time
+from functools import cache
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import parse_qs, urlsplit
+
+from distval.errors import DistvalError
+
+__all__ = ["LiveServer", "PageState", "is_loopback", "plotly_js"]
+
+
+@cache
+def plotly_js() -> bytes:
+    """plotly.js, minified, from the installed ``plotly`` package (its wheel ships it; the
+    package is found, not imported)."""
+    spec = importlib.util.find_spec("plotly")
+    if spec is None or spec.origin is None:
+        raise DistvalError("the live page needs the plotly package (pip install plotly)")
+    return (Path(spec.origin).parent / "package_data" / "plotly.min.js").read_bytes()
+
+
+@cache
+def _page(name: str) -> bytes:
+    return resources.files("distval.live").joinpath(name).read_bytes()
+
+
+class PageState(Protocol):
+    """What a live page is served from: :class:`~distval.live.state.LiveState` (a run),
+    :class:`~distval.live.suite.SuiteState` (a suite). ``page``: its HTML file in this
+    package; ``version``: one more whenever the charts change."""
+
+    page: str
+    version: int
+
+    def to_json(self, since: int = -1) -> str: ...
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only.
+
+    >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("0.0.0.0")
+    (True, True, False)
+    """
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class LiveServer:
+    """Serve ``state`` on ``host`` (default 127.0.0.1) at ``port`` (0: a free one) from a
+    daemon thread; :attr:`url` carries the token. :meth:`close` stops it."""
+
+    def __init__(self, state: PageState, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.state = state
+        self.token = secrets.token_urlsafe(18)
+        self.last_request = 0.0  # time.monotonic() of the page's last /state request
+        self.served_version = -1  # the state version last sent
+        #: CPU seconds spent answering requests (in the server's threads).
+        self.request_seconds = 0.0
+        self._count = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                pass
+
+            def do_GET(self) -> None:
+                server._answer(self)
+
+        self._httpd = ThreadingHTTPServer((host, port), Handler)
+        self._httpd.daemon_threads = True
+        self.host = host
+        self.port = int(self._httpd.server_address[1])
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="distval-live",
+                                        daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        """The page's address, token included."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/?token={self.token}"
+
+    def _answer(self, h: BaseHTTPRequestHandler) -> None:
+        start = time.thread_time()
+        try:
+            self._route(h)
+        finally:
+            with self._count:
+                self.request_seconds += time.thread_time() - start
+
+    def _route(self, h: BaseHTTPRequestHandler) -> None:
+        parts = urlsplit(h.path)
+        query = parse_qs(parts.query)
+        token = query.get("token", [""])[0]
+        if not hmac.compare_digest(token.encode(), self.token.encode()):
+            self._send(h, 403, b"forbidden: this page needs the token of the URL distval printed\n",
+                       "text/plain; charset=utf-8")
+            return
+        if parts.path == "/":
+            self._send(h, 200, _page(self.state.page), "text/html; charset=utf-8")
+        elif parts.path == "/plotly.min.js":
+            self._send(h, 200, plotly_js(), "text/javascript; charset=utf-8", cache=True)
+        elif parts.path == "/state":
+            try:
+                since = int(query.get("since", ["-1"])[0])
+            except ValueError:
+                since = -1
+            version = self.state.version
+            body = self.state.to_json(since).encode()
+            self.last_request = time.monotonic()
+            self.served_version = version
+            self._send(h, 200, body, "application/json")
+        else:
+            self._send(h, 404, b"not found\n", "text/plain; charset=utf-8")
+
+    @staticmethod
+    def _send(h: BaseHTTPRequestHandler, code: int, body: bytes, kind: str,
+              cache: bool = False) -> None:
+        try:
+            h.send_response(code)
+            h.send_header("Content-Type", kind)
+            h.send_header("Content-Length", str(len(body)))
+            h.send_header("Cache-Control", "private, max-age=86400" if cache else "no-store")
+            h.send_header("X-Content-Type-Options", "nosniff")
+            h.end_headers()
+            h.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):  # the page went away
+            pass
+
+    def linger(self, timeout: float = 5.0) -> None:
+        """After the run: wait (at most ``timeout`` seconds) until a page that asked in
+        the last three seconds has been sent the final state, so that it shows it."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if time.monotonic() - self.last_request > 3.0 \
+                    or self.served_version >= self.state.version:
+                return
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        """Stop serving."""
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)

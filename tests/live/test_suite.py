@@ -1,0 +1,64 @@
+"""The suite's live page (``distval suite --live``) in headless Chromium: streams done and
+the average ranks as they fill in, then finished; and the page's state without a browser."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from distval.experiments.suite import suite
+from distval.live import LiveServer
+from distval.live.suite import SuiteState
+
+OPTIONS = {"learners": ("nb", "majority"), "n_rows": 600, "n_folds": 2, "test_every": 300,
+           "backend": "inprocess", "figures": False}
+STREAMS = ["sea", "SEA(50)", "SEA(7)"]
+
+
+def test_the_suite_page_fills_in_as_streams_finish(browser: Any, tmp_path: Path) -> None:
+    state = SuiteState(tmp_path)
+    server = LiveServer(state)
+    out: dict[str, Any] = {}
+
+    def run() -> None:
+        out["result"] = suite(STREAMS, output_dir=tmp_path, **OPTIONS)
+        time.sleep(1.5)  # the page sees the last stream before the end
+        state.end()
+
+    worker = threading.Thread(target=run)
+    page = browser.new_page()
+    try:
+        page.goto(server.url)
+        page.evaluate("""() => { window.seen = [];
+            new MutationObserver(() => window.seen.push(
+                document.getElementById('progress').textContent.split(' done')[0]))
+            .observe(document.getElementById('progress'), {childList: true}); }""")
+        worker.start()
+        worker.join(timeout=120)
+        page.wait_for_selector("#state.finished", timeout=10_000)
+        seen = set(page.evaluate("window.seen"))
+        assert "streams 3 / 3" in seen and len(seen) >= 2  # it advanced without a reload
+        ranks = json.loads((tmp_path / "suite.json").read_text())["comparison"]["average_ranks"]
+        drawn = page.evaluate("() => { const t = document.getElementById('chart-ranks').data[0];"
+                              " return Object.fromEntries(t.y.map((k, i) => [k, t.x[i]])); }")
+        assert drawn == ranks == dict(out["result"].cross.average_ranks)
+        assert page.locator("#streams tr").count() == len(STREAMS)
+    finally:
+        page.close()
+        server.close()
+        worker.join(timeout=60)
+
+
+def test_a_suite_stopped_halfway_is_interrupted(tmp_path: Path) -> None:
+    suite(STREAMS[:1], output_dir=tmp_path, **OPTIONS)
+    data = json.loads((tmp_path / "suite.json").read_text())
+    data["streams"].append({"name": "elec2", "stream": "elec2", "done": False})
+    (tmp_path / "suite.json").write_text(json.dumps(data))
+    state = SuiteState(tmp_path)
+    state.end()
+    status = json.loads(state.to_json())["status"]
+    assert status["state"] == "interrupted" and (status["done"], status["total"]) == (1, 2)
+    assert status["message"].startswith("interrupted after 1 of 2 streams")
