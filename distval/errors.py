@@ -6,6 +6,7 @@ __all__ = [
     "DistvalError",
     "DistvalWarning",
     "LowPowerWarning",
+    "RayUnavailable",
     "check_open_unit",
     "check_positive_int",
 ]
@@ -19,6 +20,10 @@ class DistvalError(Exception):
     >>> str(DistvalError("`n_folds` must be at least 2, got 1"))
     '`n_folds` must be at least 2, got 1'
     """
+
+
+class RayUnavailable(DistvalError):
+    """Ray could not be started or joined (in time, on a loaded machine)."""
 
 
 class DistvalWarning(UserWarning):

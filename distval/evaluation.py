@@ -26,6 +26,7 @@ from distval.engine.loop import (
 from distval.engine.observer import RunObserver
 from distval.engine.run import Run, Timeline
 from distval.errors import DistvalError, DistvalWarning, LowPowerWarning, check_positive_int
+from distval.learners.minibatch import notices as minibatch_notices
 from distval.results import EvaluationResult
 from distval.results.lock import DirectoryLock
 from distval.results.regression import is_regression_run
@@ -194,6 +195,8 @@ def evaluate(
     notice = no_horizon(config, stream)
     if notice:
         warnings.warn(notice, DistvalWarning, stacklevel=2)
+    for notice in minibatch_notices(config.specs, stream.n_rows or config.n_rows):
+        warnings.warn(notice, DistvalWarning, stacklevel=2)
     check_time_column(config.label_delay, stream.nominal)
     notice = untrained(config.label_delay, stream.n_rows or config.n_rows)
     if notice:
@@ -298,10 +301,30 @@ def _resumed(
             f"{d / 'config.json'} is not the configuration its checkpoint was written with"
         )
     stream = open_config_stream(config)
+    _check_stream(state, config, stream)
     if backend == "auto" and (address or n_actors):
         backend = "ray"
     return Run(config, stream, output_dir=d, progress=progress, backend=backend,
                resume=(state, written), run_id=header[RUN_ID], lock=lock, observer=observer)
+
+
+def _check_stream(state: dict[str, Any], config: RunConfig, stream: Stream) -> None:
+    """Refuse to go on on other data than the checkpoint's: a stream whose fingerprint
+    (:mod:`distval.streams.fingerprint`) changed, or one that ends before its row."""
+    from distval.streams.fingerprint import changed, stream_fingerprint
+
+    before = state.get("stream")
+    if isinstance(before, dict):  # a checkpoint of an older distval has none
+        why = changed(before, stream_fingerprint(stream, config.stream, config.seed))
+        if why:
+            raise DistvalError(
+                f"the stream {config.stream} is not the one this run was checkpointed on: "
+                f"{why}; a resume needs the same data (start a new run for this one)")
+    rows = state["checkpoint"].rows
+    if stream.n_rows is not None and rows > stream.n_rows:
+        raise DistvalError(
+            f"the checkpoint is at row {rows}, beyond the end of the stream {config.stream} "
+            f"({stream.n_rows} rows): it is not the stream this run was checkpointed on")
 
 
 def _check_state(state: object, path: Path) -> None:

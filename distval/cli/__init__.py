@@ -87,9 +87,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def handled(call: Callable[[], int]) -> int:
-    """``call()`` as every command runs: SIGTERM as Ctrl-C, and bad input (a
-    :class:`DistvalError`) or the machine's refusal (an ``OSError``) as one line
-    ``distval: error: ...`` on stderr and exit status 2.
+    """``call()`` as every command runs: SIGTERM as Ctrl-C, Ctrl-C as one line
+    ``distval: interrupted`` and exit status 130 (a command that writes results says
+    where they are itself), and bad input (a :class:`DistvalError`) or the machine's
+    refusal (an ``OSError``) as one line ``distval: error: ...`` on stderr and exit
+    status 2.
 
     >>> def bad() -> int:
     ...     raise DistvalError("no such stream")
@@ -101,6 +103,9 @@ def handled(call: Callable[[], int]) -> int:
     try:
         with terminate_as_interrupt():
             return call()
+    except KeyboardInterrupt:  # a command with nothing of its own to close (report, --plan)
+        print("\ndistval: interrupted", file=sys.stderr)
+        return 130
     except DistvalError as exc:
         print(f"distval: error: {one_line(str(exc))}", file=sys.stderr)
         return 2

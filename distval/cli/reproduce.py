@@ -42,12 +42,23 @@ def _streams(text: str) -> list[str]:
     return [s for s in out if s]
 
 
+def _pnoise(text: str) -> tuple[float, ...]:
+    """``--pnoise``: comma-separated probabilities in (0, 1)."""
+    try:
+        values = tuple(float(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of numbers: {text!r}") from None
+    if not values or any(not 0 < v < 1 for v in values):
+        raise argparse.ArgumentTypeError(f"each pnoise must be in (0, 1), got {text!r}")
+    return values
+
+
 def _count(text: str) -> int:
     """An int >= 0 (``--max-cells 0``: tables of the stored cells, no new cell)."""
     return 0 if text.strip() == "0" else positive_integer(text)
 
 
-_PROFILE_HELP = "quick, standard or paper (default: quick)"
+_PROFILE_HELP = "quick, standard, shape or paper (default: quick)"
 
 
 class _PlanHelp(argparse.HelpFormatter):
@@ -60,10 +71,13 @@ class _PlanHelp(argparse.HelpFormatter):
         return (
             f"quick: 5 runs, 3000 rows, river bagging of 2 Hoeffding trees "
             f"({_cost('quick')}); standard: 10 runs, 50,000 rows, MOA OzaBag of 10 Hoeffding "
-            f"trees ({_cost('standard')}); paper: 50 runs, whole streams (1,000,000 generated "
-            f"rows), the same MOA ensemble ({_cost('paper')}; use a cluster, --address). "
-            "Costs are --plan's projection from reference per-row CPU costs, without CovType "
-            "and Poker (default: quick)"
+            f"trees ({_cost('standard')}); shape: 4 synthetic streams x 20 runs, the first "
+            "10,000 rows of 1,000,000-row streams, OzaBag, noise on the training labels, "
+            f"the paper's sign rule ({_cost('shape')}; one core); paper: 50 runs, whole "
+            "streams (1,000,000 generated rows), MOA LeveragingBag, noise on the training "
+            f"labels ({_cost('paper')}; use a cluster, --address). Costs are --plan's "
+            "projection from reference per-row CPU costs, without CovType and Poker "
+            "(default: quick)"
         )
 
 
@@ -71,7 +85,7 @@ def _cost(profile: str) -> str:
     """A profile's projected cost as ``--plan`` prints it (reference costs, no cell run).
 
     >>> _cost("paper")
-    '~322 core-hours, ~161 h on 2 cores'
+    '~704 core-hours, ~352 h on 2 cores'
     """
     from distval.experiments.type_errors import make_grid, project
 
@@ -95,7 +109,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     te.add_argument(
         "--profile",
-        choices=("quick", "standard", "paper"),
+        choices=("quick", "standard", "shape", "paper"),
         default="quick",
         help=_PROFILE_HELP,  # the costs are filled in when --help is shown (_PlanHelp)
     )
@@ -124,6 +138,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     te.add_argument(
         "--sign-method", choices=("exact", "critical"), default=None, help="sign test rule"
+    )
+    te.add_argument(
+        "--noise-on",
+        choices=("training", "predictions"),
+        default=None,
+        help="what the noise filter of the type II pair changes: the labels the filtered "
+        "learner learns from (MOA AddNoiseFilter; shape and paper profiles) or its "
+        "predictions (quick and standard profiles)",
+    )
+    te.add_argument(
+        "--noise-learner",
+        choices=("other", "same"),
+        default=None,
+        help="which learner is filtered: A' (other, default: the change holds the seed "
+        "difference too) or A itself (same)",
+    )
+    te.add_argument(
+        "--pnoise",
+        type=_pnoise,
+        default=None,
+        metavar="LIST",
+        help="comma-separated noise probabilities of the type II pairs (default: 0.05,0.10)",
     )
     te.add_argument("--seed", type=int, default=None, help="seed of the grid (1)")
     te.add_argument(
@@ -223,6 +259,9 @@ def _grid(args: argparse.Namespace) -> GridConfig:
         "n_rows": args.n_rows,
         "learner": args.learner,
         "sign_method": args.sign_method,
+        "noise_on": args.noise_on,
+        "noise_learner": args.noise_learner,
+        "pnoise": args.pnoise,
         "seed": args.seed,
         "looks": args.looks,
     }
@@ -250,7 +289,12 @@ def _print_projection(args: argparse.Namespace, config: GridConfig, output: Path
     import sys
 
     from distval.errors import DistvalError
-    from distval.experiments.type_errors import measured_costs, project, read_cells
+    from distval.experiments.type_errors import (
+        GridConfig,
+        measured_costs,
+        project,
+        read_cells,
+    )
 
     cells = read_cells(output) if (output / "grid.json").is_file() else []
     if cells:
@@ -266,7 +310,9 @@ def _print_projection(args: argparse.Namespace, config: GridConfig, output: Path
                 f"--cost-from {source}: its learner {stored.get('learner')!r} is not "
                 f"{config.learner!r}"
             )
-        costs = measured_costs(read_cells(source))
+        # a cell's cost is about proportional to the learners it trains
+        ratio = config.learners_per_cell / GridConfig.from_dict(stored).learners_per_cell
+        costs = {k: v * ratio for k, v in measured_costs(read_cells(source)).items()}
     try:
         projection = project(config, cells, costs=costs)
     except DistvalError as exc:

@@ -19,6 +19,7 @@ import argparse
 import dataclasses
 import json
 import os
+import shlex
 import shutil
 import sys
 import time
@@ -29,8 +30,9 @@ from typing import Any
 from distval.cli.argtypes import progress_wanted, seconds
 from distval.config import RunConfig, read_config
 from distval.engine.loop import CHECKPOINT_SECONDS
-from distval.errors import DistvalError, DistvalWarning
+from distval.errors import DistvalError, DistvalWarning, RayUnavailable
 from distval.evaluation import evaluate, finished, resume
+from distval.results.writer import CHECKPOINT
 
 __all__ = ["DESCRIPTION", "add_arguments", "add_config_arguments", "config_from_args", "main"]
 
@@ -114,7 +116,14 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         "inprocess: no Ray; auto (default): ray unless the job is small",
     )
     g.add_argument(
-        "--address", default=None, help="join a Ray cluster: 'auto' or 'ray://host:10001'"
+        "--address", default=None,
+        help="join this Ray cluster: 'auto' or 'ray://host:10001' (default: RAY_ADDRESS, "
+        "else the cluster 'ray start' started on this machine, else a private local Ray)",
+    )
+    g.add_argument(
+        "--private", action="store_true",
+        help="with Ray: start a private local Ray (loopback only, its own token) even where "
+        "one is running",
     )
     g.add_argument(
         "--actors", type=int, default=None, metavar="N",
@@ -208,7 +217,12 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     if "learners" in given:
         base.pop("labels", None)  # new learners: labels from them
     names = {f.name for f in dataclasses.fields(RunConfig)}
-    return RunConfig.from_dict({k: v for k, v in (base | given).items() if k in names})
+    config = RunConfig.from_dict({k: v for k, v in (base | given).items() if k in names})
+    if given.get("measure") == "accuracy" and config.task == "regression":
+        # accuracy is also the default, which a regression run turns into rmse: said here
+        raise DistvalError("measure 'accuracy' is a classification measure; a regression "
+                           "run compares rmse (its default), mae or r2")
+    return config
 
 
 def _one_line(
@@ -255,6 +269,24 @@ def _resume_alone(args: argparse.Namespace) -> None:
         )
 
 
+def _say_which_ray(address: str | None, backend: str) -> None:
+    """The first line of a run that joins a running Ray (Ray's convention): which one."""
+    from distval.ray_backend.session import joining_line
+
+    line = joining_line(address, backend)
+    if line:
+        print(f"distval: {line}", file=sys.stderr, flush=True)
+
+
+def _so_far(output: Path) -> str:
+    """Where an interrupted run's results are, and the command that continues it (when
+    its directory holds a checkpoint)."""
+    if (output / CHECKPOINT).exists():
+        return (f"results so far are in {output}; continue with: distval run --resume "
+                f"{shlex.quote(str(output))}")
+    return f"results so far are in {output} (no checkpoint yet: it cannot be resumed)"
+
+
 def main(args: argparse.Namespace) -> int:
     """Run ``distval run``; returns the exit status."""
     if args.resume:
@@ -269,10 +301,13 @@ def main(args: argparse.Namespace) -> int:
         config = config_from_args(args)
         output = Path(args.output).absolute() if args.output else default_output()
     options = {}
+    if args.private and args.address:
+        raise DistvalError("--private starts a Ray of the run's own; drop --address")
     if args.backend != "inprocess":
-        options = {"address": args.address, "n_actors": args.actors}
-    elif args.address or args.actors:
-        raise DistvalError("--address and --actors need --backend ray")
+        address = "local" if args.private else args.address
+        options = {"address": address, "n_actors": args.actors}
+    elif args.address or args.actors or args.private:
+        raise DistvalError("--address, --private and --actors need --backend ray")
     if args.actors is not None and args.actors < 1:
         raise DistvalError(f"--actors must be at least 1, got {args.actors}")
     progress: bool | str = progress_wanted(args)
@@ -287,6 +322,8 @@ def main(args: argparse.Namespace) -> int:
         "checkpoint_seconds": every,
         **options,
     }
+    if args.backend != "inprocess":
+        _say_which_ray(options["address"], args.backend)
     if getattr(args, "live", False) and args.permute:
         raise DistvalError("--live shows one run; it does not apply to --permute")
     from distval.live.cli import live_page
@@ -311,8 +348,10 @@ def main(args: argparse.Namespace) -> int:
                 )
             else:
                 result = evaluate(config, **common)
+    except RayUnavailable as exc:
+        raise RayUnavailable(f"{exc}; {_so_far(output)}") from None
     except KeyboardInterrupt:
-        print(f"\ndistval: interrupted; results so far are in {output}", file=sys.stderr)
+        print(f"\ndistval: interrupted; {_so_far(output)}", file=sys.stderr)
         return 130
     if hasattr(result, "to_text"):
         columns = shutil.get_terminal_size((100, 24)).columns

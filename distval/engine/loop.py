@@ -17,7 +17,7 @@ appends it to disk and shows progress.
 from __future__ import annotations
 
 import copy
-import itertools
+import pickle
 import queue
 import threading
 import time
@@ -30,6 +30,7 @@ from distval.aggregator.core import Aggregator
 from distval.aggregator.regression import RegressionAggregator
 from distval.aggregator.snapshot import Snapshot
 from distval.config import RunConfig
+from distval.errors import DistvalError
 from distval.learners.batch import Batch
 from distval.learners.host import LearnerHost
 from distval.learners.schema import Schema
@@ -109,6 +110,29 @@ class Every:
         self._last = time.monotonic()
         if self.seconds:
             self.wait = max(self.seconds, cost / CHECKPOINT_SHARE)
+
+
+def unpicklable(hosts: list[LearnerHost]) -> str | None:
+    """``learner 'NAME': why`` for the first learner replica :mod:`pickle` cannot save (one
+    holding a lock, say), or None: such a learner can be checkpointed for no resume and
+    moved to no Ray actor.
+
+    >>> import threading
+    >>> from distval.learners import parse_learner
+    >>> host = LearnerHost([parse_learner("nb")], [(0, 0)], ["a"], seed=1)
+    >>> unpicklable([host]) is None
+    True
+    >>> host.models[0].lock = threading.Lock()
+    >>> unpicklable([host])
+    "learner 'nb': cannot pickle '_thread.lock' object"
+    """
+    for host in hosts:
+        for model, (i, _) in zip(host.models, host.slots):
+            try:
+                pickle.dumps(model, protocol=4)
+            except Exception as exc:  # what pickle raises varies: TypeError, PicklingError...
+                return f"learner {host.labels[i]!r}: {exc}"
+    return None
 
 
 def open_config_stream(config: RunConfig) -> Stream:
@@ -250,6 +274,14 @@ class LocalEvaluation:
         """A step with this state as a checkpoint (after every batch given so far)."""
         return Step(0, None, "driver", Checkpoint(self.aggregator.position, [self.host],
                                                   self.aggregator))
+
+    def checkpoint_now(self) -> Iterator[Step]:
+        """The :meth:`checkpoint` step now, if the run keeps checkpoints at all: before a
+        move to Ray (its start may fail or be interrupted), so that the run can resume."""
+        if self.every.wait is not None:
+            started = time.perf_counter()
+            yield self.checkpoint()
+            self.every.taken(time.perf_counter() - started)
 
     def checkpoints(self) -> Iterator[Step]:
         """The :meth:`checkpoint` step if one is due; the time the caller takes with it
@@ -393,6 +425,7 @@ def starting_point(
     schedule draw exactly as in the run that wrote the checkpoint.
 
     >>> cfg = RunConfig(stream="sea", n_rows=300, learners=("nb",), n_folds=2, test_every=100)
+    >>> import itertools
     >>> local, batches = starting_point(cfg, open_config_stream(cfg))
     >>> cp = [local.step(b) for b in itertools.islice(batches, 2)] and local.checkpoint()
     >>> again, rest = starting_point(cfg, open_config_stream(cfg), cp.checkpoint)
@@ -404,7 +437,21 @@ def starting_point(
     if resume is None:
         return local, batches
     local.restore(resume)
-    return local, itertools.dropwhile(lambda b: b.start < resume.rows, batches)
+    return local, _after(batches, resume.rows, stream.name)
+
+
+def _after(batches: Iterator[Batch], rows: int, name: str) -> Iterator[Batch]:
+    """The batches from row ``rows`` on; a stream that ends before that row is refused
+    (a checkpoint of other data: the resume must not report the rows it never had)."""
+    end = 0
+    for batch in batches:
+        end = batch.start + len(batch)
+        if batch.start >= rows:
+            yield batch
+    if end < rows:
+        raise DistvalError(
+            f"the stream {name} ends at row {end}, before the checkpoint's row {rows}: it is "
+            "not the stream this run was checkpointed on")
 
 
 def iter_inprocess(

@@ -9,6 +9,7 @@ import shutil
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -18,16 +19,19 @@ import numpy as np
 from distval.aggregator.snapshot import Snapshot
 from distval.columns import REGRESSION_FOLD_SCHEMA, rows_of
 from distval.config import RunConfig
-from distval.engine.loop import Checkpoint, Step
+from distval.engine.loop import Checkpoint, Step, unpicklable
 from distval.engine.observer import Progress, RunObserver
 from distval.engine.standing import standing
+from distval.errors import DistvalWarning
 from distval.metrics.trackers import MIN_SCORED
 from distval.results import EvaluationResult, ResultWriter
 from distval.results.lock import DirectoryLock
 from distval.results.regression import RegressionResult
 from distval.results.saved import load_evaluation
+from distval.results.writer import Unpicklable
 from distval.statistics.verdict import p_text, short_names, status_verdict
 from distval.streams import Stream
+from distval.streams.fingerprint import stream_fingerprint
 
 __all__ = ["Run", "Timeline"]
 
@@ -119,6 +123,9 @@ class Run:
         schemas = {"folds": REGRESSION_FOLD_SCHEMA} if regression else None
         optional = ("q",) if regression else ()  # a regression run has no Q statistics
         self._before = 0.0  # seconds of the run before its checkpoint
+        self._unsaved = False  # its state could not be pickled: no more checkpoints
+        #: What the run reads (kept in every checkpoint; ``--resume`` checks it).
+        self.fingerprint = stream_fingerprint(stream, config.stream, config.seed)
         if resume is not None:
             if out is None:
                 raise ValueError("resume needs the output_dir of the checkpoint")
@@ -197,14 +204,26 @@ class Run:
             raise RuntimeError(
                 f"checkpoint at row {checkpoint.rows} after {self.result.n_rows} rows"
             )
-        self.writer.checkpoint(
-            {
-                "checkpoint": checkpoint,
-                "config": self.config.to_dict(),
-                "evaluated_by": dict(self.result.evaluated_by),
-                "elapsed": self._before + time.perf_counter() - self._start,
-            }
-        )
+        if self._unsaved:
+            return
+        try:
+            self.writer.checkpoint(
+                {
+                    "checkpoint": checkpoint,
+                    "config": self.config.to_dict(),
+                    "evaluated_by": dict(self.result.evaluated_by),
+                    "elapsed": self._before + time.perf_counter() - self._start,
+                    "stream": self.fingerprint,
+                }
+            )
+        except Unpicklable as exc:
+            self._unsaved = True
+            warnings.warn(
+                f"this run's state cannot be saved for --resume: "
+                f"{unpicklable(checkpoint.hosts) or exc}; the run goes on without "
+                "checkpoints and cannot be resumed if interrupted (--checkpoint-seconds -1: "
+                "none from the start)",
+                DistvalWarning, stacklevel=2)
 
     def advance(self, n_rows: int, where: str = "driver") -> None:
         self.result.n_rows += n_rows

@@ -332,6 +332,13 @@ class LearnerHost:
             why = f"{type(exc).__name__}: {exc}"
             raise self._failed(learner, fold, batch.start, why) from exc
         if proba is not None and probs is not None:
+            bad = batch.tested[:, fold] & ~np.isfinite(probs).all(axis=1)
+            if bad.any():  # scored as NaN before: refused, naming the row
+                i = int(np.argmax(bad))
+                raise DistvalError(
+                    f"learner {self.labels[learner]!r} (fold {fold}) gave the class "
+                    f"probabilities {probs[i].tolist()} for row {batch.start + i}: a "
+                    "probabilistic measure needs finite probabilities")
             c = min(proba.shape[2], probs.shape[1])
             proba[j, :, :c] = probs[:, :c]
         known = max(top, len(model.classes) - 1 if model.classes is not None else 0)
@@ -422,7 +429,8 @@ class LearnerHost:
         predict, learn = _predictor(model, dicts), model.learn_one
         tested = batch.tested[:, fold].tolist()
         weights = batch.weights[:, fold].tolist()
-        preds = [-1] * n
+        preds: list[Any] = [-1] * n
+        none = None if self.regression else 0  # a regressor's None is refused (_values)
         weighted = self._weighted[j]
         observe = model.observe_label if self._observing[j] else None
         revealed = [True] * n if batch.revealed is None else batch.revealed.tolist()
@@ -430,7 +438,7 @@ class LearnerHost:
             x = xs[i]
             if tested[i]:
                 p = predict(x)
-                preds[i] = 0 if p is None else p
+                preds[i] = none if p is None else p
             w = weights[i]
             if w:
                 if weighted:

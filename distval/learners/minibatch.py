@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -91,6 +92,34 @@ def mini_batch_size(params: dict[str, Any], sklearn: bool) -> int | None:
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
         raise DistvalError(f"`{MINI_BATCH}` must be a positive integer (rows), got {size!r}")
     return size
+
+
+def notices(specs: Iterable[Any], n_rows: int | None) -> list[str]:
+    """Warnings about mini-batch learners, before a run: a block as long as the stream or
+    longer (the learner learns nothing before the end), and a scikit-learn
+    ``random_state`` replaced by each fold replica's own seed (:func:`sklearn_replica`:
+    replicas with one seed would draw alike, which the folds must not).
+
+    >>> from distval.learners import parse_learner
+    >>> spec = parse_learner("sklearn:SGDClassifier(random_state=3)")
+    >>> [n.split(": ")[0] for n in notices([spec], 1000)]
+    ["learner 'sklearn:SGDClassifier(random_state=3)'"]
+    >>> len(notices([spec], 100))  # its blocks of 256 rows, too
+    2
+    """
+    out = []
+    for spec in specs:
+        size = spec.mini_batch
+        if size is not None and n_rows is not None and size >= n_rows:
+            out.append(f"learner {spec.label!r} learns in blocks of {size} rows, as many as "
+                       f"the stream's {n_rows} or more: it learns nothing before the end "
+                       "(give it mini_batch=N, N smaller)")
+        if spec.is_sklearn and "random_state" in spec.params:
+            out.append(f"learner {spec.label!r}: random_state={spec.params['random_state']!r}"
+                       " is replaced by each fold replica's own seed (from --seed), so that "
+                       "the replicas differ as every learner's do; change --seed to change "
+                       "them")
+    return out
 
 
 def is_sklearn_estimator(obj: object) -> bool:

@@ -1,12 +1,13 @@
 """``backend="auto"``: start in-process at once, move to Ray only when the job proves long.
 
 The driver evaluates batches itself (:class:`~distval.engine.loop.LocalEvaluation`) and measures
-its own speed. After the first batch it projects the time left from its learners' own
-seconds in that batch (a stream of unknown length counts as long); if that does not decide,
-it projects again from its whole speed once it has run for ``probe_seconds``. Above
-``threshold`` seconds it starts a local Ray in a background thread and asks for its learner actors
-(:class:`~distval.ray_backend.starter.RayStarter`), keeps evaluating while Ray and the actors
-start, and hands its state over at the first batch boundary after every actor is up
+its own speed. After the first batch it decides, once and without waiting: it projects the
+time left from its learners' own seconds in that batch (a stream of unknown length counts
+as long), and with more than one core and more than ``threshold`` seconds to go it starts
+(or joins, :func:`~distval.ray_backend.session.find_ray`) Ray in a background thread and
+asks for its learner actors (:class:`~distval.ray_backend.starter.RayStarter`), saves a
+checkpoint (the run can resume whatever becomes of the start), keeps evaluating while Ray
+and the actors start, and hands its state over at the first batch boundary after every actor is up
 (:meth:`~distval.ray_backend.engine.RayRun.take_over`, the same hand-over as Ray's warm-up).
 A short or fast job therefore never pays Ray's start-up, a long one gets every core, and the
 numbers are the same either way (the same batches in the same order; ``Step.where`` records
@@ -24,21 +25,21 @@ happens.
 from __future__ import annotations
 
 import math
-import time
+import os
+import warnings
 from collections.abc import Iterator
 
 from distval.config import RunConfig
-from distval.engine.loop import Checkpoint, Step, starting_point
+from distval.engine.loop import Checkpoint, Step, starting_point, unpicklable
 from distval.engine.run import Timeline
+from distval.errors import DistvalWarning
 from distval.ray_backend.starter import RayStarter
 from distval.streams import Stream
 
-__all__ = ["AUTO_PROBE_SECONDS", "AUTO_THRESHOLD_SECONDS", "iter_auto", "projected_seconds"]
+__all__ = ["AUTO_THRESHOLD_SECONDS", "iter_auto", "projected_seconds", "usable_cores"]
 
 #: Projected time left (seconds) above which ``auto`` moves the run to Ray.
 AUTO_THRESHOLD_SECONDS = 30.0
-#: How long the driver runs alone before it projects the time left.
-AUTO_PROBE_SECONDS = 2.0
 
 
 def projected_seconds(elapsed: float, rows_done: int, total_rows: int | None) -> float:
@@ -59,18 +60,20 @@ def iter_auto(
     stream: Stream,
     *,
     threshold: float = AUTO_THRESHOLD_SECONDS,
-    probe_seconds: float = AUTO_PROBE_SECONDS,
+    cores: int | None = None,
     wait_for_ray: bool = False,
     resume: Checkpoint | None = None,
     checkpoint_seconds: float | None = None,
     timeline: Timeline | None = None,
 ) -> Iterator[Step]:
-    """The ``auto`` backend's steps (module docstring); ``threshold`` and ``probe_seconds`` in
-    seconds of this run's own measured speed. ``wait_for_ray``: once Ray is asked for, wait
-    for it at the next batch boundary instead of evaluating on meanwhile (a fixed hand-over
-    point, for tests). ``resume``: start from this checkpoint; ``checkpoint_seconds``: time
-    between checkpoints (None: none); ``timeline``: where the phases are marked."""
+    """The ``auto`` backend's steps (module docstring); ``threshold`` in seconds of this
+    run's own measured speed; ``cores``: the cores Ray would use (default: this process's,
+    :func:`usable_cores`). ``wait_for_ray``: once Ray is asked for, wait for it at the next
+    batch boundary instead of evaluating on meanwhile (a fixed hand-over point, for tests).
+    ``resume``: start from this checkpoint; ``checkpoint_seconds``: time between
+    checkpoints (None: none); ``timeline``: where the phases are marked."""
     timeline = Timeline() if timeline is None else timeline
+    cores = usable_cores() if cores is None else cores
     local, batches = starting_point(config, stream, resume, checkpoint_seconds)
     if local.overlaps:
         # A host that releases the GIL (JVM replicas): the in-process engine already keeps
@@ -78,9 +81,9 @@ def iter_auto(
         yield from local.steps(batches)
         yield Step(0, local.aggregator.finish(), "driver")
         return
-    start: float | None = None  # the clock starts after the first batch: its one-off costs
-    rows = done = 0  # (imports, first calls) would inflate the projection
+    first = True
     starter: RayStarter | None = None
+    warned = False
     try:
         for batch in batches:
             if starter is not None and wait_for_ray:
@@ -91,27 +94,34 @@ def iter_auto(
                 with ray_session():  # joins the Ray started above; errors come out as ours
                     yield from starter.run.take_over(local, batch, batches)
                 return
+            if starter is not None and starter.error is not None and not warned:
+                warned = True  # Ray did not start: the run goes on here, as fast as before
+                warnings.warn(f"{starter.error}; the run goes on in-process", DistvalWarning,
+                              stacklevel=2)
             yield Step(len(batch), local.step(batch), "driver")
             yield from local.checkpoints()
-            done += len(batch)
-            if start is None:
-                start = time.perf_counter()
-                if _long_at_first_batch(local.host.busy, done, stream, resume, threshold):
+            if first:  # the decision, once, from the first batch
+                first = False
+                why = unpicklable([local.host])
+                if why:  # Ray moves learners by pickling them
+                    warnings.warn(f"{why}: the run stays in-process", DistvalWarning,
+                                  stacklevel=2)
+                elif cores > 1 and _long_at_first_batch(
+                        local.host.busy, len(batch), stream, resume, threshold):
                     starter = _ray_starter(config, stream, checkpoint_seconds, timeline)
-                continue
-            rows += len(batch)
-            if starter is None:
-                elapsed = time.perf_counter() - start
-                before = (resume.rows if resume else 0) + done - rows
-                total = None if stream.n_rows is None else stream.n_rows - before
-                if elapsed >= probe_seconds and (
-                    projected_seconds(elapsed, rows, total) > threshold
-                ):
-                    starter = _ray_starter(config, stream, checkpoint_seconds, timeline)
+                    yield from local.checkpoint_now()  # resumable whatever the start does
         yield Step(0, local.aggregator.finish(), "driver")
     finally:
         if starter is not None:
             starter.close()
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system says)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
 
 
 def _long_at_first_batch(

@@ -55,7 +55,14 @@ from ray.exceptions import RayActorError
 
 from distval.aggregator.snapshot import Snapshot
 from distval.config import RunConfig
-from distval.engine.loop import Checkpoint, Every, LocalEvaluation, Step, starting_point
+from distval.engine.loop import (
+    Checkpoint,
+    Every,
+    LocalEvaluation,
+    Step,
+    starting_point,
+    unpicklable,
+)
 from distval.engine.run import Timeline
 from distval.errors import DistvalError
 from distval.learners.batch import Batch
@@ -583,17 +590,31 @@ def iter_ray(
         local, batches = starting_point(
             config, stream, resume, options.get("checkpoint_seconds")
         )
+        _check_picklable(local)
+        yield from local.checkpoint_now()  # resumable from the start, whatever Ray does
         for done, batch in enumerate(batches):
             if fixed is not None and done >= fixed:
                 starter.wait()
             if starter.error is not None:
+                yield from local.checkpoint_now()  # the directory stays resumable
                 raise starter.error
             if starter.ready():
                 with ray_session(address):  # joins the Ray started; errors come out as ours
                     yield from starter.run.take_over(local, batch, batches)
                 return
             yield Step(len(batch), local.step(batch), "driver")
+            if done == 0:  # a learner may take a lock once it has learned
+                _check_picklable(local)
             yield from local.checkpoints()
         yield Step(0, local.aggregator.finish(), "driver")
     finally:
         starter.close()
+
+
+def _check_picklable(local: LocalEvaluation) -> None:
+    """Refuse in one line a learner that cannot be pickled: Ray moves learners to its
+    actors by pickling them."""
+    why = unpicklable([local.host])
+    if why:
+        raise DistvalError(f"{why}, and Ray moves learners to its actors by pickling them: "
+                           "run it with --backend inprocess")

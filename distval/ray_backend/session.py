@@ -1,17 +1,19 @@
 """Start (or join) Ray for the length of a ``with`` block, and leave a caller's Ray alone.
 
 >>> import ray
->>> with ray_session():   # started here unless the caller runs Ray already
+>>> with ray_session("local"):   # a private Ray, started here unless the caller runs Ray
 ...     ray.is_initialized()
 True
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
 import signal
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,10 +23,10 @@ import ray
 from ray._private import ray_constants
 from ray.exceptions import RayError
 
-from distval.errors import DistvalError
+from distval.errors import DistvalError, RayUnavailable
 from distval.learners.moa.jvm import keep_jvm_signals
 
-__all__ = ["ray_session", "unwrap"]
+__all__ = ["PRIVATE", "find_ray", "joining_line", "ray_session", "unwrap"]
 
 #: Ray's notice when ``ray.init`` runs outside the main thread (the auto backend starts Ray
 #: in a background thread; a Ray Client server starts each client's session in one and
@@ -96,20 +98,75 @@ def dashboard_wanted() -> bool:
     return os.environ.get("DISTVAL_RAY_DASHBOARD", "") not in ("", "0")
 
 
+#: ``--private``: a Ray of this run's own even where one is running (Ray's word for it).
+PRIVATE = "local"
+
+
+def _listening(address: str, seconds: float = 0.5) -> bool:
+    """Whether something accepts a TCP connection at ``host:port`` (a live GCS)."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), seconds):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
+def find_ray(address: str | None = None) -> tuple[str, str]:
+    """Which Ray a run uses, as Ray's own ``ray.init`` would find it, and how it was found:
+    ``(address, why)``. In this order: ``address`` (``--address``; ``"local"``,
+    ``--private``, is a Ray of the run's own), ``RAY_ADDRESS``, the cluster the last
+    ``ray start`` on this machine recorded (only while its GCS answers), else a private
+    Ray (``("local", "private")``).
+
+    >>> import os
+    >>> find_ray("local"), find_ray("ray://head:10001")
+    (('local', 'private'), ('ray://head:10001', '--address'))
+    """
+    if address == PRIVATE:
+        return PRIVATE, "private"
+    if address:
+        return address, "--address"
+    env = os.environ.get("RAY_ADDRESS", "")
+    if env:
+        return env, "RAY_ADDRESS"
+    from ray._private.utils import read_ray_address
+
+    recorded = read_ray_address()
+    if recorded and _listening(recorded):
+        return recorded, "ray start"
+    return PRIVATE, "private"
+
+
+def joining_line(address: str | None, backend: str) -> str | None:
+    """The first line of a run that joins a running Ray (None when it starts its own):
+    which one and how it was found, and how to get a private one instead."""
+    found, why = find_ray(address)
+    if found == PRIVATE or why == "--address":
+        return None
+    when = "" if backend == "ray" else " if the run is long enough to move there"
+    return (f"using the running Ray at {found} (found by {why}){when}; --backend ray "
+            "--private starts a Ray of this run's own")
+
+
 def _start(address: str | None) -> bool:
     """Start (or join) Ray unless the caller already did; returns whether we must shut down
     (with :func:`_stop`).
 
-    Without ``address`` the Ray started is private (:func:`_private_env`): its processes
-    listen on 127.0.0.1 only, with no dashboard unless :func:`dashboard_wanted`.
+    Ray is found as :func:`find_ray` says. A private one (:func:`_private_env`) listens on
+    127.0.0.1 only, with no dashboard unless :func:`dashboard_wanted`; a joined one keeps
+    its own settings. Any failure to start or join (Ray raises a bare ``Exception`` when its
+    processes do not come up in time on a loaded machine) is one :class:`RayUnavailable`.
     """
     if ray.is_initialized():
         return False
+    target, _ = find_ray(address)
+    private = target == PRIVATE
     kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": True}
     # Workers inherit this: Ray's crash-signal handler would otherwise take the SIGSEGVs that
     # a JVM raises and handles itself.
     keep_jvm_signals()
-    if address is None:
+    if private:
         kwargs["include_dashboard"] = dashboard_wanted()
         kwargs["dashboard_host"] = "127.0.0.1"
         kwargs["_node_ip_address"] = "127.0.0.1"
@@ -119,15 +176,19 @@ def _start(address: str | None) -> bool:
         _reload_auth()
     # Ray reads RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER when it is imported; this process imported
     # it already, so the driver's copy of the switch is set for the start (then restored).
-    local_only = address is None and ray_constants.ENABLE_RAY_CLUSTER
+    local_only = private and ray_constants.ENABLE_RAY_CLUSTER
     if local_only:
         ray_constants.ENABLE_RAY_CLUSTER = False
     on_term = _python_sigterm_handler()
     try:
-        ray.init(address=address, **kwargs)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
+        ray.init(address=target, **kwargs)
+    except Exception as exc:  # Ray's start-up errors have no common type
         _restore_env()
-        raise DistvalError(f"cannot start or join Ray at {address or 'local'}: {exc}") from None
+        with contextlib.suppress(Exception):
+            ray.shutdown()  # what did start (a GCS without its raylet) goes
+        where = "a private Ray" if private else f"the Ray at {target}"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise RayUnavailable(f"cannot start or join {where}: {first}") from None
     finally:
         if local_only:
             ray_constants.ENABLE_RAY_CLUSTER = True
@@ -167,6 +228,17 @@ def _reload_auth() -> None:
     raylet_any.AuthenticationTokenLoader.instance().reset_cache()
 
 
+def quiet_workers() -> None:
+    """Stop printing the log lines of Ray's worker processes here (Ray's ``log_to_driver``)
+    from now on: at the end of a run, what its actors say as they are killed (an actor
+    killed while it starts, after Ctrl-C) is noise. Only for a Ray this module started or
+    joined; :func:`ray.shutdown` does the same."""
+    from ray._private import worker
+
+    dispatcher: Any = worker.global_worker_stdstream_dispatcher  # type: ignore[attr-defined]
+    dispatcher.remove_handler("ray_print_logs")
+
+
 def _stop() -> None:
     """Shut down the Ray :func:`_start` started and restore the environment it changed."""
     ray.shutdown()
@@ -181,7 +253,8 @@ def unwrap(exc: RayError) -> BaseException:
 
 @contextmanager
 def ray_session(address: str | None = None) -> Iterator[None]:
-    """Ray for the block: a private local Ray, or the cluster at ``address``.
+    """Ray for the block: the running Ray :func:`find_ray` finds (``address``,
+    ``RAY_ADDRESS``, a ``ray start`` cluster), else a private local Ray.
 
     A :class:`DistvalError` raised inside a remote call comes out as itself.
     """

@@ -114,6 +114,10 @@ class RayStarter:
 
     def close(self) -> None:
         self._up.wait()
+        if self.started:  # the run is over: what its actors' processes say as they are
+            from distval.ray_backend.session import quiet_workers  # killed is noise
+
+            quiet_workers()
         if self.run is not None:
             with contextlib.suppress(Exception):  # already gone: nothing to clean up
                 self.run.actors.kill()

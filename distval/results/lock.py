@@ -1,14 +1,23 @@
 """One writer per results directory: the lock a live run holds on its directory.
 
 A run that writes a results directory (a new run, one with ``--overwrite``, a ``--resume``)
-holds ``run.lock`` there: an exclusive ``fcntl.flock`` on the file, which says who holds it
-(process id, host, start time, run id). A second writer is refused before it changes
-anything, in one line naming the holder. The kernel lets go of a ``flock`` when its process
-ends however it ends, so the file of a killed run (SIGKILL, a power cut) is a stale lock:
-the next writer takes it over. A lock file is removed when its run closes its directory.
+holds an exclusive ``fcntl.flock`` on **the directory's own descriptor**: no file is opened
+to take it, so nothing planted in the directory (a ``run.lock`` that is a symbolic or hard
+link to another file, a FIFO) is ever followed, truncated or written through. A second
+writer is refused before it changes anything, in one line naming the holder. The kernel
+lets go of a ``flock`` when its process ends however it ends (SIGKILL, a power cut), so a
+killed run's directory is taken over by the next writer.
 
-Where ``fcntl`` is missing (Windows), the file is created with ``O_EXCL`` instead and a
-stale one is recognised by its process id being gone.
+``run.lock`` only says who holds the lock (process id, host, start time, run id). It is
+written once the directory has been checked (:meth:`DirectoryLock.announce`), created anew
+with ``O_CREAT | O_EXCL | O_NOFOLLOW`` relative to the locked descriptor (whatever was
+there is unlinked, never opened), and removed when the run closes. Its owner checks it at
+every checkpoint (:meth:`DirectoryLock.check`): a directory renamed or replaced, or a
+``run.lock`` removed or replaced, means someone else may write there, and the run stops
+with one line instead of writing on.
+
+Where ``fcntl`` is missing (Windows), ``run.lock`` itself is the lock, created with
+``O_EXCL``, and a stale one is recognised by its process id being gone.
 
 >>> import tempfile
 >>> d = Path(tempfile.mkdtemp())
@@ -18,7 +27,7 @@ stale one is recognised by its process id being gone.
 ... except DistvalError as e:
 ...     print(str(e).split(" (")[0].replace(str(d), "D"))
 D is in use by another distval run
->>> lock.release(); (d / LOCK).exists()
+>>> lock.check(); lock.release(); (d / LOCK).exists()
 False
 """
 
@@ -30,6 +39,7 @@ import functools
 import json
 import os
 import socket
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -41,18 +51,36 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["LOCK", "DirectoryLock", "holder", "locks_output"]
+__all__ = ["LOCK", "DirectoryLock", "LockLost", "holder", "locks_output"]
 
-#: The lock file of a results directory.
+#: The file that says who holds a results directory's lock.
 LOCK = "run.lock"
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+class LockLost(DistvalError):
+    """The directory or its ``run.lock`` changed under the run that holds it."""
 
 
 def holder(directory: str | os.PathLike[str]) -> dict[str, Any]:
-    """What the lock file of ``directory`` says of its holder (empty if it says nothing)."""
+    """What the lock file of ``directory`` says of its holder (empty if it says nothing).
+
+    Only a regular file is read, never through a link (a FIFO would block, a link could
+    point anywhere)."""
     try:
-        data = json.loads((Path(directory) / LOCK).read_text())
+        fd = os.open(Path(directory) / LOCK, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+    except OSError:
+        return {}
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return {}
+        data = json.loads(os.read(fd, 4096))
     except (OSError, ValueError):
         return {}
+    finally:
+        os.close(fd)
     return data if isinstance(data, dict) else {}
 
 
@@ -82,78 +110,131 @@ class DirectoryLock:
 
     def __init__(self, directory: Path, fd: int) -> None:
         self.directory = directory
-        self._fd: int | None = fd
+        self._fd: int | None = fd  # the directory's (Windows: run.lock's) descriptor
+        self._dir_ino = os.fstat(fd).st_ino if fcntl is not None else 0
+        self._file: tuple[int, int] | None = None  # run.lock's (device, inode) once written
 
     @classmethod
-    def take(cls, directory: str | os.PathLike[str], run_id: str = "") -> DirectoryLock:
+    def take(
+        cls, directory: str | os.PathLike[str], run_id: str = "", *, announce: bool = True
+    ) -> DirectoryLock:
         """Lock ``directory`` (created if needed) for this process, or refuse in one line
-        (:class:`DistvalError`) naming the live holder; a stale lock is taken over."""
+        (:class:`DistvalError`) naming the live holder; a killed holder's lock is taken
+        over. ``announce``: write ``run.lock`` now (else the caller calls
+        :meth:`announce` once it has checked the directory)."""
         d = Path(directory)
         if d.exists() and not d.is_dir():
             raise DistvalError(f"output path {d} exists and is not a directory")
         d.mkdir(parents=True, exist_ok=True)
+        if fcntl is None:  # pragma: no cover - Windows
+            return cls._take_file(d, run_id)
+        fd = os.open(d, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise _refusal(d) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        lock = cls(d, fd)
+        if announce:
+            try:
+                lock.announce(run_id)
+            except BaseException:
+                lock.release()
+                raise
+        return lock
+
+    @classmethod
+    def _take_file(cls, d: Path, run_id: str) -> DirectoryLock:  # pragma: no cover - Windows
         path = d / LOCK
-        for _ in range(100):  # the file may go (its holder closing) between open and lock
-            fd = cls._open(path)
-            if fd is None:
-                raise _refusal(d)
-            try:
-                same = os.fstat(fd).st_ino == os.stat(path).st_ino
-            except FileNotFoundError:
-                same = False
-            if not same:  # locked a file its holder had removed: try the new one
-                os.close(fd)
-                continue
-            lock = cls(d, fd)
-            lock._describe(run_id)
-            return lock
-        raise _refusal(d)  # pragma: no cover - a directory changing hands 100 times
-
-    @staticmethod
-    def _open(path: Path) -> int | None:
-        """The file descriptor of ``path``, locked; None while a live run holds it."""
-        if fcntl is not None:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                return None
-            return fd
-        try:  # pragma: no cover - Windows
-            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:  # pragma: no cover
-            if _alive(holder(path.parent).get("pid")):
-                return None
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            if _alive(holder(d).get("pid")):
+                raise _refusal(d) from None
             path.unlink(missing_ok=True)  # stale: its process is gone
-            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        lock = cls(d, fd)
+        os.write(fd, _description(run_id))
+        st = os.fstat(fd)
+        lock._file = (st.st_dev, st.st_ino)
+        return lock
 
-    def _describe(self, run_id: str) -> None:
-        assert self._fd is not None
-        data = {
-            "pid": os.getpid(),
-            "host": socket.gethostname(),
-            "started": datetime.datetime.now(datetime.timezone.utc).isoformat(
-                timespec="seconds"),
-            "run_id": run_id,
-        }
-        text = (json.dumps(data) + "\n").encode()
-        os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, text, 0)
+    def announce(self, run_id: str = "") -> None:
+        """Write ``run.lock`` (who holds the directory): whatever is there under that name
+        (a stale file, or a link planted there) is unlinked, never followed, and the file
+        is created anew, exclusively."""
+        if self._fd is None or fcntl is None or self._file is not None:
+            return
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(LOCK, dir_fd=self._fd)
+        fd = os.open(LOCK, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644,
+                     dir_fd=self._fd)
+        try:
+            os.write(fd, _description(run_id))
+            st = os.fstat(fd)
+            self._file = (st.st_dev, st.st_ino)
+        finally:
+            os.close(fd)
+
+    def check(self) -> None:
+        """Refuse (:class:`LockLost`) if the directory's path no longer names the locked
+        directory, or its ``run.lock`` was removed or replaced since :meth:`announce`:
+        someone else may then write there, and this run must not write on."""
+        if self._fd is None or fcntl is None:
+            return
+        try:
+            same_dir = os.stat(self.directory).st_ino == self._dir_ino
+        except OSError:
+            same_dir = False
+        if not same_dir:
+            raise LockLost(f"{self.directory} was moved or replaced while this run wrote "
+                           "there; stopping (nothing more is written)")
+        if self._file is None:
+            return
+        try:
+            st = os.stat(LOCK, dir_fd=self._fd, follow_symlinks=False)
+            same = (st.st_dev, st.st_ino) == self._file
+        except OSError:
+            same = False
+        if not same:
+            raise LockLost(
+                f"{self.directory / LOCK} was removed or replaced while this run held it; "
+                "stopping (nothing more is written; remove no run.lock by hand)")
 
     def release(self) -> None:
-        """Remove the lock file and let go (idempotent)."""
+        """Remove this run's ``run.lock`` and let go (idempotent)."""
         if self._fd is None:
             return
         with contextlib.suppress(OSError):
-            if os.fstat(self._fd).st_ino == os.stat(self.directory / LOCK).st_ino:
-                (self.directory / LOCK).unlink()
+            if self._file is not None:
+                if fcntl is None:  # pragma: no cover - Windows
+                    os.close(self._fd)
+                    self._fd = -1
+                    (self.directory / LOCK).unlink()
+                else:
+                    st = os.stat(LOCK, dir_fd=self._fd, follow_symlinks=False)
+                    if (st.st_dev, st.st_ino) == self._file:
+                        os.unlink(LOCK, dir_fd=self._fd)
         with contextlib.suppress(OSError):
-            os.close(self._fd)
+            if self._fd >= 0:
+                os.close(self._fd)
         self._fd = None
 
     def __del__(self) -> None:  # a writer dropped without closing (an error on the way)
         self.release()
+
+
+def _description(run_id: str) -> bytes:
+    data = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "run_id": run_id,
+    }
+    return (json.dumps(data) + "\n").encode()
 
 
 _P = ParamSpec("_P")

@@ -191,8 +191,14 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
         except (ValueError, RecursionError) as exc:
             raise DistvalError(f"{d / 'config.json'} is not valid JSON: {exc}") from None
 
+    ids: dict[str, str] = {}  # each table's run id (its schema's metadata)
+
     def read(name: str) -> pd.DataFrame:
-        return read_table(d, name).to_pandas()
+        table = read_table(d, name)
+        found = (table.schema.metadata or {}).get(b"run_id")
+        if found:
+            ids[name] = found.decode(errors="replace")
+        return table.to_pandas()
 
     folds = read("folds")
     tests = read("tests") if _has_table(d, "tests") else pd.DataFrame(columns=TEST_SCHEMA.names)
@@ -200,6 +206,13 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
     events = read("events") if _has_table(d, "events") else None
     paired = read("paired") if _has_table(d, "paired") else None
     verdicts = read("verdicts") if _has_table(d, "verdicts") else None
+    if isinstance(config.get("run_id"), str):
+        ids["config.json"] = config["run_id"]
+    if len(set(ids.values())) > 1:  # tables of two runs copied together
+        raise DistvalError(
+            f"{d} mixes the tables of different runs ("
+            + ", ".join(f"{k}: {v}" for k, v in ids.items())
+            + "); refusing to read them as one run")
     if folds.empty:
         raise DistvalError(
             f"{d / 'folds.parquet'} has no rows: the run stopped before its first check"

@@ -22,7 +22,7 @@ from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError
-from distval.results.lock import LOCK, DirectoryLock
+from distval.results.lock import LOCK, DirectoryLock, LockLost
 from distval.results.provenance import provenance
 from distval.results.schema import FILES, TABLE_SCHEMAS, TABLES, read_batches, read_table, table
 from distval.results.series import tables_of
@@ -111,6 +111,10 @@ def claim_output(
     return d
 
 
+class Unpicklable(DistvalError):
+    """A run's state that :mod:`pickle` cannot save (:meth:`ResultWriter.checkpoint`)."""
+
+
 class ResultWriter:
     """Appends snapshots to the tables of an output directory, durably.
 
@@ -156,13 +160,15 @@ class ResultWriter:
         #: This run's identity: in ``config.json``, every table's schema metadata and every
         #: checkpoint, so that a checkpoint goes on only with the tables it was written with.
         self.run_id = run_id or uuid.uuid4().hex
-        # One writer per directory, taken before anything there is changed.
-        self._lock = lock or DirectoryLock.take(d, self.run_id)
+        # One writer per directory, taken before anything there is changed; its run.lock
+        # is written once the directory is claimed.
+        self._lock = lock or DirectoryLock.take(d, self.run_id, announce=False)
         try:
             if resume is None:
                 self.dir = claim_output(d, FILES, overwrite=overwrite)
             else:
                 self.dir = d
+            self._lock.announce(self.run_id)
             self._start(flush_seconds, resume)
         except BaseException:
             self._lock.release()
@@ -284,9 +290,13 @@ class ResultWriter:
         self.flush()
         if self.failed is not None:
             return
+        self._owned()
         # protocol 4: arrays come back writable even when they were read-only here
         # (states fetched from Ray's object store); protocol 5 keeps the flag
-        payload = pickle.dumps(state, protocol=4)
+        try:
+            payload = pickle.dumps(state, protocol=4)
+        except (TypeError, AttributeError, pickle.PicklingError, RecursionError) as exc:
+            raise Unpicklable(str(exc)) from None  # a learner holding a lock, say
         header: dict[str, Any] = {RUN_ID: self.run_id, "written": dict(self.written)}
         header |= {"sha256": _digest(header, payload), "bytes": len(payload)}
         part = self.dir / f"{CHECKPOINT}.part"
@@ -311,9 +321,24 @@ class ResultWriter:
         finally:
             self._lock.release()
 
+    def _owned(self) -> None:
+        """Stop writing (:class:`~distval.results.lock.LockLost`) if the directory's lock
+        was removed or replaced under this run."""
+        try:
+            self._lock.check()
+        except LockLost as exc:
+            self.failed = exc
+            raise
+
     def _close(self, result: Summarised | None, *, finished: bool) -> None:
+        lost: LockLost | None = None
         if self.failed is None:
-            self.flush()
+            try:
+                self._owned()
+            except LockLost as exc:
+                lost = exc
+            else:
+                self.flush()
         self._closed = True
         for sink, writer in self._streams.values():
             with contextlib.suppress(OSError, pa.ArrowException):
@@ -322,6 +347,8 @@ class ResultWriter:
                 sink.close()
         names = list(self._streams)
         self._streams.clear()
+        if lost is not None:
+            raise lost  # another writer may be there: write nothing more
         if self.failed is not None:
             return  # the disk refused a write: leave the readable streams as they are
         for name in names:

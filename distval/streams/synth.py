@@ -21,6 +21,11 @@ Classifiers" (the MOA stream list), with drifts placed relative to the stream le
     ``s``; ``RBF(0, 0)`` has no drift.
 
 Every random seed of a generator (and of each drift mixer) is derived from the stream seed.
+
+MOA's benchmarks instead fix the drift positions on 1,000,000-row streams and read however
+many rows they need: give ``n=1_000_000`` and ``limit=ROWS`` (the type-errors grid's
+``drift_length``), so the first ``ROWS`` rows are those of the long stream whatever
+``ROWS`` is.
 """
 
 from __future__ import annotations

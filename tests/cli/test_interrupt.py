@@ -30,7 +30,7 @@ def _start(out, backend, n_rows=3000000, extra=()):
     args = [sys.executable, "-m", "distval.cli", "run", *STREAM, "--n-rows", str(n_rows),
             "--backend", backend, "--no-progress", "--output", str(out), *extra]
     if backend == "ray":
-        args += ["--actors", "2"]
+        args += ["--actors", "2", "--private"]
     env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
     return subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -198,3 +198,77 @@ def test_resume_continues_a_stopped_run_to_the_uninterrupted_results(tmp_path, b
     assert got == want and got["rows"] == n and got["interrupted"] is False
     assert (out / "summary.md").read_text().splitlines()[0] == (
         ref / "summary.md").read_text().splitlines()[0]
+
+
+def _handling_sigterm(proc):
+    """Wait until ``proc`` handles SIGTERM itself (the command line's handler is set:
+    the command is under way), from /proc/PID/status."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():
+                if line.startswith("SigCgt:") and int(line.split()[1], 16) >> 14 & 1:
+                    return
+        time.sleep(0.05)
+    raise AssertionError(f"no SIGTERM handler: {proc.poll()} {proc.stderr.read()[-2000:]}")
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
+def test_report_and_suite_plan_end_in_one_line_when_stopped(tmp_path, how):
+    """Before: Ctrl-C or SIGTERM during `suite --plan` or `distval report` printed an
+    87-line KeyboardInterrupt traceback."""
+    out = tmp_path / "run"
+    distval.evaluate(stream="sea", n_rows=3000, learners=("nb", "majority"), n_folds=3,
+                     test_every=500, output_dir=out)
+    commands = [["report", str(out)],
+                ["suite", "--streams", "sea", "sea(noise=0.2)", "--learners", "ht", "nb",
+                 "--n-rows", "1000000", "--plan", "--output", str(tmp_path / "plan")]]
+    stopped = 0
+    for argv in commands:
+        proc = subprocess.Popen([sys.executable, "-m", "distval.cli", *argv],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _handling_sigterm(proc)
+        time.sleep(0.3)  # into the command's own work
+        proc.send_signal(how)
+        _, err = proc.communicate(timeout=120)
+        if proc.returncode == 0:  # it finished first (a fast machine): nothing to see
+            continue
+        lines = err.strip().splitlines()
+        assert proc.returncode == 130 and lines[-1] == "distval: interrupted", err[-3000:]
+        assert "Traceback" not in err, err[-3000:]
+        stopped += 1
+    assert stopped  # the plan's probes of a million rows outlast 0.3 s anywhere
+
+
+@pytest.mark.ray
+def test_ctrl_c_while_ray_starts_names_the_resume_and_the_resume_is_exact(tmp_path):
+    """Ctrl-C to the whole terminal group (Ray's own processes get it too) while Ray
+    starts: one line naming the --resume command, none of Ray's noise; the resume ends
+    with the uninterrupted run's numbers."""
+    out, n = tmp_path / "run", 6000
+    args = [sys.executable, "-m", "distval.cli", "run", *STREAM, "--n-rows", str(n),
+            "--backend", "ray", "--private", "--actors", "2", "--no-progress", "--output",
+            str(out)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not (out / "checkpoint.pkl").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=180)
+    lines = [x for x in err.strip().splitlines() if x.strip()]
+    assert proc.returncode == 130, err[-3000:]
+    assert all(x.startswith("distval: ") for x in lines), err[-3000:]
+    assert lines[-1].endswith(f"continue with: distval run --resume {out}"), err[-3000:]
+    assert cli_main(["run", "--resume", str(out), "--backend", "inprocess",
+                     "--no-progress"]) == 0
+    ref = tmp_path / "ref"
+    distval.evaluate(stream="sea(noise=0.1)", learners=("nb", "majority"), n_folds=3,
+                     test_every=1000, batch_size=500, n_rows=n, output_dir=ref)
+    for name in ("folds", "tests"):
+        got = pq.read_table(out / f"{name}.parquet").drop_columns(["run_id"]) \
+            if "run_id" in pq.read_schema(out / f"{name}.parquet").names \
+            else pq.read_table(out / f"{name}.parquet")
+        want = pq.read_table(ref / f"{name}.parquet")
+        want = want.drop_columns(["run_id"]) if "run_id" in want.column_names else want
+        assert got.to_pandas().equals(want.to_pandas()), name

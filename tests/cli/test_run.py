@@ -523,3 +523,16 @@ def test_the_final_text_wraps_at_word_boundaries_on_an_80_column_terminal(
     text = " ".join(line.strip() for line in lines[: table - 1])
     for v in [*summary["verdicts"], summary["baseline"]]:
         assert v["line"] in text
+
+
+def test_measure_accuracy_in_a_regression_run_is_refused(capsys):
+    """Before: --measure accuracy in a regression run compared RMSE without a word."""
+    from distval.cli import main as _main
+
+    code = _main(["run", "--stream", "friedman", "--task", "regression", "--learners", "htr",
+                  "linreg", "--n-rows", "300", "--measure", "accuracy", "--backend",
+                  "inprocess", "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == ["distval: error: measure 'accuracy' is a classification "
+                                 "measure; a regression run compares rmse (its default), "
+                                 "mae or r2"]

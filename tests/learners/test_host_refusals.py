@@ -33,3 +33,25 @@ def test_a_learners_bare_not_implemented_error_names_the_learner_and_the_method(
     assert message.startswith("learner 'odd_learners:LearnsNothing' (fold ")
     assert message.endswith(": NotImplementedError in learn_one (the learner does not "
                             "implement it)")
+
+
+def test_a_regressors_none_is_refused_not_scored_as_zero():
+    """Before: a regressor's None was scored as the prediction 0 (NaN and inf were refused)."""
+    with pytest.raises(DistvalError) as info:
+        evaluate(stream="friedman", n_rows=600, task="regression", n_folds=2, test_every=200,
+                 learners=("linreg", "none_regressor:PredictsNone(after=50)"))
+    message = str(info.value)
+    assert message.startswith("learner 'none_regressor:PredictsNone(after=50)' (fold ")
+    assert "predicted None for row " in message
+
+
+def test_nan_class_probabilities_are_refused_naming_the_learner_fold_and_row():
+    """Before: a scikit-learn estimator's NaN probabilities were scored (as NaN)."""
+    from nan_proba import NanProba
+
+    with pytest.raises(DistvalError) as info:
+        evaluate(stream="sea", n_rows=600, learners=("nb", NanProba()), n_folds=2,
+                 test_every=200, measure="log_loss")
+    message = str(info.value)
+    assert message.startswith("learner ") and " (fold " in message
+    assert "gave the class probabilities [nan, nan] for row 256:" in message

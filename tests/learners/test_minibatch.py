@@ -263,3 +263,29 @@ def test_ray_gives_the_in_process_numbers(ray_local, assert_same_rows):
     remote = distval.evaluate(**opts, backend="ray", n_actors=2)
     assert_same_rows(local.fold_rows, remote.fold_rows)
     assert_same_rows(local.test_rows, remote.test_rows)
+
+
+def test_a_block_longer_than_the_stream_and_a_replaced_random_state_are_said():
+    """Before: a mini-batch as long as the stream trained nothing without a word, and a
+    `sklearn:` spec's random_state was replaced by the replicas' seeds silently."""
+    import warnings as _warnings
+
+    import distval
+    from distval.errors import DistvalWarning
+
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always")
+        distval.evaluate(stream="sea", n_rows=400, n_folds=2, test_every=200,
+                         learners=("nb", "sklearn:SGDClassifier(random_state=7)"))
+    said = [str(w.message) for w in caught if issubclass(w.category, DistvalWarning)]
+    assert any("learns in blocks of 256 rows, as many as the stream's 400" in s
+               for s in said) is False  # 256 < 400: it learns
+    assert any("random_state=7 is replaced by each fold replica's own seed" in s
+               for s in said)
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always")
+        distval.evaluate(stream="sea", n_rows=400, n_folds=2, test_every=200,
+                         learners=("nb", "sklearn:SGDClassifier(mini_batch=500)"))
+    said = [str(w.message) for w in caught if issubclass(w.category, DistvalWarning)]
+    assert any("learns in blocks of 500 rows, as many as the stream's 400 or more" in s
+               for s in said)

@@ -51,9 +51,18 @@ def test_a_long_job_moves_to_ray_with_the_same_numbers(ray_local, assert_same_ro
     # asks for Ray; the hand-over comes at the next batch boundary (waiting there for the
     # actors, so the test does not depend on their speed): one batch of 300 rows in process.
     local = distval.evaluate(**OPTS)
-    moved = auto_run(OPTS, threshold=0.0, probe_seconds=0.0, wait_for_ray=True)
+    moved = auto_run(OPTS, threshold=0.0, cores=2, wait_for_ray=True)
     assert moved.evaluated_by["driver"] == 300
     assert moved.evaluated_by.get("actors", 0) > 0
     assert sum(moved.evaluated_by.values()) == 3600
     assert_same_rows(local.fold_rows, moved.fold_rows)
     assert_same_rows(local.test_rows, moved.test_rows)
+
+
+def test_one_core_never_moves_to_ray():
+    """With one core Ray cannot run learners side by side: the first batch decides for
+    in-process, however long the job."""
+    ray = pytest.importorskip("ray")
+    was_up = ray.is_initialized()
+    res = auto_run(OPTS, threshold=0.0, cores=1)
+    assert res.evaluated_by == {"driver": 3600} and ray.is_initialized() == was_up

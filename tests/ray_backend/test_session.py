@@ -4,7 +4,9 @@ runs its actors at the driver's priority."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+import json
 import os
 import re
 import shutil
@@ -174,3 +176,134 @@ def test_a_local_ray_runs_its_actors_at_the_drivers_priority():
         want = driver if given is None else min(19, driver + int(given))
         assert actor == want, (given, done.stdout)
         assert f"restored {given}" in done.stdout  # the variable is unset again after the run
+
+
+def test_a_ray_that_does_not_start_is_one_line_and_the_run_resumes(tmp_path):
+    """Before: Ray not starting (its 30 s start-up timeout at load 20-30, here a socket
+    path it refuses) ended in Ray's own exception and exit 1. Now: one line naming the
+    --resume command, from the checkpoint the run saved before it asked for Ray; the resume
+    gives the uninterrupted run's numbers."""
+    import pyarrow.parquet as pq
+
+    import distval
+    from distval.cli import main
+
+    deep = tmp_path / ("x" * 110)  # Ray's sockets there would exceed AF_UNIX's 107 bytes
+    deep.mkdir()
+    out = tmp_path / "run"
+    opts = ["--stream", "sea(noise=0.1)", "--learners", "nb", "majority", "--folds", "3",
+            "--test-every", "1000", "--batch-size", "500", "--n-rows", "4000"]
+    done = subprocess.run(
+        [sys.executable, "-m", "distval.cli", "run", *opts, "--backend", "ray", "--private",
+         "--no-progress", "--output", str(out)],
+        capture_output=True, text=True, timeout=300, env=os.environ | {"RAY_TMPDIR": str(deep)},
+    )
+    lines = [x for x in done.stderr.strip().splitlines()
+             if not x.startswith("distval: warning: ")]
+    assert done.returncode == 2 and len(lines) == 1, done.stderr[-3000:]
+    assert lines[0].startswith("distval: error: cannot start or join a private Ray: ")
+    assert lines[0].endswith(f"continue with: distval run --resume {out}")
+    assert main(["run", "--resume", str(out), "--backend", "inprocess", "--no-progress"]) == 0
+    ref = distval.evaluate(stream="sea(noise=0.1)", learners=("nb", "majority"), n_folds=3,
+                           test_every=1000, batch_size=500, n_rows=4000)
+    got = pq.read_table(out / "folds.parquet").to_pandas()
+    assert got.drop(columns="run_id", errors="ignore").equals(
+        ref.folds().drop(columns="run_id", errors="ignore"))
+
+
+def test_which_ray_a_run_uses(tmp_path, monkeypatch):
+    """--address, then RAY_ADDRESS, then the cluster `ray start` recorded while its GCS
+    answers, else a private Ray; --private ("local") always a private one."""
+    import socket
+
+    from distval.ray_backend.session import find_ray, joining_line
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))
+    assert find_ray(None) == ("local", "private")  # nothing recorded
+    with socket.socket() as gcs:  # a port that answers, as a live GCS does
+        gcs.bind(("127.0.0.1", 0))
+        gcs.listen()
+        address = f"127.0.0.1:{gcs.getsockname()[1]}"
+        (tmp_path / "ray").mkdir()
+        (tmp_path / "ray" / "ray_current_cluster").write_text(address + "\n")
+        assert find_ray(None) == (address, "ray start")
+        assert find_ray("local") == ("local", "private")
+        assert joining_line(None, "ray") == (
+            f"using the running Ray at {address} (found by ray start); --backend ray "
+            "--private starts a Ray of this run's own")
+        assert joining_line("local", "ray") is None
+        monkeypatch.setenv("RAY_ADDRESS", "10.1.2.3:6379")
+        assert find_ray(None) == ("10.1.2.3:6379", "RAY_ADDRESS")
+        assert find_ray("ray://head:10001") == ("ray://head:10001", "--address")
+        monkeypatch.delenv("RAY_ADDRESS")
+    assert find_ray(None) == ("local", "private")  # recorded, but its GCS is gone
+
+
+def _cluster_pids(directory):
+    return [int(p.parent.name) for p in Path("/proc").glob("[0-9]*/cmdline")
+            if _reads(p, str(directory))]
+
+
+def _reads(path, text):
+    try:
+        return text.encode() in path.read_bytes()
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_a_run_joins_a_running_ray_and_gives_the_in_process_numbers(tmp_path):
+    """A cluster started with `ray start --head` (its own directory and free ports; stopped
+    by its process ids alone): the run says it joins it, runs its actors there, and every
+    fold row equals the in-process run's."""
+    import socket
+
+    import pyarrow.parquet as pq
+
+    import distval
+
+    def free():
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return str(s.getsockname()[1])
+
+    ray_dir = Path(tempfile.mkdtemp(prefix="dvj-", dir="/tmp"))  # short: AF_UNIX paths
+    env = os.environ | {"RAY_AUTH_MODE": "disabled", "RAY_worker_niceness": "0"}
+    ports = [x for flag in ("--dashboard-agent-listen-port", "--dashboard-agent-grpc-port",
+                            "--metrics-export-port", "--runtime-env-agent-port",
+                            "--node-manager-port", "--object-manager-port")
+             for x in (flag, free())]
+    ray_bin = str(Path(sys.executable).parent / "ray")
+    try:
+        subprocess.run([ray_bin, "start", "--head", "--port", free(), "--temp-dir",
+                        str(ray_dir), "--num-cpus", "2", "--include-dashboard=false",
+                        "--disable-usage-stats", *ports],
+                       check=True, capture_output=True, timeout=180, env=env)
+        address = (ray_dir / "ray_current_cluster").read_text().strip()
+        out = tmp_path / "joined"
+        opts = ["--stream", "sea(noise=0.1)", "--learners", "nb", "majority", "--folds", "3",
+                "--test-every", "1000", "--batch-size", "500", "--n-rows", "6000"]
+        done = subprocess.run(
+            [sys.executable, "-m", "distval.cli", "run", *opts, "--backend", "ray",
+             "--actors", "2", "--no-progress", "--output", str(out)],
+            capture_output=True, text=True, timeout=300, env=env | {"RAY_ADDRESS": address})
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.stderr.splitlines()[0] == (
+            f"distval: using the running Ray at {address} (found by RAY_ADDRESS); "
+            "--backend ray --private starts a Ray of this run's own")
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["evaluated_by"].get("actors", 0) > 0
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for pid in _cluster_pids(ray_dir):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+            time.sleep(1)
+        shutil.rmtree(ray_dir, ignore_errors=True)
+    ref = distval.evaluate(stream="sea(noise=0.1)", learners=("nb", "majority"), n_folds=3,
+                           test_every=1000, batch_size=500, n_rows=6000)
+    got = pq.read_table(out / "folds.parquet").to_pandas()
+    assert got.drop(columns="run_id", errors="ignore").equals(
+        ref.folds().drop(columns="run_id", errors="ignore"))

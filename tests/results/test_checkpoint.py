@@ -8,13 +8,15 @@ import hashlib
 import json
 import shutil
 
+import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from interrupted_stream import StopAfter
 
 import distval
 from distval.cli import main
 from distval.engine.loop import open_config_stream
-from distval.results.writer import CHECKPOINT, ResultWriter, checkpoint_header
+from distval.results.writer import CHECKPOINT, ResultWriter, checkpoint_header, read_checkpoint
 
 OPTS = dict(stream="sea", n_rows=3000, learners=("nb", "majority"), n_folds=2, test_every=500)
 
@@ -86,3 +88,56 @@ def test_a_damaged_checkpoint_is_refused_before_it_is_unpickled(tmp_path, capsys
     fewer = data.replace(b'"folds": ', b'"folds": 1', 1)
     (d / CHECKPOINT).write_bytes(fewer)
     assert "SHA-256 digest does not match" in _one_error(capsys, d)
+
+
+def _csv(path, n, flip=None):
+    rng = np.random.default_rng(3)
+    x = rng.random((n, 3))
+    labels = np.where(x[:, 0] + x[:, 1] > 1.0, "a", "b")
+    if flip is not None:
+        labels[flip] = "b" if labels[flip] == "a" else "a"
+    lines = ["x1,x2,x3,y"] + [f"{a:.6f},{b:.6f},{c:.6f},{y}" for (a, b, c), y in zip(x, labels)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_resume_on_other_data_is_refused(tmp_path, capsys):
+    """Before: a killed run resumed after its CSV was cut to 1,000 rows (exit 0, "1000
+    rows", checks at rows of the old file kept), and on a file of the same length but other
+    content, silently. The checkpoint keeps the stream's fingerprint; a touched but equal
+    file goes on, to the uninterrupted run's numbers."""
+    data = _csv(tmp_path / "s.csv", 3000)
+    d = _interrupted(tmp_path / "run", stream=str(data), n_rows=None)
+    _csv(data, 1000)
+    assert "its size changed" in _one_error(capsys, d)
+    _csv(data, 3000, flip=2500)  # same size, one label changed
+    assert "its content changed" in _one_error(capsys, d)
+    _csv(data, 3000)  # the same data again (a newer modification time)
+    assert main(["run", "--resume", str(d), "--no-progress"]) == 0
+    ref = distval.evaluate(distval.RunConfig(**(OPTS | {"stream": str(data), "n_rows": None})))
+    got = pq.read_table(d / "folds.parquet").to_pandas()
+    assert got.drop(columns="run_id", errors="ignore").equals(
+        ref.folds().drop(columns="run_id", errors="ignore"))
+
+
+def test_a_checkpoint_row_beyond_the_streams_end_is_refused(tmp_path, capsys):
+    """Before: a checkpoint at a row past the stream's end was resumed (exit 0)."""
+    d = _interrupted(tmp_path / "run")
+    state, written = read_checkpoint(d)
+    run_id = checkpoint_header(d)["run_id"]
+    state["checkpoint"] = state["checkpoint"]._replace(rows=5000)  # the stream has 3000
+    w = ResultWriter(d, run_id=run_id, resume=written)
+    w.checkpoint(state)
+    w.close()
+    assert "beyond the end of the stream" in _one_error(capsys, d)
+    # a stream of unknown length (a CSV) found to end before the checkpoint's row, with
+    # no fingerprint to tell (a checkpoint of an older version)
+    data = _csv(tmp_path / "s.csv", 3000)
+    e = _interrupted(tmp_path / "csv", stream=str(data), n_rows=None)
+    state, written = read_checkpoint(e)
+    del state["stream"]
+    state["checkpoint"] = state["checkpoint"]._replace(rows=4000)
+    w = ResultWriter(e, run_id=checkpoint_header(e)["run_id"], resume=written)
+    w.checkpoint(state)
+    w.close()
+    assert "ends at row 3000, before the checkpoint's row 4000" in _one_error(capsys, e)

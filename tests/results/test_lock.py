@@ -141,3 +141,71 @@ def test_a_suite_or_permuted_copies_directory_has_one_writer_too(tmp_path):
     res = suite(["sea"], learners=("nb", "majority"), n_rows=300, n_folds=2, output_dir=d,
                 figures=False)
     assert res is not None and not (d / LOCK).exists()
+
+
+def _planted(d, victim, how):
+    d.mkdir(exist_ok=True)
+    if how == "symlink":
+        os.symlink(victim, d / LOCK)
+    else:
+        os.link(victim, d / LOCK)
+
+
+@pytest.mark.parametrize("how", ["symlink", "hardlink"])
+def test_a_planted_lock_file_never_writes_the_file_it_links_to(tmp_path, capsys, how):
+    """Before: a run.lock linked to any file made the next run there truncate that file and
+    write a JSON line into it, also when the directory was then refused as not empty."""
+    victim = tmp_path / "bashrc"
+    victim.write_text("precious\n")
+    # a new run into a directory holding only the planted link: accepted, link unlinked
+    new = tmp_path / "new"
+    _planted(new, victim, how)
+    assert main(["run", *OPTS, "--n-rows", "600", "--output", str(new)]) == 0
+    # a directory refused as not empty (a file of another kind there)
+    full = tmp_path / "full"
+    _planted(full, victim, how)
+    (full / "notes.txt").write_text("mine")
+    line = _one_error(capsys, "run", *OPTS, "--n-rows", "600", "--output", str(full))
+    assert "holds files of another run" in line or "not empty" in line
+    assert os.path.lexists(full / LOCK)  # left as it was: nothing followed or removed
+    # a resume of an interrupted run whose directory got the link
+    res = tmp_path / "res"
+    distval.evaluate(stream="sea(noise=0.1)", learners=("nb", "majority"), n_folds=3,
+                     test_every=1000, batch_size=500, n_rows=3000, output_dir=res,
+                     checkpoint_seconds=0)
+    summary = json.loads((res / "summary.json").read_text())
+    (res / "summary.json").write_text(json.dumps(summary | {"interrupted": True}))
+    _planted(res, victim, how)
+    main(["run", "--resume", str(res), "--no-progress"])
+    capsys.readouterr()
+    assert victim.read_text() == "precious\n"
+    assert os.stat(victim).st_nlink == (1 if how == "symlink" else 2)  # only `full`'s link
+
+
+def test_a_removed_lock_file_stops_its_owner_and_still_refuses_a_resume(tmp_path, capsys):
+    """Before: deleting run.lock by hand while a run lived let a resume cut its tables, and
+    the owner then reported a complete run with a third of its fold rows. Now the lock is
+    the directory's (a resume is still refused) and the owner, at its next checkpoint,
+    stops with one line, leaving what it wrote readable."""
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "distval.cli", "run", *OPTS, "--n-rows", "200000", "--output",
+         str(out), "--checkpoint-seconds", "0.3"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        _checkpointed(proc, out)
+        (out / LOCK).unlink()
+        line = _one_error(capsys, "run", "--resume", str(out))
+        assert "in use by another distval run" in line
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    lines = [x for x in err.strip().splitlines() if not x.startswith("distval: warning: ")]
+    assert proc.returncode == 2 and len(lines) == 1, err
+    assert lines[0].startswith("distval: error: ") and "removed or replaced" in lines[0]
+    assert not (out / "summary.json").exists()  # not reported as a finished run
+    _, written = read_checkpoint(out)
+    assert written["folds"] > 0

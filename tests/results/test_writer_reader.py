@@ -43,3 +43,24 @@ def test_the_writer_refuses_a_used_directory_and_replaces_only_its_own_files(tmp
     w.close(EvaluationResult(distval.RunConfig(learners=("nb",))))
     assert (d / "notes.txt").read_text() == "mine" and (d / "summary.json").exists()
 
+
+
+def test_report_and_compare_refuse_a_directory_mixing_two_runs_tables(tmp_path, capsys):
+    """Before: `report` and `compare` read a directory whose tables came from two runs
+    (copied together) as one run, although every table carries its run's id."""
+    import shutil
+
+    import distval
+    from distval.cli import main
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    for d, seed in ((a, 1), (b, 2)):
+        distval.evaluate(stream="sea", n_rows=600, learners=("nb", "majority"), n_folds=2,
+                         test_every=200, seed=seed, output_dir=d)
+    shutil.copy(b / "tests.parquet", a / "tests.parquet")
+    capsys.readouterr()
+    for argv in (["report", str(a)], ["compare", str(a), str(b)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"distval: error: {a} mixes the tables of "
+                                                   "different runs (")

@@ -46,6 +46,7 @@ from distval.experiments.type_errors.grid import GRID_NOTES, Progress, read_cell
 from distval.experiments.type_errors.profiles import (
     COST_SOURCE,
     ENSEMBLE,
+    FAITHFUL_LEARNER,
     PROFILES,
     REAL,
     REAL_ROWS,
@@ -61,11 +62,18 @@ from distval.experiments.type_errors.profiles import (
     stream_rows,
 )
 from distval.experiments.type_errors.projection import Projection, measured_costs, project
-from distval.experiments.type_errors.tables import GRID_FILES, GridResult, peeking_tables
+from distval.experiments.type_errors.tables import (
+    GRID_FILES,
+    GridResult,
+    median_gap,
+    paper_vs_distval,
+    peeking_tables,
+)
 
 __all__ = [
     "COST_SOURCE",
     "ENSEMBLE",
+    "FAITHFUL_LEARNER",
     "GRID_FILES",
     "GRID_NOTES",
     "PROFILES",
@@ -85,8 +93,10 @@ __all__ = [
     "look_positions",
     "make_grid",
     "measured_costs",
+    "median_gap",
     "noise_filter",
     "open_real_stream",
+    "paper_vs_distval",
     "peeking_tables",
     "project",
     "read_cells",

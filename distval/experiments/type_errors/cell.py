@@ -20,12 +20,15 @@ results experiences) sits beside the decision at the end (bifet2015 Table 2's).
 >>> cfg = GridConfig(streams=(("SEA(50)", "SEA(50)"),), n_rows=200, learner="majority",
 ...                  n_folds=4, looks=4, batch_size=100)
 >>> cell = run_cell(cfg, "SEA(50)", "SEA(50)", 0, "cv")
->>> cell["looks"], sorted({r["test"] for r in cell["results"]})
-([50, 100, 150, 200], ['mcnemar', 'sign', 'sign_evalue', 'wilcoxon'])
+>>> cell["looks"]
+[50, 100, 150, 200]
+>>> sorted({r["test"] for r in cell["results"]})
+['mcnemar', 'mcnemar_fold', 'mcnemar_row', 'sign', 'sign_evalue', 'wilcoxon']
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -38,6 +41,7 @@ from distval.errors import DistvalError
 from distval.experiments import bifet2015 as paper
 from distval.experiments.type_errors.profiles import (
     REAL,
+    SYNTHETIC,
     TESTS,
     GridConfig,
     open_real_stream,
@@ -46,7 +50,15 @@ from distval.experiments.type_errors.profiles import (
 from distval.routing.validation import SCHEMES
 from distval.statistics.comparison import EVALUE_TEST, Outcome, PairComparison
 
-__all__ = ["cell_key", "look_positions", "noise_filter", "run_cell"]
+__all__ = [
+    "MCNEMAR_VARIANTS",
+    "cell_key",
+    "label_noise",
+    "look_positions",
+    "noise_filter",
+    "one_pair_per_row",
+    "run_cell",
+]
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -73,6 +85,57 @@ def noise_filter(
     flip = (rng.random(pred.shape) < pnoise) & (pred >= 0)
     shift = rng.integers(1, n_classes, size=pred.shape)
     return np.where(flip, (pred + shift) % n_classes, pred).astype(pred.dtype)
+
+
+def label_noise(
+    y: npt.NDArray[Any], pnoise: float, rng: np.random.Generator, seen: BoolArray
+) -> tuple[npt.NDArray[Any], BoolArray]:
+    """MOA's ``AddNoiseFilter`` on the class labels (``-c pnoise -a 0``): the noisy labels
+    and where they differ from ``y``.
+
+    Row by row, as MOA does: the row's class joins the classes ``seen`` so far (updated in
+    place); with probability ``pnoise``, and if more than one class has been seen, the
+    label is redrawn uniformly among the *other* seen classes (MOA draws until the class
+    differs from the original and has been seen). A flip therefore always changes the label.
+
+    >>> rng = np.random.default_rng(0)
+    >>> seen = np.zeros(3, dtype=bool)
+    >>> y = np.tile(np.arange(3), 4000)
+    >>> noisy, flip = label_noise(y, 0.1, rng, seen)
+    >>> bool((noisy[flip] != y[flip]).all()), bool((noisy[~flip] == y[~flip]).all())
+    (True, True)
+    >>> round(float(flip.mean()), 2), seen.tolist()
+    (0.1, [True, True, True])
+    """
+    y = np.asarray(y)
+    draw = rng.random(len(y)) < pnoise
+    noisy = np.array(y, copy=True)
+    flip = np.zeros(len(y), dtype=bool)
+    for i in range(len(y)):
+        seen[y[i]] = True
+        if draw[i]:
+            others = np.flatnonzero(seen)
+            others = others[others != y[i]]
+            if len(others):
+                noisy[i] = others[rng.integers(len(others))]
+                flip[i] = True
+    return noisy, flip
+
+
+def one_pair_per_row(masks: BoolArray, rng: np.random.Generator) -> BoolArray:
+    """One tested (row, fold) pair per row: of the folds ``masks`` (..., folds, rows) marks
+    for a row, one drawn uniformly; rows with no tested fold keep none.
+
+    >>> m = np.array([[True, False], [True, True], [True, False]])  # 3 folds, 2 rows
+    >>> pick = one_pair_per_row(m, np.random.default_rng(1))
+    >>> pick.sum(axis=0).tolist(), bool((pick <= m).all())
+    ([1, 1], True)
+    """
+    score = np.where(masks, rng.random(masks.shape), -1.0)
+    best = score.argmax(axis=-2)
+    pick = np.zeros_like(masks)
+    np.put_along_axis(pick, np.expand_dims(best, -2), True, axis=-2)
+    return pick & masks
 
 
 def cell_key(stream: str, run: int, scheme: str) -> str:
@@ -127,16 +190,23 @@ class _Counts:
         self.hits_b = np.zeros((2, n_b, k))
         self.n01 = np.zeros((2, n_b, k))  # A wrong, B right
         self.n10 = np.zeros((2, n_b, k))  # A right, B wrong
+        # the same over one tested (row, fold) pair per row (one_pair_per_row)
+        self.row01 = np.zeros((2, n_b))
+        self.row10 = np.zeros((2, n_b))
 
-    def add(self, ca: BoolArray, cb: BoolArray, masks: BoolArray) -> None:
+    def add(self, ca: BoolArray, cb: BoolArray, masks: BoolArray, picks: BoolArray) -> None:
         """``ca`` (folds, rows) A right, ``cb`` (B variants, folds, rows) B right, ``masks``
-        (variants, folds, rows) the (row, fold) pairs each variant tests."""
+        (variants, folds, rows) the (row, fold) pairs each variant tests, ``picks`` the
+        same with one pair per row."""
         self.tested += masks.sum(axis=2)
         self.hits_a += (ca[None] & masks).sum(axis=2)
         m = masks[:, None]
         self.hits_b += (cb[None] & m).sum(axis=3)
         self.n01 += (~ca[None, None] & cb[None] & m).sum(axis=3)
         self.n10 += (ca[None, None] & ~cb[None] & m).sum(axis=3)
+        p = picks[:, None]
+        self.row01 += (~ca[None, None] & cb[None] & p).sum(axis=(2, 3))
+        self.row10 += (ca[None, None] & ~cb[None] & p).sum(axis=(2, 3))
 
     def accuracies(self) -> tuple[FloatArray, FloatArray]:
         """Fold accuracies of A (variants, folds) and of B (variants, B variants, folds)."""
@@ -199,6 +269,9 @@ def _rows(
             # spread of the fold differences, against which the change must show
             "sd_diff": float(diff.std(ddof=1)) if len(diff) > 1 else float("nan"),
         }
+        # effect size: the mean fold difference in units of its spread over the folds
+        sd = common["sd_diff"]
+        common["d"] = float(diff.mean() / sd) if np.isfinite(sd) and sd > 0 else float("nan")
         by_test = {o.test: o for o in outs}
         for test in (*TESTS, EVALUE_TEST):
             o = by_test.get(test)
@@ -210,7 +283,40 @@ def _rows(
                 continue
             rows.append(common | {"test": test, "reject": o.fixed, "pvalue": o.pvalue,
                                   "statistic": o.statistic, "n": o.n})
+        rows += [common | r for r in _mcnemar_variants(config, counts, v, j)]
     return rows
+
+
+#: McNemar's test as the folds' discordant pairs may be pooled (the paper does not say):
+#: ``mcnemar`` counts every tested (row, fold) pair (a row counts up to k times, the counts
+#: are correlated); ``mcnemar_row`` one tested pair per row, its fold drawn at random (for
+#: non-prequential cv, the row's held-out fold, so the same as ``mcnemar``);
+#: ``mcnemar_fold`` a chi-square per fold, summed, against chi-square with as many degrees
+#: of freedom as folds with discordant pairs.
+MCNEMAR_VARIANTS = ("mcnemar", "mcnemar_row", "mcnemar_fold")
+
+
+def _mcnemar_variants(
+    config: GridConfig, counts: _Counts, v: int, j: int
+) -> list[dict[str, Any]]:
+    """The decisions (end of stream, fixed alpha) of ``mcnemar_row`` and ``mcnemar_fold``."""
+    from scipy import stats
+
+    from distval.statistics.mcnemar import mcnemar
+
+    out = []
+    n01, n10 = float(counts.row01[v, j]), float(counts.row10[v, j])
+    res = mcnemar(n01, n10, alpha=config.alpha)
+    out.append({"test": "mcnemar_row", "reject": bool(res.reject), "pvalue": res.pvalue,
+                "statistic": res.statistic, "n": int(n01 + n10)})
+    f01, f10 = counts.n01[v, j], counts.n10[v, j]
+    used = (f01 + f10) > 0
+    chi = float(((f01 - f10)[used] ** 2 / (f01 + f10)[used]).sum())
+    df = int(used.sum())
+    p = float(stats.chi2.sf(chi, df)) if df else 1.0
+    out.append({"test": "mcnemar_fold", "reject": p <= config.alpha, "pvalue": p,
+                "statistic": chi, "n": df})
+    return out
 
 
 def _fixed_rows(config: GridConfig, counts: _Counts, position: int) -> list[dict[str, Any]]:
@@ -263,48 +369,102 @@ class _LookLog:
 
 
 class _Pass:
-    """The stream, learner host, fold routing and noise of one cell, and its batches as
-    boolean arrays: A right (folds, rows), each B right (B variants, folds, rows) and the
-    (row, fold) pairs each variant tests (variants, folds, rows)."""
+    """The stream, learner hosts, fold routing and noise of one cell, and its batches as
+    boolean arrays: A right (folds, rows), each B right (B variants, folds, rows), the
+    (row, fold) pairs each variant tests (variants, folds, rows) and one of them per row.
+
+    B variants: A' (no change), then one per pnoise: with ``noise_on="predictions"`` the
+    filtered learner's predictions through :func:`noise_filter`; with ``"training"`` the
+    filtered learner's seed trained on :func:`label_noise`'s labels (its own host) and
+    scored on the clean labels."""
 
     def __init__(self, config: GridConfig, label: str, spec: str, run: int, scheme: str) -> None:
         from distval.learners import parse_learner
         from distval.learners.host import LearnerHost
         from distval.routing.validation import FoldAssigner, Validation
-        from distval.streams import open_stream
 
         self.config = config
         k = config.n_folds
         stream_seed, learner_seed, fold_seed, noise_seed = _seeds(config.seed, run, scheme)
-        if label in REAL:
-            self.stream = open_real_stream(label, spec, n_rows=config.rows_of(spec))
-        else:
-            self.stream = open_stream(spec, n_rows=config.rows_of(spec), seed=stream_seed)
+        self.stream = open_cell_stream(config, label, spec, stream_seed)
         learner = parse_learner(config.learner)
         slots = [(i, f) for i in range(2) for f in range(k)]
         self.host = LearnerHost([learner, learner], slots, self.stream.feature_names,
                                 seed=learner_seed)
+        # the filtered learner: A (index 0) or A' (index 1), same seeds as in self.host
+        filtered = 0 if config.noise_learner == "same" else 1
+        self.noisy_hosts = [
+            LearnerHost([learner, learner], [(filtered, f) for f in range(k)],
+                        self.stream.feature_names, seed=learner_seed)
+            for _ in config.pnoise
+        ] if config.noise_on == "training" else []
         self.assigner = FoldAssigner(Validation(scheme, n_folds=k, prequential=True),
                                      seed=fold_seed)
         self.rng = np.random.default_rng(noise_seed)
+        self.label_rngs = [np.random.default_rng([noise_seed, 2, j])
+                           for j in range(len(config.pnoise))]
+        self.pick_rng = np.random.default_rng([noise_seed, 1])
+        declared = getattr(self.stream, "n_classes", None)
+        self.seen = [np.zeros(max(int(declared or 0), 2), dtype=bool) for _ in config.pnoise]
+        #: Labels flipped by the training noise so far, per pnoise (a check on its rate).
+        self.flips = [0] * len(config.pnoise)
 
-    def batches(self) -> Iterator[tuple[BoolArray, BoolArray, BoolArray]]:
+    def _noisy_labels(self, j: int, y: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        top = int(y.max()) + 1 if len(y) else 0
+        if top > len(self.seen[j]):  # a class beyond the declared ones
+            self.seen[j] = np.concatenate([self.seen[j], np.zeros(top - len(self.seen[j]), bool)])
+        noisy, flip = label_noise(y, self.config.pnoise[j], self.label_rngs[j], self.seen[j])
+        self.flips[j] += int(flip.sum())
+        return noisy.astype(y.dtype)
+
+    def batches(self) -> Iterator[tuple[BoolArray, BoolArray, BoolArray, BoolArray]]:
         from distval.learners.batch import Batch
 
         cfg, k = self.config, self.config.n_folds
         for chunk in self.stream.chunks(cfg.batch_size):
             a = self.assigner.assign(len(chunk.y))
-            batch = Batch(chunk.start, chunk.X, chunk.y, a.weights, np.ones_like(a.held_out))
+            tested = np.ones_like(a.held_out)
+            batch = Batch(chunk.start, chunk.X, chunk.y, a.weights, tested)
             pred = self.host.process(batch)  # (2k, rows)
-            n_classes = max(len(self.stream.classes), 2)
             pa, pb = pred[:k], pred[k:]
-            base = pa if cfg.noise_on == "same" else pb
-            bs = np.stack(
-                [pb] + [noise_filter(base, p, n_classes, self.rng) for p in cfg.pnoise]
-            )
+            if cfg.noise_on == "training":
+                changed = [
+                    host.process(Batch(chunk.start, chunk.X, self._noisy_labels(j, chunk.y),
+                                       a.weights, tested))
+                    for j, host in enumerate(self.noisy_hosts)
+                ]
+            else:
+                n_classes = max(len(self.stream.classes), 2)
+                base = pa if cfg.noise_learner == "same" else pb
+                changed = [noise_filter(base, p, n_classes, self.rng) for p in cfg.pnoise]
+            bs = np.stack([pb, *changed])
             y = chunk.y[None, :]
             masks = np.stack([a.held_out.T, np.ones_like(a.held_out.T)])
-            yield pa == y, bs == y[None], masks
+            yield pa == y, bs == y[None], masks, one_pair_per_row(masks, self.pick_rng)
+
+
+def open_cell_stream(config: GridConfig, label: str, spec: str, seed: int) -> Any:
+    """The stream of a cell: a real file, or a generator whose drifts sit where a stream of
+    ``config.drift_length`` rows has them (MOA's convention: fixed positions, the cell
+    reads the first ``n_rows``), or, without ``drift_length``, relative to the rows read.
+
+    >>> from distval.experiments.type_errors.profiles import GridConfig
+    >>> cfg = GridConfig(streams=(("SEA(50)", "SEA(50)"),), n_rows=100, learner="majority",
+    ...                  drift_length=1_000_000)
+    >>> s = open_cell_stream(cfg, "SEA(50)", "SEA(50)", 1)
+    >>> s.length, s.n_rows
+    (1000000, 100)
+    """
+    from distval.streams import open_stream
+    from distval.streams.synth import GeneratorStream
+
+    if label in REAL:
+        return open_real_stream(label, spec, n_rows=config.rows_of(spec))
+    rows = config.rows_of(spec)
+    if config.drift_length is not None and label in SYNTHETIC:
+        length = max(config.drift_length, rows or 0)
+        return GeneratorStream(spec, n=length, seed=seed, limit=rows, name=label)
+    return open_stream(spec, n_rows=rows, seed=seed)
 
 
 def run_cell(
@@ -340,11 +500,11 @@ def run_cell(
     n = 0
     last: dict[tuple[int, int], list[Outcome]] = {}
     at: dict[str, list[dict[str, Any]]] = {}
-    for ca, cb, masks in cell.batches():
+    for ca, cb, masks, picks in cell.batches():
         rows = ca.shape[1]
         cuts = [p - n for p in looks if n < p < n + rows]
         for lo, hi in zip([0, *cuts], [*cuts, rows]):
-            counts.add(ca[:, lo:hi], cb[:, :, lo:hi], masks[:, :, lo:hi])
+            counts.add(ca[:, lo:hi], cb[:, :, lo:hi], masks[:, :, lo:hi], picks[:, :, lo:hi])
             if n + hi in looks:
                 last = _compare(config, counts, comparisons, n + hi)
                 log.record(n + hi, last)
@@ -365,12 +525,15 @@ def run_cell(
         "scheme": scheme,
         "n_rows": n,
         "n_classes": len(cell.stream.classes),
+        "pid": os.getpid(),  # the worker that ran it (a grid on Ray spreads over many)
         "seconds": time.perf_counter() - t0,
         "cpu_seconds": time.process_time() - c0,
         "looks": log.positions,
         "boundaries": log.boundaries,
         "results": results,
     }
+    if config.noise_on == "training":
+        out["label_flips"] = cell.flips
     if checkpoints:
         out["at"] = at
     return out

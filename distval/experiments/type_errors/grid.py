@@ -9,8 +9,11 @@ earlier versions resume: their old cells lack the per-look fields, new cells hav
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import sys
+import tempfile
 import time
 from dataclasses import MISSING, fields
 from pathlib import Path
@@ -20,12 +23,12 @@ from distval.errors import DistvalError
 from distval.evaluation import check_backend
 from distval.experiments.study import Part, run_study
 from distval.experiments.type_errors.cell import cell_key, run_cell
-from distval.experiments.type_errors.profiles import GridConfig, stream_rows
+from distval.experiments.type_errors.profiles import REAL, GridConfig, stream_rows
 from distval.experiments.type_errors.projection import project
 from distval.experiments.type_errors.tables import GRID_FILES, GridResult, collect, write
 from distval.results import claim_output
 
-__all__ = ["GRID_NOTES", "Progress", "read_cells", "run_grid"]
+__all__ = ["GRID_NOTES", "Progress", "local_copy", "read_cells", "run_grid", "ship_files"]
 
 
 def _read_cells(path: Path) -> list[dict[str, Any]]:
@@ -55,7 +58,7 @@ def _prepare_dir(config: GridConfig, output_dir: Path, overwrite: bool) -> Path:
     wanted = config.to_dict()
     if cfg_path.exists() and not overwrite:
         defaults = {f.name: f.default for f in fields(GridConfig) if f.default is not MISSING}
-        stored = defaults | json.loads(cfg_path.read_text())
+        stored = defaults | GridConfig.upgrade(json.loads(cfg_path.read_text()))
         # cells are keyed by (stream, run, scheme) and their seeds follow from the key alone,
         # so a grid may be resumed with more (or fewer) runs or streams
         free = ("streams", "runs")
@@ -139,7 +142,9 @@ def run_grid(
         run_study(
             [Part(cell_key(c[0], c[2], c[3]), weight[c[0]], c) for c in todo],
             _cell,
-            shared=(config,),
+            # on Ray the real streams' files travel through the object store, once, so no
+            # node needs them at the driver's path (synthetic streams are generated there)
+            shared=(config, ship_files(config) if backend == "ray" and todo else {}),
             finished=lambda part: None,  # the stored cells are already left out of `todo`
             store=lambda part, cell: store(cell),
             backend=backend,
@@ -242,8 +247,45 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def _cell(config: GridConfig, part: Part) -> dict[str, Any]:
-    return run_cell(config, *part.payload)
+def ship_files(config: GridConfig) -> dict[str, bytes]:
+    """The bytes of every file a grid's streams read (CovType and Poker given as paths),
+    by the path in ``config.streams``: what Ray puts in its object store for the cells.
+
+    >>> from distval.experiments.type_errors.profiles import make_grid
+    >>> ship_files(make_grid("quick", streams=["SEA(50)", "Electricity"]))
+    {}
+    """
+    return {spec: Path(spec).read_bytes() for label, spec in config.streams if label in REAL}
+
+
+def local_copy(spec: str, files: dict[str, bytes]) -> str:
+    """Where this node reads a shipped file: a copy in its temporary directory, named by
+    the content's hash (written once per node), keeping the file's extension, which tells
+    its format; ``spec`` itself when it was not shipped.
+
+    >>> import tempfile
+    >>> path = local_copy("/elsewhere/covtype.csv", {"/elsewhere/covtype.csv": b"a,b"})
+    >>> Path(path).read_bytes(), path.endswith(".csv"), path.startswith(tempfile.gettempdir())
+    (b'a,b', True, True)
+    """
+    data = files.get(spec)
+    if data is None:
+        return spec
+    name = Path(spec).name
+    suffix = "".join(Path(name).suffixes)
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    target = Path(tempfile.gettempdir()) / "distval-shipped" / f"{digest}{suffix}"
+    if not target.is_file() or target.stat().st_size != len(data):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f"{target.name}.{os.getpid()}.part")
+        partial.write_bytes(data)
+        os.replace(partial, target)
+    return str(target)
+
+
+def _cell(config: GridConfig, files: dict[str, bytes], part: Part) -> dict[str, Any]:
+    label, spec, run, scheme = part.payload
+    return run_cell(config, label, local_copy(spec, files), run, scheme)
 
 
 def read_cells(output_dir: str | Path) -> list[dict[str, Any]]:

@@ -22,12 +22,16 @@ from distval.learners import learner_factory
 __all__ = [
     "COST_SOURCE",
     "ENSEMBLE",
+    "FAITHFUL_LEARNER",
+    "NOISE_LEARNERS",
+    "NOISE_ON",
     "PROFILES",
     "QUICK_LEARNER",
     "REAL",
     "REAL_ROWS",
     "REFERENCE_COST",
     "REFERENCE_COSTS",
+    "REFERENCE_LEARNERS",
     "SYNTHETIC",
     "TESTS",
     "GridConfig",
@@ -46,6 +50,9 @@ REAL = {
     "Poker": ("--poker", "UCI poker-hand-*.data or MOA poker-lsn.arff"),
 }
 TESTS = paper.TESTS
+#: What the noise filter of the type II pair changes, and which learner it filters.
+NOISE_ON = ("training", "predictions")
+NOISE_LEARNERS = ("other", "same")
 
 #: Size of the ``standard`` profile: 11 streams x 10 runs x 3 schemes = 330 cells of 50,000
 #: rows, about 90 minutes on two idle cores by the measured costs below.
@@ -98,10 +105,56 @@ REAL_ROWS = {"Electricity": 45_312, "CovType": 581_012, "Poker": 829_201}
 #: LED(50000) 30.7 vs 124.5, SEA(50) 2.1 vs 26.0 CPU-s), which would not fit 50,000 rows
 #: x 10 runs in 90 minutes on two cores (benchmarks/results/type-errors-standard/README.md).
 ENSEMBLE = "moa:meta.OzaBag -l trees.HoeffdingTree -s 10"
+#: The learner of the ``paper`` profile: bifet2015 §4.1 trains its pairs "with random
+#: forests" and cites leveraging bagging for them (its reference [4]); MOA's
+#: ``meta.LeveragingBag`` (ten Hoeffding trees, Poisson(6) weights, ADWIN per tree) is that
+#: method with MOA's defaults. Measured 1-4x OzaBag's CPU at 10,000 rows (docs).
+FAITHFUL_LEARNER = "moa:meta.LeveragingBag -l trees.HoeffdingTree -s 10"
+#: Synthetic stream length of the paper's streams (MOA's benchmark convention; bifet2015
+#: does not state it): drift positions are those of a stream this long.
+PAPER_SYNTHETIC_ROWS = 1_000_000
+#: The ``shape`` profile, sized to about an hour of one core of this project's shared
+#: 2-core machine (about 6 CPU-s per 10,000-row cell with training-label noise): four
+#: synthetic streams (the first 10,000 rows of their 1,000,000-row MOA versions: SEA's
+#: drifts at 250,000 rows lie beyond, HYP and RBF(50,0.001) drift throughout) x 20 runs.
+SHAPE_STREAMS = ("SEA(50)", "HYP(10,0.001)", "RBF(0,0)", "RBF(50,0.001)")
+SHAPE_RUNS = 20
+SHAPE_ROWS = 10_000
 #: The cheap randomised ensemble of the ``quick`` profile (river, no JVM).
 QUICK_LEARNER = "distval.experiments.type_errors:bagged_ht(n_models=2, grace_period=100)"
+#: The same for :data:`FAITHFUL_LEARNER` with training-label noise (four learners per
+#: cell: A, A' and A' trained on noisy labels at two pnoise), measured on one cv cell of
+#: 10,000 rows each on this project's shared 2-core machine (load average 4-11); the other
+#: streams borrow the nearest measured one's cost (:data:`FAITHFUL_COST_SOURCE`). Trees grow
+#: with the stream, so at 1,000,000 rows the per-row cost is likely higher (unmeasured).
+FAITHFUL_REFERENCE_COST = {
+    "SEA(50)": 0.59,
+    "HYP(10,0.001)": 1.73,
+    "RBF(50,0.001)": 2.03,
+}
+FAITHFUL_COST_SOURCE = {
+    "SEA(50000)": "SEA(50)",
+    "HYP(10,0.0001)": "HYP(10,0.001)",
+    "RBF(0,0)": "RBF(50,0.001)",
+    "RBF(10,0.001)": "RBF(50,0.001)",
+    "RBF(50,0.0001)": "RBF(50,0.001)",
+    "RBF(10,0.0001)": "RBF(50,0.001)",
+    "LED(50000)": "RBF(50,0.001)",
+    "Electricity": "HYP(10,0.001)",
+    "CovType": "RBF(50,0.001)",
+    "Poker": "RBF(50,0.001)",
+}
 #: Reference per-row costs by learner (:func:`~distval.experiments.type_errors.project`).
-REFERENCE_COSTS = {ENSEMBLE: REFERENCE_COST, QUICK_LEARNER: QUICK_REFERENCE_COST}
+REFERENCE_COSTS = {
+    ENSEMBLE: REFERENCE_COST,
+    QUICK_LEARNER: QUICK_REFERENCE_COST,
+    FAITHFUL_LEARNER: FAITHFUL_REFERENCE_COST
+    | {k: FAITHFUL_REFERENCE_COST[v] for k, v in FAITHFUL_COST_SOURCE.items()},
+}
+#: Learners per cell in the cells a reference cost was measured on (the cost of a cell is
+#: about proportional to its learners: 2 with noise on predictions, 2 + len(pnoise) with
+#: noise on the training labels).
+REFERENCE_LEARNERS = {ENSEMBLE: 2, QUICK_LEARNER: 2, FAITHFUL_LEARNER: 4}
 
 #: Profiles: runs per stream, rows per stream (None = whole stream) and learner.
 #: ``standard`` is sized to about 90 minutes on two idle cores (measured CPU seconds per
@@ -114,7 +167,25 @@ PROFILES: dict[str, dict[str, Any]] = {
         "learner": QUICK_LEARNER,
     },
     "standard": {"runs": STANDARD_RUNS, "n_rows": STANDARD_ROWS, "learner": ENSEMBLE},
-    "paper": {"runs": 50, "n_rows": None, "synthetic_rows": 1_000_000, "learner": ENSEMBLE},
+    "shape": {
+        "runs": SHAPE_RUNS,
+        "n_rows": SHAPE_ROWS,
+        "streams": SHAPE_STREAMS,
+        "learner": ENSEMBLE,
+        "noise_on": "training",
+        "sign_method": "critical",
+        "drift_length": PAPER_SYNTHETIC_ROWS,
+        "looks": 10,
+    },
+    "paper": {
+        "runs": 50,
+        "n_rows": None,
+        "synthetic_rows": PAPER_SYNTHETIC_ROWS,
+        "learner": FAITHFUL_LEARNER,
+        "noise_on": "training",
+        "sign_method": "critical",
+        "drift_length": PAPER_SYNTHETIC_ROWS,
+    },
 }
 
 
@@ -158,9 +229,18 @@ class GridConfig:
     sign_method: str = "exact"
     seed: int = 1
     batch_size: int = 500
-    #: Which learner the noise filter wraps: ``"other"`` compares A with noise(A') (the
-    #: change then holds the seed-to-seed difference too), ``"same"`` A with noise(A).
-    noise_on: str = "other"
+    #: What the noise filter changes (bifet2015 §4.1 leaves it open): ``"predictions"``,
+    #: the filtered learner's predictions after the fact (p = p0 (1 - pnoise) + ...), or
+    #: ``"training"``, the labels the filtered learner learns from (MOA's AddNoiseFilter on
+    #: its training stream), the learner then scored on the clean labels.
+    noise_on: str = "predictions"
+    #: Which learner is filtered: ``"other"`` compares A with filtered A' (the change then
+    #: holds the seed-to-seed difference too), ``"same"`` A with filtered A.
+    noise_learner: str = "other"
+    #: Synthetic streams: the length whose drift positions the rows follow (MOA's
+    #: convention: drifts at fixed positions of a 1,000,000-row stream, of which a cell
+    #: reads the first ``n_rows``). None: drifts placed relative to the rows read.
+    drift_length: int | None = None
     #: Looks per stream, equally spaced over its rows: the decisions of every test are
     #: recorded at each (fixed alpha, alpha spending, the e-process), for the type I error
     #: of a user who watches the live results ("ever rejected at any look").
@@ -187,8 +267,14 @@ class GridConfig:
             raise DistvalError(f"at least 2 folds are needed, got {self.n_folds}")
         if isinstance(self.looks, bool) or not isinstance(self.looks, int) or self.looks < 1:
             raise DistvalError(f"--looks must be at least 1, got {self.looks!r}")
-        if self.noise_on not in ("other", "same"):
-            raise DistvalError(f"noise_on must be 'other' or 'same', got {self.noise_on!r}")
+        if self.noise_on not in NOISE_ON:
+            raise DistvalError(
+                f"--noise-on must be one of {', '.join(NOISE_ON)}, got {self.noise_on!r}")
+        if self.noise_learner not in NOISE_LEARNERS:
+            raise DistvalError(f"--noise-learner must be one of {', '.join(NOISE_LEARNERS)}, "
+                               f"got {self.noise_learner!r}")
+        if self.drift_length is not None and self.drift_length < 1:
+            raise DistvalError(f"drift_length must be positive, got {self.drift_length}")
         try:
             parse_learner(self.learner).build()
         except DistvalError:
@@ -213,6 +299,7 @@ class GridConfig:
         True
         """
         names = {f.name for f in fields(cls)}
+        d = cls.upgrade(d)
         unknown = sorted(set(d) - names)
         if unknown:
             raise DistvalError(f"unknown grid setting(s) {unknown}")
@@ -222,6 +309,30 @@ class GridConfig:
             if key in kw:
                 kw[key] = tuple(kw[key])
         return cls(**kw)
+
+    @staticmethod
+    def upgrade(d: dict[str, Any]) -> dict[str, Any]:
+        """A stored ``grid.json`` in today's terms: grids written before ``noise_learner``
+        kept the filtered learner ("other"/"same") in ``noise_on`` (noise on predictions).
+
+        >>> GridConfig.upgrade({"noise_on": "same"})
+        {'noise_on': 'predictions', 'noise_learner': 'same'}
+        """
+        d = dict(d)
+        if d.get("noise_on") in NOISE_LEARNERS:
+            d["noise_learner"] = d["noise_on"]
+            d["noise_on"] = "predictions"
+        return d
+
+    @property
+    def learners_per_cell(self) -> int:
+        """Learners trained in one cell: A and A', plus one per pnoise with training noise.
+
+        >>> GridConfig(streams=(("S", "SEA(50)"),), learner="majority",
+        ...            noise_on="training").learners_per_cell
+        4
+        """
+        return 2 + (len(self.pnoise) if self.noise_on == "training" else 0)
 
     def rows_of(self, spec: str) -> int | None:
         """Row cap of a stream: ``n_rows``, or ``synthetic_rows`` for an uncapped generator."""
@@ -279,6 +390,9 @@ def make_grid(
     if profile not in PROFILES:
         raise DistvalError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     settings = dict(PROFILES[profile])
+    default_streams = settings.pop("streams", None)
+    if streams is None and default_streams is not None:
+        streams = list(default_streams)
     settings.update({k: v for k, v in overrides.items() if v is not None})
     files = {"CovType": covtype, "Poker": poker}
     wanted = list(paper.PAPER_STREAMS) if streams is None else list(streams)

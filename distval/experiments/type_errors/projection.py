@@ -17,6 +17,7 @@ from distval.experiments.type_errors.cell import cell_key
 from distval.experiments.type_errors.profiles import (
     COST_SOURCE,
     REFERENCE_COSTS,
+    REFERENCE_LEARNERS,
     GridConfig,
     stream_rows,
 )
@@ -84,6 +85,11 @@ class Projection:
             f"{overnight} cores finish it in 12 h (overnight).",
             "CPU time is linear in rows here (measured per-row cost x rows); cells are one "
             "core each, so more cores than cells left do not help.",
+            f"On Ray (--address) each cell is a 1-CPU task, costliest first, so a cluster runs "
+            f"one cell per core: 3 nodes x 16 cores = 48 cores finish in about "
+            f"{self.hours_on(min(48, max(1, self.cells - self.cells_done))):.1f} h (its longest "
+            f"cell takes {max((s['cpu_per_cell'] for s in self.streams), default=0) / 3600:.1f}"
+            " h).",
         ]
         return "\n".join(lines)
 
@@ -121,7 +127,9 @@ def project(
     measured = measured_costs(cells or [])
     table: dict[str, tuple[float, str]] = {}
     reference = REFERENCE_COSTS.get(config.learner, {})
-    table |= {k: (v, "reference table") for k, v in reference.items()}
+    scale = config.learners_per_cell / REFERENCE_LEARNERS.get(config.learner, 2)
+    note = "reference table" if scale == 1 else f"reference table x {scale:g} (learners)"
+    table |= {k: (v * scale, note) for k, v in reference.items()}
     table |= {k: (v, "measured elsewhere") for k, v in (costs or {}).items()}
     table |= {
         k: (v, f"{n} cells measured")

@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as st
-from type_error_grids import QUICK, fixed_rows, tiny
+from type_error_grids import PER_LOOK, QUICK, fixed_rows, tiny
 
 from distval.errors import DistvalError
 from distval.experiments.type_errors import GridConfig, noise_filter, run_cell
+from distval.experiments.type_errors.cell import label_noise, one_pair_per_row
 
 
 @pytest.mark.parametrize("c, p0, pnoise", [(2, 0.8, 0.05), (4, 0.7, 0.10), (10, 0.3, 0.10)])
@@ -91,14 +92,20 @@ def test_moa_learners_of_a_cell_differ_only_by_seed():
     assert host.labels[0] == host.labels[1]
 
 
+def _end_rows(cell: dict) -> list[dict]:
+    """A cell's end-of-stream rows without the per-look fields (as ``at`` holds them)."""
+    return [{k: v for k, v in r.items() if k not in PER_LOOK} for r in cell["results"]
+            if r["test"] != "sign_evalue"]
+
+
 def test_checkpoints_give_the_decisions_of_shorter_streams():
     # RBF and HYP do not depend on the stream length (SEA and LED place drifts at n/4, n/2)
     rbf = (("RBF(10,0.001)", "RBF(10,0.001)"),)
     cfg = tiny(streams=rbf, runs=1, n_rows=100)
     long = run_cell(cfg, *rbf[0], 0, "bootstrap", checkpoints=(50, 100))
     short = run_cell(tiny(streams=rbf, runs=1, n_rows=50), *rbf[0], 0, "bootstrap")
-    assert long["at"]["100"] == fixed_rows(long)
-    assert long["at"]["50"] == fixed_rows(short)
+    assert long["at"]["100"] == _end_rows(long)
+    assert long["at"]["50"] == _end_rows(short)
 
 
 def test_a_cell_gives_the_decisions_committed_before_per_look_recording():
@@ -109,7 +116,8 @@ def test_a_cell_gives_the_decisions_committed_before_per_look_recording():
     old = next(c for c in map(json.loads, lines) if c["key"] == "SEA(50)|0|split")
     new = run_cell(cfg, "SEA(50)", "SEA(50)", 0, "split")
     assert "sd_diff" not in old["results"][0]  # written before sd_diff existed
-    assert [{k: v for k, v in r.items() if k != "sd_diff"} for r in fixed_rows(new)] == (
+    assert [{k: v for k, v in r.items() if k not in ("sd_diff", "d")}
+            for r in fixed_rows(new)] == (
         old["results"]
     )
 
@@ -121,6 +129,9 @@ def test_every_look_is_recorded_and_agrees_with_the_end():
     assert len(cell["boundaries"]) == 6
     assert all(a < b for a, b in zip(cell["boundaries"], cell["boundaries"][1:]))
     for r in cell["results"]:
+        if r["test"] in ("mcnemar_row", "mcnemar_fold"):  # decided at the end only
+            assert "pvalues" not in r
+            continue
         assert len(r["pvalues"]) == 6 and r["pvalues"][-1] == pytest.approx(r["pvalue"], 1e-3)
         if r["test"] == "sign_evalue":
             marks = r["decisions"]["evalue"]
@@ -139,13 +150,16 @@ def test_every_look_is_recorded_and_agrees_with_the_end():
 
 
 def test_noise_on_same_compares_a_with_its_own_noisy_copy():
-    cfg = tiny(streams=(("SEA(50)", "SEA(50)"),), runs=1, n_rows=400, noise_on="same")
+    cfg = tiny(streams=(("SEA(50)", "SEA(50)"),), runs=1, n_rows=400, noise_on="predictions",
+               noise_learner="same")
     c = run_cell(cfg, "SEA(50)", "SEA(50)", 0, "cv")
     r = {(x["prequential"], x["pnoise"], x["test"]): x for x in c["results"]}
     # noise(A) is only ever wrong where the filter changed a correct prediction of A
     assert r[(True, 0.1, "mcnemar")]["mean_b"] < r[(True, 0.1, "mcnemar")]["mean_a"]
-    with pytest.raises(DistvalError, match="noise_on"):
+    with pytest.raises(DistvalError, match="noise-on"):
         tiny(noise_on="both")
+    with pytest.raises(DistvalError, match="noise-learner"):
+        tiny(noise_learner="both")
 
 
 def test_a_cells_seeds_come_from_its_key_not_from_the_order_of_schemes():
@@ -159,7 +173,8 @@ def test_a_cells_seeds_come_from_its_key_not_from_the_order_of_schemes():
     lines = (QUICK / "cells.jsonl").read_text().splitlines()
     old = next(c for c in map(json.loads, lines) if c["key"] == "SEA(50)|0|split")
     new = run_cell(alone, "SEA(50)", "SEA(50)", 0, "split")
-    assert [{k: v for k, v in r.items() if k != "sd_diff"} for r in fixed_rows(new)] == (
+    assert [{k: v for k, v in r.items() if k not in ("sd_diff", "d")}
+            for r in fixed_rows(new)] == (
         old["results"]
     )
     forward = tiny(schemes=("bootstrap", "cv", "split"), runs=1)
@@ -168,3 +183,62 @@ def test_a_cells_seeds_come_from_its_key_not_from_the_order_of_schemes():
         a = run_cell(forward, "SEA(50)", "SEA(50)", 0, scheme)
         b = run_cell(backward, "SEA(50)", "SEA(50)", 0, scheme)
         assert fixed_rows(a) == fixed_rows(b)
+
+
+# -- noise on the training labels (MOA AddNoiseFilter), McNemar poolings -------------------
+
+
+def test_label_noise_flips_at_the_binomial_rate_to_another_seen_class():
+    """MOA's AddNoiseFilter rule: each label flips with probability pnoise (Binomial count,
+    scipy's exact test), always to a *different* class, uniform over the other classes
+    seen so far (chi-square goodness of fit), and not before two classes have been seen."""
+    rng = np.random.default_rng(5)
+    y = np.concatenate([np.zeros(50, int), rng.integers(0, 3, 30_000)])
+    seen = np.zeros(3, dtype=bool)
+    noisy, flip = label_noise(y, 0.1, np.random.default_rng(11), seen)
+    assert (noisy != y).tolist() == flip.tolist()  # differ exactly where the mask says
+    first_other = int(np.flatnonzero(y != 0)[0])
+    assert not flip[:first_other].any()  # one class seen: nothing to flip to
+    rows = len(y) - first_other
+    assert st.binomtest(int(flip.sum()), rows, 0.1).pvalue > 1e-3
+    moves = (noisy[flip] - y[flip]) % 3  # 1 or 2 steps round the 3 classes, evenly
+    assert set(moves.tolist()) == {1, 2}
+    counts = np.bincount(moves, minlength=3)[1:]
+    assert st.chisquare(counts).pvalue > 1e-3
+    again, flip2 = label_noise(y, 0.1, np.random.default_rng(11), np.zeros(3, dtype=bool))
+    assert (again == noisy).all() and (flip2 == flip).all()  # seeded
+
+
+def test_one_pair_per_row_picks_each_tested_fold_evenly():
+    masks = np.zeros((2, 5, 20_000), dtype=bool)
+    masks[0, :3] = True  # variant 0: folds 0-2 test every row
+    masks[1, 4, ::2] = True  # variant 1: fold 4 tests every other row
+    pick = one_pair_per_row(masks, np.random.default_rng(2))
+    assert (pick <= masks).all()
+    assert pick[0].sum(axis=0).tolist() == [1] * 20_000
+    assert pick[1].sum(axis=0).tolist() == [1, 0] * 10_000
+    assert st.chisquare(pick[0, :3].sum(axis=1)).pvalue > 1e-3
+
+
+def test_training_noise_cells_quick_grid():
+    """Two streams, two runs: the learner trained on noisy labels is A' itself (same
+    seeds) but for the flipped labels, so with a vanishing pnoise it predicts exactly as A'
+    does, and with pnoise 0.10 it does not; its flips follow Binomial(rows, pnoise); the
+    grid's streams follow the MOA drift convention."""
+    cfg = tiny(noise_on="training", pnoise=(1e-9, 0.10), runs=2, n_rows=400,
+               schemes=("cv",), drift_length=1_000_000)
+    flips, rows, changed = 0, 0, []
+    for label, spec in cfg.streams:
+        for run in range(cfg.runs):
+            c = run_cell(cfg, label, spec, run, "cv")
+            r = {(x["prequential"], x["pnoise"], x["test"]): x for x in c["results"]}
+            for v in (False, True):
+                assert r[(v, 1e-9, "wilcoxon")]["mean_b"] == r[(v, 0.0, "wilcoxon")]["mean_b"]
+                assert r[(v, 1e-9, "mcnemar_row")]["n"] == r[(v, 0.0, "mcnemar_row")]["n"]
+            assert c["label_flips"][0] == 0
+            flips += c["label_flips"][1]
+            rows += c["n_rows"]
+            b_noisy, b_clean = r[(True, 0.1, "wilcoxon")], r[(True, 0.0, "wilcoxon")]
+            changed.append(b_noisy["mean_b"] != b_clean["mean_b"])
+    assert st.binomtest(flips, rows, 0.10).pvalue > 1e-3
+    assert all(changed)  # the flips changed what B learnt in every cell

@@ -83,6 +83,30 @@ def test_ray_backend_gives_the_same_decisions(ray_local):
     pd.testing.assert_frame_equal(a.decisions[keep], b.decisions[keep])
 
 
+def test_ray_cells_read_a_real_stream_shipped_through_the_object_store(ray_local, tmp_path,
+                                                                       monkeypatch):
+    """The driver reads the CovType file once; the cells on Ray read their copy of it (the
+    driver's file is gone by then) and decide as the same cells in this process."""
+    import numpy as np
+
+    from distval.experiments.type_errors import grid
+
+    data = tmp_path / "covtype.csv"
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(150, 2))
+    y = (x[:, 0] + 0.5 * rng.normal(size=150) > 0).astype(int)
+    data.write_text("a,b,class\n" + "".join(f"{a:.4f},{b:.4f},{k}\n" for (a, b), k in zip(x, y)))
+    cfg = tiny(streams=(("CovType", str(data)),), runs=1, schemes=("cv",), noise_on="training")
+    here = run_grid(cfg, progress=False).decisions
+    files = grid.ship_files(cfg)
+    assert files == {str(data): data.read_bytes()}
+    monkeypatch.setattr(grid, "ship_files", lambda config: files)
+    data.unlink()
+    there = run_grid(cfg, backend="ray", progress=False).decisions
+    keep = ["stream", "run", "scheme", "prequential", "pnoise", "test", "reject", "pvalue"]
+    pd.testing.assert_frame_equal(here[keep], there[keep])
+
+
 @needs_moa
 def test_standard_profile_two_cells_finish_and_resume(tmp_path):
     import io

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -69,7 +70,7 @@ def test_standard_profile_round_trips(tmp_path):
     # issue 15: between quick and paper, >= 10 runs of >= 50,000 rows, MOA tree ensemble
     assert g.runs >= 10 and g.n_rows is not None and g.n_rows >= 50_000
     assert PROFILES["quick"]["runs"] <= g.runs <= PROFILES["paper"]["runs"]
-    assert g.learner == ENSEMBLE == make_grid("paper").learner
+    assert g.learner == ENSEMBLE
     assert (g.n_folds, g.alpha, g.schemes) == (10, 0.05, paper.SCHEMES)
     assert len(g.streams) == 11  # 13 streams less CovType and Poker (no file given)
     again = GridConfig.from_dict(json.loads(json.dumps(g.to_dict())))
@@ -78,5 +79,28 @@ def test_standard_profile_round_trips(tmp_path):
     old = g.to_dict()
     del old["noise_on"]
     assert GridConfig.from_dict(old) == g
+    # ... and one written when noise_on named the filtered learner reads as noise on the
+    # predictions of that learner
+    older = old | {"noise_on": "same"}
+    del older["noise_learner"]
+    assert GridConfig.from_dict(older) == dataclasses.replace(g, noise_learner="same")
     with pytest.raises(DistvalError, match="unknown grid setting"):
         GridConfig.from_dict(g.to_dict() | {"colour": "red"})
+
+
+def test_shape_and_paper_profiles_follow_the_paper_where_it_is_explicit():
+    """bifet2015 §4.1: 10 folds, alpha 0.05, pnoise 0.05 and 0.10, 50 runs (paper profile),
+    the wα = 8 sign rule (Table 1); both profiles put the noise on the training labels and
+    the drifts at the positions of 1,000,000-row streams."""
+    from distval.experiments.type_errors import ENSEMBLE, FAITHFUL_LEARNER
+
+    shape, full = make_grid("shape"), make_grid("paper")
+    for g in (shape, full):
+        assert (g.n_folds, g.alpha, g.pnoise, g.schemes) == (10, 0.05, (0.05, 0.10),
+                                                             paper.SCHEMES)
+        assert (g.noise_on, g.sign_method, g.drift_length) == ("training", "critical",
+                                                               1_000_000)
+    assert full.runs == 50 and full.learner == FAITHFUL_LEARNER and full.n_rows is None
+    assert shape.learner == ENSEMBLE and len(shape.streams) == 4
+    # --streams still chooses: the profile's list is only the default
+    assert [lb for lb, _ in make_grid("shape", streams=["SEA(50)"]).streams] == ["SEA(50)"]

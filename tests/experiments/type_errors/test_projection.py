@@ -45,13 +45,17 @@ def test_plan_with_costs_measured_by_another_grid(tmp_path, capsys):
     (std / "grid.json").write_text(json.dumps(make_grid("standard").to_dict()))
     cell = {"key": "LED(50000)|0|cv", "stream": "LED(50000)", "cpu_seconds": 200.0}
     (std / "cells.jsonl").write_text(json.dumps(cell | {"n_rows": 50_000}) + "\n")
-    argv = ["reproduce", "type-errors", "--profile", "paper", "--plan"]
+    argv = ["reproduce", "type-errors", "--profile", "paper", "--plan", "--learner", ENSEMBLE]
     argv += ["--cost-from", str(std), "--output", str(tmp_path / "paper")]
-    assert cli_main(argv) == 0
+    assert cli_main([*argv, "--noise-on", "predictions"]) == 0
     text = capsys.readouterr().out
     led = next(x for x in text.splitlines() if x.startswith("LED(50000)"))
     assert "4.000" in led and "4000.0" in led and "measured elsewhere" in led  # 4 CPU-s/1k rows
     assert "(0 done)" in text
+    # noise on the training labels: four learners per cell where the standard grid had two
+    assert cli_main(argv) == 0
+    led = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("LED(50000)"))
+    assert "8.000" in led and "8000.0" in led
     # another learner's costs are refused
     (std / "grid.json").write_text(json.dumps(make_grid("quick").to_dict()))
     assert cli_main(argv) == 2

@@ -64,3 +64,37 @@ def test_peeking_tables_against_a_computation_by_hand():
 def test_no_per_look_rows_no_peeking_tables():
     d = decisions(np.random.default_rng(1)).drop(columns=["ever_reject", "spending_reject"])
     assert peeking_tables(d, pnoise=(0.1,), schemes=("cv",)) == {}
+
+
+def test_both_sign_rules_and_the_effect_sizes_against_a_computation_by_hand():
+    """The sign statistics re-decided under the paper's rule (bifet2015 Table 1: w_alpha = 8
+    of 10 folds) and under scipy's exact binomial test; gap, spread and d averaged by hand."""
+    from scipy import stats as st
+
+    from distval.experiments.type_errors import GridConfig
+    from distval.experiments.type_errors.tables import effect_sizes, table_decisions
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for run in range(40):
+        wins = int(rng.integers(0, 11))
+        p = st.binomtest(wins, 10, 0.5).pvalue
+        base = {"stream": "S", "run": run, "scheme": "cv", "prequential": True, "pnoise": 0.1}
+        rows.append(base | {"test": "sign", "statistic": float(wins), "n": 10, "pvalue": p,
+                            "reject": False})
+        a, b, sd = 0.8 + rng.normal(0, 0.01), 0.79, 0.005 + rng.random() / 100
+        rows.append(base | {"test": "wilcoxon", "statistic": 0.0, "n": 10, "pvalue": 1.0,
+                            "reject": False, "mean_a": a, "mean_b": b, "sd_diff": sd,
+                            "d": (a - b) / sd})
+    d = pd.DataFrame(rows)
+    out, _ = table_decisions(d, GridConfig(streams=(("S", "SEA(50)"),), learner="majority"))
+    wins = d[d.test == "sign"].statistic.to_numpy()
+    critical = out[out.test == "sign_critical"].reject.to_numpy()
+    exact = out[out.test == "sign_exact"].reject.to_numpy()
+    assert critical.tolist() == [max(w, 10 - w) >= 8 for w in wins]
+    assert exact.tolist() == [st.binomtest(int(w), 10, 0.5).pvalue <= 0.05 for w in wins]
+    w = [r for r in rows if r["test"] == "wilcoxon"]
+    (e,) = effect_sizes(d).to_dict("records")
+    assert e["gap"] == pytest.approx(sum(r["mean_a"] - r["mean_b"] for r in w) / len(w))
+    assert e["spread"] == pytest.approx(sum(r["sd_diff"] for r in w) / len(w))
+    assert e["d"] == pytest.approx(sum(r["d"] for r in w) / len(w)) and e["runs"] == 40
