@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 import distval
+from distval.evaluation import resume
 from distval.live import LiveState
 
 RUN = {"stream": "sea", "n_rows": 2000, "learners": ("nb", "majority"), "n_folds": 3,
@@ -125,3 +126,28 @@ def test_delayed_labels_leave_the_first_checks_empty() -> None:
     assert drawn["x"] == want.index.tolist()
     assert [y is None for y in drawn["y"]] == want.isna().tolist()
     assert drawn["y"][0] is None and drawn["y"][-1] is not None
+
+
+def test_a_resumed_run_is_shown_from_its_checkpoint(tmp_path: Path) -> None:
+    def stop(n: int) -> None:
+        if n >= 1000:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        distval.evaluate(**RUN, output_dir=tmp_path, overwrite=True, checkpoint_seconds=0,
+                         progress=stop)
+    start: list[int] = []
+
+    class Watch(LiveState):
+        def started(self, run: Any) -> None:
+            start.append(run.resumed_from.rows)  # the checkpoint's row
+            super().started(run)
+
+    state = Watch(tmp_path)
+    res = resume(tmp_path, observer=state)
+    page = json.loads(state.to_json())
+    assert page["status"]["state"] == "finished" and page["status"]["rows"] == res.n_rows
+    checks = sorted(set(res.folds()["position"]))
+    assert 0 < start[0] <= 1000
+    assert page["charts"]["folds"]["nb"]["mean"]["x"] == [x for x in checks if x > start[0]]
+    assert page["charts"]["verdicts"] == [v["line"] for v in res.summary()["verdicts"]]
