@@ -63,7 +63,9 @@ def config(stream: str, n_rows: int, noise_on: str, schemes: tuple[str, ...]) ->
         n_rows=n_rows,
         learner=ENSEMBLE,
         schemes=schemes,
-        noise_on=noise_on,
+        # the studies filter the predictions; their "noise_on" names the filtered learner
+        noise_on="predictions",
+        noise_learner=noise_on,
     )
 
 

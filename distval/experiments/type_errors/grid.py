@@ -47,7 +47,7 @@ def _read_cells(path: Path) -> list[dict[str, Any]]:
 
 #: Notes that may sit beside a grid's files (a committed result's README) without making
 #: the directory "another run's"; never deleted, even by ``overwrite``.
-GRID_NOTES = ("README.md",)
+GRID_NOTES = ("README.md", "goals.txt")
 
 
 def _prepare_dir(config: GridConfig, output_dir: Path, overwrite: bool) -> Path:

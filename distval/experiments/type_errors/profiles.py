@@ -108,7 +108,7 @@ ENSEMBLE = "moa:meta.OzaBag -l trees.HoeffdingTree -s 10"
 #: The learner of the ``paper`` profile: bifet2015 §4.1 trains its pairs "with random
 #: forests" and cites leveraging bagging for them (its reference [4]); MOA's
 #: ``meta.LeveragingBag`` (ten Hoeffding trees, Poisson(6) weights, ADWIN per tree) is that
-#: method with MOA's defaults. Measured 1-4x OzaBag's CPU at 10,000 rows (docs).
+#: method with MOA's defaults. Measured 0.8-3.8x OzaBag's CPU at 10,000 rows (docs).
 FAITHFUL_LEARNER = "moa:meta.LeveragingBag -l trees.HoeffdingTree -s 10"
 #: Synthetic stream length of the paper's streams (MOA's benchmark convention; bifet2015
 #: does not state it): drift positions are those of a stream this long.
