@@ -23,9 +23,10 @@ from distval.errors import DistvalError
 from distval.evaluation import check_backend
 from distval.experiments.study import Part, run_study
 from distval.experiments.type_errors.cell import cell_key, run_cell
+from distval.experiments.type_errors.charts import write
 from distval.experiments.type_errors.profiles import REAL, GridConfig, stream_rows
 from distval.experiments.type_errors.projection import project
-from distval.experiments.type_errors.tables import GRID_FILES, GridResult, collect, write
+from distval.experiments.type_errors.tables import GRID_FILES, GridResult, collect
 from distval.results import claim_output
 
 __all__ = ["GRID_NOTES", "Progress", "local_copy", "read_cells", "run_grid", "ship_files"]
