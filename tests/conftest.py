@@ -62,6 +62,7 @@ def ray_local():
     keep_jvm_signals()  # JVMs in workers
     if not ray.is_initialized():
         ray.init(
+            address="local",  # a Ray of the tests' own, never a `ray start` cluster's
             num_cpus=2,
             include_dashboard=False,
             log_to_driver=False,

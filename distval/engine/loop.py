@@ -275,6 +275,14 @@ class LocalEvaluation:
         return Step(0, None, "driver", Checkpoint(self.aggregator.position, [self.host],
                                                   self.aggregator))
 
+    def check_movable(self) -> None:
+        """Refuse in one line a learner that cannot be pickled: Ray moves learners to its
+        actors by pickling them."""
+        why = unpicklable([self.host])
+        if why:
+            raise DistvalError(f"{why}, and Ray moves learners to its actors by pickling "
+                               "them: run it with --backend inprocess")
+
     def checkpoint_now(self) -> Iterator[Step]:
         """The :meth:`checkpoint` step now, if the run keeps checkpoints at all: before a
         move to Ray (its start may fail or be interrupted), so that the run can resume."""

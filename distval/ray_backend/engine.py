@@ -55,14 +55,7 @@ from ray.exceptions import RayActorError
 
 from distval.aggregator.snapshot import Snapshot
 from distval.config import RunConfig
-from distval.engine.loop import (
-    Checkpoint,
-    Every,
-    LocalEvaluation,
-    Step,
-    starting_point,
-    unpicklable,
-)
+from distval.engine.loop import Checkpoint, Every, LocalEvaluation, Step, starting_point
 from distval.engine.run import Timeline
 from distval.errors import DistvalError
 from distval.learners.batch import Batch
@@ -573,11 +566,10 @@ def iter_ray(
     **options: Any,
 ) -> Iterator[Step]:
     """The Ray backend: Ray (started or joined at ``address``, shut down at the end if we
-    started it) and the actors start in a background thread
-    (:class:`~distval.ray_backend.starter.RayStarter`) while the driver evaluates the first
-    batches, from ``resume`` if given; once every actor is up the driver hands over
-    (:meth:`RayRun.take_over`). ``options`` go to :class:`RayRun`; with ``warm_up_batches``
-    the driver evaluates that many batches, then waits for the actors.
+    started it) and the actors start in a background thread (:class:`RayStarter`) while the
+    driver evaluates the first batches, from ``resume`` if given; once every actor is up the
+    driver hands over (:meth:`RayRun.take_over`). ``options`` go to :class:`RayRun`; with
+    ``warm_up_batches`` the driver evaluates that many batches, then waits for the actors.
     """
     timeline = Timeline() if timeline is None else timeline
 
@@ -587,16 +579,13 @@ def iter_ray(
     fixed = options.get("warm_up_batches")
     starter = RayStarter(make, address, timeline.mark)
     try:
-        local, batches = starting_point(
-            config, stream, resume, options.get("checkpoint_seconds")
-        )
-        _check_picklable(local)
+        local, batches = starting_point(config, stream, resume, options.get("checkpoint_seconds"))
+        local.check_movable()
         yield from local.checkpoint_now()  # resumable from the start, whatever Ray does
         for done, batch in enumerate(batches):
             if fixed is not None and done >= fixed:
                 starter.wait()
             if starter.error is not None:
-                yield from local.checkpoint_now()  # the directory stays resumable
                 raise starter.error
             if starter.ready():
                 with ray_session(address):  # joins the Ray started; errors come out as ours
@@ -604,17 +593,8 @@ def iter_ray(
                 return
             yield Step(len(batch), local.step(batch), "driver")
             if done == 0:  # a learner may take a lock once it has learned
-                _check_picklable(local)
+                local.check_movable()
             yield from local.checkpoints()
         yield Step(0, local.aggregator.finish(), "driver")
     finally:
         starter.close()
-
-
-def _check_picklable(local: LocalEvaluation) -> None:
-    """Refuse in one line a learner that cannot be pickled: Ray moves learners to its
-    actors by pickling them."""
-    why = unpicklable([local.host])
-    if why:
-        raise DistvalError(f"{why}, and Ray moves learners to its actors by pickling them: "
-                           "run it with --backend inprocess")
