@@ -292,6 +292,8 @@ def main(args: argparse.Namespace) -> int:
     if args.resume:
         _resume_alone(args)
         output = Path(args.resume).absolute()
+        if not output.is_dir():
+            raise DistvalError(f"results directory {output} does not exist")
         if finished(output):
             print(f"distval: {output} holds a finished run; nothing to resume", file=sys.stderr)
             print(f"results: {output}")
@@ -322,10 +324,10 @@ def main(args: argparse.Namespace) -> int:
         "checkpoint_seconds": every,
         **options,
     }
-    if args.backend != "inprocess":
-        _say_which_ray(options["address"], args.backend)
     if getattr(args, "live", False) and args.permute:
         raise DistvalError("--live shows one run; it does not apply to --permute")
+    if args.backend != "inprocess":
+        _say_which_ray(options["address"], args.backend)
     from distval.live.cli import live_page
 
     try:
