@@ -24,7 +24,6 @@ import contextlib
 import io
 import json
 import warnings
-from pathlib import Path
 
 import pandas as pd
 import pytest

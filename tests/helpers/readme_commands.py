@@ -2,9 +2,10 @@
 
 ``sh_commands`` gives every command of the README's ```sh blocks (a line ending in ``\\``
 joined to the next, a trailing ``# comment`` dropped), with the section it is in;
-``python_example`` the ```python block; ``sized`` sets ``--n-rows`` (and optionally ``--backend``) on a command that
-reads a stream, so that a test may run it small; ``write_data_csv`` writes the
-``data.csv`` the README's first command reads (its label column ``label``).
+``python_example`` the ```python block; ``sized`` sets ``--n-rows`` (and optionally
+``--backend``) on a command that reads a stream, so that a test may run it small;
+``write_data_csv`` writes the ``data.csv`` the README's first command reads (its label
+column ``label``).
 
 Used by tests/test_readme.py and benchmarks/bench_readme.py.
 """
