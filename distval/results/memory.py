@@ -347,6 +347,12 @@ class EvaluationResult:
             lines.append(f"  {s['baseline']['line']}")
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        """The result in Jupyter: verdicts, measures, a figure (distval.results.notebook)."""
+        from distval.results.notebook import result_html
+
+        return result_html(self)
+
     def plot(self, measure: str | None = None) -> Figure:
         """The common figure: ``measure`` (default the run's) under the run's forgetting over
         time, the mean over folds per learner with the min–max range of the folds; a
