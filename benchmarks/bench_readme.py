@@ -7,13 +7,15 @@ distval.cli``, ``python -c``), and records for each its wall time and the machin
 load average when it started and when it ended. ``data.csv`` (the first command's "your own
 file") is 20,000 rows of river's SEA generator.
 
-    python benchmarks/bench_readme.py          # writes results/readme_times.{json,md}
+    python benchmarks/bench_readme.py                # writes results/readme_times.{json,md}
+    python benchmarks/bench_readme.py --only suite   # again for the commands holding "suite"
 
 The README's Times table is copied from results/readme_times.md.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -21,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import save
+from common import RESULTS, save
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "helpers"))
@@ -47,36 +49,51 @@ def one(argv: list[str], cwd: Path) -> dict:
     t0 = time.perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
-    return {"wall s": round(wall, 1), "load at start": round(load0, 1),
-            "load at end": round(os.getloadavg()[0], 1), "status": done.returncode}
+    out = {"wall s": round(wall, 1), "load at start": round(load0, 1),
+           "load at end": round(os.getloadavg()[0], 1), "status": done.returncode}
+    if done.returncode:
+        out["error"] = (done.stderr.strip().splitlines() or [""])[-1]
+    return out
 
 
 def main() -> None:
-    rows = []
+    """Every command; with ``--only TEXT``, only the commands holding TEXT, run again (in a
+    fresh directory) and replacing their rows of the saved results."""
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    saved = RESULTS / "readme_times.json"
+    rows = json.loads(saved.read_text())["rows"] if only and saved.exists() else []
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
         write_data_csv(cwd / "data.csv", DATA_ROWS)
-        for argv in commands():
-            shown = " ".join(a if " " not in a and "(" not in a else repr(a) for a in argv)
-            r = one([sys.executable, "-m", "distval.cli", *argv[1:]], cwd)
-            rows.append({"command": shown, **r})
-            print(rows[-1], flush=True)
-        r = one([sys.executable, "-c", python_example()], cwd)
-        rows.append({"command": "the Python example", **r})
-        print(rows[-1], flush=True)
+        runs = [(" ".join(a if " " not in a and "(" not in a else repr(a) for a in argv),
+                 [sys.executable, "-m", "distval.cli", *argv[1:]]) for argv in commands()]
+        runs.append(("the Python example", [sys.executable, "-c", python_example()]))
+        for shown, argv in runs:
+            if only is not None and only not in shown:
+                continue
+            r = {"command": shown, "at": time.strftime("%Y-%m-%d %H:%M"), **one(argv, cwd)}
+            at = [i for i, old in enumerate(rows) if old["command"] == shown]
+            if at:
+                rows[at[0]] = r
+            else:
+                rows.append(r)
+            print(r, flush=True)
     date = time.strftime("%Y-%m-%d %H:%M")
     lines = [
         f"### The README's commands as shown ({date}, 2-core VM, shared)",
         "",
-        "| command | wall s | 1-min load average at its start / end | exit status |",
-        "|---|---|---|---|",
+        "| command | started (UTC) | wall s | 1-min load average at its start / end | exit "
+        "status |",
+        "|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| `{r['command']}` | {r['wall s']:.0f} | {r['load at start']:.1f} / "
-                     f"{r['load at end']:.1f} | {r['status']} |")
+        lines.append(f"| `{r['command']}` | {r.get('at', date)} | {r['wall s']:.0f} | "
+                     f"{r['load at start']:.1f} / {r['load at end']:.1f} | {r['status']} "
+                     f"{r.get('error', '')} |")
     lines += ["", f"`data.csv`: {DATA_ROWS:,} rows of river's SEA generator (noise 0.1)."]
     save("readme_times", "\n".join(lines),
          {"machine_kind": "2-core VM, shared", "data_csv_rows": DATA_ROWS, "rows": rows})
+
 
 if __name__ == "__main__":
     main()

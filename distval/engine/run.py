@@ -302,12 +302,13 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     with two learners, each one's measure over the rows both were tested on (mean over folds
     of the paired windows); with more, the leader's over the rows it shares with the learner
     its verdict names and every other learner's *difference* to the leader over the rows
-    those two share (``nb 0.912 | ... | ht -0.031``). The leader is the learner the verdict
+    those two share (``nb 0.912 | ... | ht -3.1 pts vs nb``). The leader is the learner the verdict
     shown puts ahead (without one, the learner ahead in most pairs). Each learner's mean
     over its own windows is shown only while no pair has paired values yet. Where the
     verdict and its pair's numbers disagree (the sequence covers every row, the paired
     windows the recent ones), the verdict comes first and the pair's numbers follow as
-    ``paired windows: ...``, with no leader.
+    ``recent paired windows favour nb: ...``: one leader, the verdict's, and the other side
+    said in words.
 
     Without paired values (own windows):
 
@@ -349,11 +350,11 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     >>> ht = to_columns([v | {"mean": 0.02, "lower": 0.01, "upper": 0.03, "decision": "A"}],
     ...                 VERDICT_SCHEMA)
     >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=ht), cfg)
-    'ht>nb +2.0 pts (CS 1.0..3.0) | paired windows: nb 0.760 ht 0.700'
+    'ht>nb +2.0 pts (CS 1.0..3.0) | recent paired windows favour nb: nb 0.760 ht 0.700'
 
     >>> spend = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="spending")
     >>> live_status(Snapshot(100, folds, tests), spend).split(" | ")[-1]
-    'valid under peeking: not yet (needs p <= 0.0012)'
+    'spending test: not yet (needs p <= 0.0012)'
 
     Until every fold has scored :data:`~distval.metrics.trackers.MIN_SCORED` rows (the first
     looks of a run whose labels come late), no number:
@@ -379,12 +380,18 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
         """The leader's value, the others' (or, relative, their difference to it)."""
         if short:
             return (f"{v:+.2f}" if relative and k != lead else f"{v:.2f}").replace("0.", ".", 1)
-        return f"{v:+.3f}" if relative and k != lead else f"{v:.3f}"
+        if not (relative and k != lead):
+            return f"{v:.3f}"
+        behind = f"{100 * v:+.1f} pts" if config.measure == "accuracy" else f"{v:+.3f}"
+        return f"{behind} vs {names.get(lead, lead)}"
 
     shown = {names.get(k, k): number(k, v) for k, v in values.items()}
     verdict = status_verdict(verdicts, names, config.measure) if verdicts else ""
-    label = ("paired windows: " if st is not None and st.same_rows else "own windows: ") \
-        if disputed else ""
+    label = ""
+    if disputed:  # the verdict leads; the recent windows' other side said in words
+        recent = next(iter(values), "")
+        label = (f"recent paired windows favour {names.get(recent, recent)}: "
+                 if st is not None and st.same_rows else "own windows: ")
     if disputed:
         parts = [verdict, label + " ".join(f"{n} {x}" for n, x in shown.items())]
     else:
@@ -434,8 +441,9 @@ def _fewest_scored(snap: Snapshot) -> int | None:
 def _valid_status(
     snap: Snapshot, config: RunConfig, shown: dict[str, Any] | None
 ) -> str | None:
-    """The part of :func:`live_status` that marks the decision valid under peeking: the
-    spending decision of the test shown, or the largest e-value of ``--sequential evalue``.
+    """The part of :func:`live_status` that gives the sequential decision: the alpha-spending
+    test's decision on the test shown (rejected now, at an earlier check, or the p-value it
+    needs), or the largest e-value of ``--sequential evalue``.
 
     >>> import numpy as np
     >>> from distval.aggregator.snapshot import Snapshot
@@ -448,9 +456,12 @@ def _valid_status(
     'e-value 3.1 (H0 rejected at 20, valid at any check)'
     """
     if config.sequential == "spending" and shown is not None and shown.get("anytime_valid"):
+        limit = shown["boundary"]
+        if shown["reject"] and not shown["pvalue"] <= limit:
+            return "spending test: H0 rejected at an earlier check"
         if shown["reject"]:
-            return "valid under peeking: H0 rejected"
-        return f"valid under peeking: not yet (needs p <= {shown['boundary']:.2g})"
+            return f"spending test: H0 rejected (p <= {limit:.2g})"
+        return f"spending test: not yet (needs p <= {limit:.2g})"
     rows = [t for t in rows_of(snap.tests) if t["test"] == "sign_evalue"]
     if config.sequential != "evalue" or not rows:
         return None

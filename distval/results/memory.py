@@ -30,6 +30,7 @@ from distval.results.summary import (
 )
 from distval.results.tables import markdown_table, text_table
 from distval.results.writer import ResultWriter
+from distval.statistics.sequential import first_rejections
 from distval.statistics.verdict import short_names, twin_line
 
 if TYPE_CHECKING:
@@ -234,7 +235,10 @@ class EvaluationResult:
         s = self.summary()
         blocks = [measures_block(s["learners"], self.config.forgetting)]
         if s["tests"]:
-            blocks.append(tests_block(s["tests"], self.config.alpha, self.config.sequential))
+            first = (first_rejections(self.tests()) if self.config.sequential == "spending"
+                     else None)
+            blocks.append(tests_block(s["tests"], self.config.alpha, self.config.sequential,
+                                      first))
         if s["q"]:
             blocks.append(q_block(s["q"]))
         return blocks
