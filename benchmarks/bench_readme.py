@@ -9,6 +9,7 @@ file") is 20,000 rows of river's SEA generator.
 
     python benchmarks/bench_readme.py                # writes results/readme_times.{json,md}
     python benchmarks/bench_readme.py --only suite   # again for the commands holding "suite"
+    python benchmarks/bench_readme.py --table        # the Markdown table from the saved rows
 
 The README's Times table is copied from results/readme_times.md.
 """
@@ -62,6 +63,8 @@ def main() -> None:
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     saved = RESULTS / "readme_times.json"
     rows = json.loads(saved.read_text())["rows"] if only and saved.exists() else []
+    if "--table" in sys.argv:  # only the Markdown table again, from the saved results
+        rows, only = json.loads(saved.read_text())["rows"], "\0"
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
         write_data_csv(cwd / "data.csv", DATA_ROWS)
@@ -80,14 +83,14 @@ def main() -> None:
             print(r, flush=True)
     date = time.strftime("%Y-%m-%d %H:%M")
     lines = [
-        f"### The README's commands as shown ({date}, 2-core VM, shared)",
+        f"### The README's commands as shown (table written {date}, 2-core VM, shared)",
         "",
         "| command | started (UTC) | wall s | 1-min load average at its start / end | exit "
         "status |",
         "|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| `{r['command']}` | {r.get('at', date)} | {r['wall s']:.0f} | "
+        lines.append(f"| `{r['command']}` | {r['at']} | {r['wall s']:.0f} | "
                      f"{r['load at start']:.1f} / {r['load at end']:.1f} | {r['status']} "
                      f"{r.get('error', '')} |")
     lines += ["", f"`data.csv`: {DATA_ROWS:,} rows of river's SEA generator (noise 0.1)."]

@@ -162,8 +162,11 @@ class Run:
                 bar_format=_BAR_FORMAT, initial=self.result.n_rows,
             )
             self._ticker = _Ticker(self._bar)
-        elif self._lines and self._starting:
-            self._print("starting Ray")
+        elif self._lines:  # the first line at once, with the total
+            total = self._total()
+            of = f"/{total} rows" if total else " rows"
+            self._print(f"{self.result.n_rows}{of}" + (" (starting Ray)" if self._starting else ""))
+        self._rows_at_start = self.result.n_rows
         self._start = time.perf_counter()
         self._last_line = self._start
 
@@ -173,6 +176,8 @@ class Run:
     def feed(self, step: Step) -> None:
         """Record one step of a backend."""
         phase = self.timeline.phase() if self.timeline.marks else self._phase
+        if step.where == "actors" and step.rows and phase in ("starting Ray", "actors starting"):
+            phase = "actors"  # a resumed run's actors evaluate (no start marks to say so)
         if phase != self._phase:
             self._phase = phase
             if self._bar is not None:
@@ -215,15 +220,23 @@ class Run:
                 self._last_line = now
                 self._print(self.progress_line(now - self._start))
 
+    def _total(self) -> int | None:
+        """The rows the run will evaluate, where known (the stream's, else ``--n-rows``)."""
+        return self.stream.n_rows or self.config.n_rows
+
     def progress_line(self, seconds: float) -> str:
-        """One plain-text progress line: rows, share, speed and the live status."""
-        done, total = self.result.n_rows, self.stream.n_rows
+        """One plain-text progress line: rows, share, speed, the time left at this run's
+        speed so far (rows evaluated since it started or resumed) and the live status."""
+        done, total = self.result.n_rows, self._total()
         share = f" ({100 * done / total:.0f} %)" if total else ""
         of = f"/{total}" if total else ""
-        speed = done / seconds if seconds > 0 else 0.0
+        speed = (done - self._rows_at_start) / seconds if seconds > 0 else 0.0
+        left = ""
+        if total and speed > 0 and done < total:
+            left = f", about {_duration((total - done) / speed)} left"
         status = f"; {self._status}" if self._status else ""
         phase = f" ({self._phase})" if self._phase else ""
-        return f"{done}{of} rows{share}, {speed:.0f} rows/s{phase}{status}"
+        return f"{done}{of} rows{share}, {speed:.0f} rows/s{left}{phase}{status}"
 
     def snapshot(self, snap: Snapshot | None) -> None:
         if snap is None:
@@ -278,6 +291,19 @@ class _Ticker:
     def stop(self) -> None:
         self._done.set()
         self._thread.join()
+
+
+def _duration(seconds: float) -> str:
+    """A time left in words: seconds under two minutes, minutes under two hours, else hours.
+
+    >>> _duration(42.4), _duration(300), _duration(9000)
+    ('42 s', '5.0 min', '2.5 h')
+    """
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def status_width(columns: int, desc: str, total: int | None) -> int:
