@@ -237,7 +237,8 @@ def suite_latex(data: dict[str, Any]) -> str:
 
 def write_suite_files(out: Path, data: dict[str, Any], *, figures: bool = True) -> list[Path]:
     """Write ``suite.json``, ``suite.md``, ``suite.tex`` and, with ``figures``, the CD diagram
-    and rank plot (SVG and PDF) into ``out``; returns the paths written."""
+    and rank plot (SVG and PDF) into ``out``; returns the paths written
+    (:func:`distval.experiments.suite.page.write_suite_page` adds the page)."""
     out = Path(out)
     written = []
     for name, text in (
