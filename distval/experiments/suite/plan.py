@@ -35,6 +35,10 @@ __all__ = ["CORES", "SuitePlan", "plan_suite", "schedule"]
 
 #: A probe's share of its stream's rows below which the plan warns that growth may be missed.
 SHORT_PROBE = 1 / 6
+#: Seconds a local Ray takes to start and put its workers to work on an idle 2-core machine
+#: (docs/performance.md, start-up: ``ray.init`` 2.2 s, the actors at work at 6.9 s, median
+#: run), charged to a suite on Ray at the share of a core measured now.
+RAY_START_SECONDS = 7.0
 #: Numbers of cores the plan projects.
 CORES = (1, 2, 8, 32, 128)
 
@@ -70,6 +74,8 @@ class SuitePlan:
     #: The probes' wall seconds (0 without probes): with their CPU, the share of a core
     #: this process got while they ran, the machine's load included.
     probe_wall: float = field(default=0.0)
+    #: Fixed seconds before the first stream runs (a local Ray's start), at full speed.
+    startup_seconds: float = field(default=0.0)
 
     @property
     def core_share(self) -> float:
@@ -80,9 +86,9 @@ class SuitePlan:
         return min(1.0, self.probe_seconds / self.probe_wall)
 
     def wall_now(self, cores: int) -> float:
-        """Wall seconds on ``cores`` cores at the speed measured now: the idle-core schedule
-        over the share of a core the probes got (the load included)."""
-        return self.wall_seconds(cores) / self.core_share
+        """Wall seconds on ``cores`` cores at the speed measured now: the start-up and the
+        idle-core schedule over the share of a core the probes got (the load included)."""
+        return (self.startup_seconds + self.wall_seconds(cores)) / self.core_share
 
     def _left(self) -> list[float]:
         return [s["rows"] * s["cpu_per_krow"] / 1000.0 for s in self.streams if not s["done"]]
@@ -159,7 +165,9 @@ class SuitePlan:
                 f"On this machine now: about {duration(self.wall_now(here))} on its {here} "
                 f"cores (the table above assumes idle cores; the probes got "
                 f"{100 * self.core_share:.0f} % of a core, the load included, and each "
-                "stream's run is charged the same share).",
+                "stream's run is charged the same share"
+                + (f"; Ray's start, {self.startup_seconds:.0f} s when idle, too)."
+                   if self.startup_seconds else ")."),
             ]
         lines += [
             "",
@@ -199,10 +207,12 @@ def plan_suite(
     *,
     cost_from: str | Path | None = None,
     budget: float = BUDGET,
+    startup: float = 0.0,
 ) -> SuitePlan:
     """Project a suite's cost; streams without a measured cost are probed in this process
     (:func:`~distval.experiments.suite.probe.probe_streams`), the probes taking at most
-    about ``budget`` of the smallest stream's projected CPU."""
+    about ``budget`` of the smallest stream's projected CPU; ``startup``: the seconds before
+    the first stream runs (:data:`RAY_START_SECONDS` for a suite on a local Ray)."""
     here = _suite_costs(Path(output_dir)) if output_dir is not None else {}
     done: set[str] = set()
     if output_dir is not None:
@@ -244,4 +254,5 @@ def plan_suite(
                 "probed": curve.rows,
             }
         spent, wall = probes.spent, probes.wall
-    return SuitePlan(rows, probe_seconds=spent, probe_wall=wall if todo else 0.0)
+    return SuitePlan(rows, probe_seconds=spent, probe_wall=wall if todo else 0.0,
+                     startup_seconds=startup)

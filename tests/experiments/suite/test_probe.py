@@ -142,6 +142,9 @@ def test_plan_text_gives_the_probes_share_of_the_smallest_stream():
     idle = 70.0 if cores == 1 else 40.0
     assert plan.wall_now(cores) == pytest.approx(2 * idle)
     assert f"On this machine now: about {duration(2 * idle)} on its {cores} cores" in text
+    ray = SuitePlan(plan.streams, probe_seconds=1.2, probe_wall=2.4, startup_seconds=7.0)
+    assert ray.wall_now(cores) == pytest.approx(2 * (7.0 + idle))  # Ray's start, at half speed
+    assert "Ray's start, 7 s when idle, too" in ray.to_text()
     assert "probes" not in SuitePlan(plan.streams).to_text()
     assert "covered" not in text
     plan.streams[1]["probed"] = 1000  # a tenth of b's rows: the growth may be missed
