@@ -248,6 +248,19 @@ def test_the_progress_line_shows_the_phase_the_backend_marked():
     assert run.progress_line(1.0).endswith("rows/s")
 
 
+def test_a_plain_progress_line_has_its_total_from_the_start_and_the_time_left(capsys):
+    """Without a terminal: the first line, at once, names the total; later lines the time
+    left at the speed so far (2,000 rows to go at 1,000 rows in 4 s: 8 s); a Ray run whose
+    actors evaluate without start marks (a resumed one) no longer says "starting Ray"."""
+    cfg = RunConfig(stream="sea", n_rows=3000, learners=("nb",), n_folds=2, test_every=100)
+    run = Run(cfg, open_config_stream(cfg), progress="lines", backend="ray")
+    assert capsys.readouterr().err == "distval: 0/3000 rows (starting Ray)\n"
+    run.feed(Step(1000, None, where="actors"))
+    line = run.progress_line(4.0)
+    assert line.startswith("1000/3000 rows (33 %), 250 rows/s, about 8 s left"), line
+    assert line.endswith("(actors)"), line
+
+
 def test_the_bar_shows_elapsed_time_and_eta_from_the_first_second(capsys):
     """A learner whose 2 replicas take 1.5 s each to start: before any row is done the bar
     is redrawn with its elapsed time moving ('0/600 [00:01<' or later); every redraw

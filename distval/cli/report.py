@@ -60,6 +60,7 @@ def _suite_report(args: argparse.Namespace) -> int:
     from distval.errors import DistvalError
     from distval.experiments.suite import load_suite
     from distval.experiments.suite.figures import write_figures
+    from distval.experiments.suite.page import write_suite_page
     from distval.experiments.suite.tables import write_suite_files
 
     data = load_suite(args.results_dir)
@@ -71,6 +72,7 @@ def _suite_report(args: argparse.Namespace) -> int:
         raise DistvalError(f"--format: unknown {', '.join(bad)}; choose among png, pdf, svg")
     written = write_suite_files(out, data, figures=False)
     written += write_figures(out, data, tuple(dict.fromkeys(("svg", "pdf", *formats))))
+    written.append(write_suite_page(out, data))
     for path in written:
         print(f"wrote {path}")
     return 0

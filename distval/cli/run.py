@@ -243,8 +243,9 @@ def _one_line(
 def default_output() -> Path:
     """Where a run without ``--output`` writes, as an absolute path.
 
-    ``./distval-results/run-<time>``; inside a Ray job (whose working directory is a
-    temporary copy Ray deletes) ``~/distval-results/<job id>`` on the driver's node.
+    ``./distval-results/run-<time>`` (``run-<time>-2``, ... for runs started in the same
+    second); inside a Ray job (whose working directory is a temporary copy Ray deletes)
+    ``~/distval-results/<job id>`` on the driver's node.
     """
     stamp = time.strftime("run-%Y%m%d-%H%M%S")
     job = os.environ.get("RAY_JOB_CONFIG_JSON_ENV_VAR")
@@ -254,7 +255,11 @@ def default_output() -> Path:
         except (ValueError, KeyError, TypeError):
             name = stamp
         return Path.home() / "distval-results" / str(name or stamp)
-    return (Path("distval-results") / stamp).absolute()
+    base = out = (Path("distval-results") / stamp).absolute()
+    n = 2
+    while out.exists():  # another run of this second
+        out, n = base.with_name(f"{stamp}-{n}"), n + 1
+    return out
 
 
 def _resume_alone(args: argparse.Namespace) -> None:

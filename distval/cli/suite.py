@@ -184,7 +184,10 @@ def main(args: argparse.Namespace) -> int:
         )
         if args.plan:
             out_dir = output if (output / "suite.json").is_file() else None
-            print(plan_suite(cfg, out_dir, cost_from=args.cost_from).to_text())
+            from distval.experiments.suite.plan import RAY_START_SECONDS
+
+            start = RAY_START_SECONDS if backend == "ray" and address is None else 0.0
+            print(plan_suite(cfg, out_dir, cost_from=args.cost_from, startup=start).to_text())
             return 0
         try:
             result = suite(

@@ -171,8 +171,11 @@ class Run:
                 bar_format=_BAR_FORMAT, initial=self.result.n_rows,
             )
             self._ticker = _Ticker(self._bar)
-        elif self._lines and self._starting:
-            self._print("starting Ray")
+        elif self._lines:  # the first line at once, with the total
+            total = self._total()
+            of = f"/{total} rows" if total else " rows"
+            self._print(f"{self.result.n_rows}{of}" + (" (starting Ray)" if self._starting else ""))
+        self._rows_at_start = self.result.n_rows
         self._start = time.perf_counter()
         self._last_line = self._start
         self._closed: str | None = None
@@ -186,6 +189,8 @@ class Run:
     def feed(self, step: Step) -> None:
         """Record one step of a backend."""
         phase = self.timeline.phase() if self.timeline.marks else self._phase
+        if step.where == "actors" and step.rows and phase in ("starting Ray", "actors starting"):
+            phase = "actors"  # a resumed run's actors evaluate (no start marks to say so)
         if phase != self._phase:
             self._phase = phase
             if self._bar is not None:
@@ -240,15 +245,23 @@ class Run:
                 self._last_line = now
                 self._print(self.progress_line(now - self._start))
 
+    def _total(self) -> int | None:
+        """The rows the run will evaluate, where known (the stream's, else ``--n-rows``)."""
+        return self.stream.n_rows or self.config.n_rows
+
     def progress_line(self, seconds: float) -> str:
-        """One plain-text progress line: rows, share, speed and the live status."""
-        done, total = self.result.n_rows, self.stream.n_rows
+        """One plain-text progress line: rows, share, speed, the time left at this run's
+        speed so far (rows evaluated since it started or resumed) and the live status."""
+        done, total = self.result.n_rows, self._total()
         share = f" ({100 * done / total:.0f} %)" if total else ""
         of = f"/{total}" if total else ""
-        speed = done / seconds if seconds > 0 else 0.0
+        speed = (done - self._rows_at_start) / seconds if seconds > 0 else 0.0
+        left = ""
+        if total and speed > 0 and done < total:
+            left = f", about {_duration((total - done) / speed)} left"
         status = f"; {self._status}" if self._status else ""
         phase = f" ({self._phase})" if self._phase else ""
-        return f"{done}{of} rows{share}, {speed:.0f} rows/s{phase}{status}"
+        return f"{done}{of} rows{share}, {speed:.0f} rows/s{left}{phase}{status}"
 
     def snapshot(self, snap: Snapshot | None) -> None:
         if snap is None:
@@ -319,6 +332,19 @@ class _Ticker:
         self._thread.join()
 
 
+def _duration(seconds: float) -> str:
+    """A time left in words: seconds under two minutes, minutes under two hours, else hours.
+
+    >>> _duration(42.4), _duration(300), _duration(9000)
+    ('42 s', '5.0 min', '2.5 h')
+    """
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def status_width(columns: int, desc: str, total: int | None) -> int:
     """What :data:`_BAR_FORMAT` leaves for the status on a terminal ``columns`` wide.
 
@@ -341,12 +367,13 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     with two learners, each one's measure over the rows both were tested on (mean over folds
     of the paired windows); with more, the leader's over the rows it shares with the learner
     its verdict names and every other learner's *difference* to the leader over the rows
-    those two share (``nb 0.912 | ... | ht -0.031``). The leader is the learner the verdict
+    those two share (``nb 0.912 | ... | ht -3.1 pts vs nb``). The leader is the learner the verdict
     shown puts ahead (without one, the learner ahead in most pairs). Each learner's mean
     over its own windows is shown only while no pair has paired values yet. Where the
     verdict and its pair's numbers disagree (the sequence covers every row, the paired
     windows the recent ones), the verdict comes first and the pair's numbers follow as
-    ``paired windows: ...``, with no leader.
+    ``recent paired windows favour nb: ...``: one leader, the verdict's, and the other side
+    said in words.
 
     Without paired values (own windows):
 
@@ -388,11 +415,11 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     >>> ht = to_columns([v | {"mean": 0.02, "lower": 0.01, "upper": 0.03, "decision": "A"}],
     ...                 VERDICT_SCHEMA)
     >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=ht), cfg)
-    'ht>nb +2.0 pts (CS 1.0..3.0) | paired windows: nb 0.760 ht 0.700'
+    'ht>nb +2.0 pts (CS 1.0..3.0) | recent paired windows favour nb: nb 0.760 ht 0.700'
 
     >>> spend = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="spending")
     >>> live_status(Snapshot(100, folds, tests), spend).split(" | ")[-1]
-    'valid under peeking: not yet (needs p <= 0.0012)'
+    'spending test: not yet (needs p <= 0.0012)'
 
     Until every fold has scored :data:`~distval.metrics.trackers.MIN_SCORED` rows (the first
     looks of a run whose labels come late), no number:
@@ -418,12 +445,18 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
         """The leader's value, the others' (or, relative, their difference to it)."""
         if short:
             return (f"{v:+.2f}" if relative and k != lead else f"{v:.2f}").replace("0.", ".", 1)
-        return f"{v:+.3f}" if relative and k != lead else f"{v:.3f}"
+        if not (relative and k != lead):
+            return f"{v:.3f}"
+        behind = f"{100 * v:+.1f} pts" if config.measure == "accuracy" else f"{v:+.3f}"
+        return f"{behind} vs {names.get(lead, lead)}"
 
     shown = {names.get(k, k): number(k, v) for k, v in values.items()}
     verdict = status_verdict(verdicts, names, config.measure) if verdicts else ""
-    label = ("paired windows: " if st is not None and st.same_rows else "own windows: ") \
-        if disputed else ""
+    label = ""
+    if disputed:  # the verdict leads; the recent windows' other side said in words
+        recent = next(iter(values), "")
+        label = (f"recent paired windows favour {names.get(recent, recent)}: "
+                 if st is not None and st.same_rows else "own windows: ")
     if disputed:
         parts = [verdict, label + " ".join(f"{n} {x}" for n, x in shown.items())]
     else:
@@ -473,8 +506,9 @@ def _fewest_scored(snap: Snapshot) -> int | None:
 def _valid_status(
     snap: Snapshot, config: RunConfig, shown: dict[str, Any] | None
 ) -> str | None:
-    """The part of :func:`live_status` that marks the decision valid under peeking: the
-    spending decision of the test shown, or the largest e-value of ``--sequential evalue``.
+    """The part of :func:`live_status` that gives the sequential decision: the alpha-spending
+    test's decision on the test shown (rejected now, at an earlier check, or the p-value it
+    needs), or the largest e-value of ``--sequential evalue``.
 
     >>> import numpy as np
     >>> from distval.aggregator.snapshot import Snapshot
@@ -487,9 +521,12 @@ def _valid_status(
     'e-value 3.1 (H0 rejected at 20, valid at any check)'
     """
     if config.sequential == "spending" and shown is not None and shown.get("anytime_valid"):
+        limit = shown["boundary"]
+        if shown["reject"] and not shown["pvalue"] <= limit:
+            return "spending test: H0 rejected at an earlier check"
         if shown["reject"]:
-            return "valid under peeking: H0 rejected"
-        return f"valid under peeking: not yet (needs p <= {shown['boundary']:.2g})"
+            return f"spending test: H0 rejected (p <= {limit:.2g})"
+        return f"spending test: not yet (needs p <= {limit:.2g})"
     rows = [t for t in rows_of(snap.tests) if t["test"] == "sign_evalue"]
     if config.sequential != "evalue" or not rows:
         return None

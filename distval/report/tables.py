@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from distval.results import SUMMARY_MEASURES, SavedRun
+from distval.results.summary import rejected_cell
+from distval.statistics.sequential import first_rejections
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,7 +85,8 @@ def final_tests_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
     cols = ["A", "B", "test", "compares", "value A", "value B", "statistic", "p-value",
             "reject H0"]
     if sequential:
-        cols += ["valid under peeking", "p limit"]
+        cols += ["sequential", "p limit"]
+    first = first_rejections(t) if sequential else {}
     rows = []
     for r in last.itertuples():
         digits = ".6g" if r.measure == "errors" else ".4f"
@@ -97,7 +100,7 @@ def final_tests_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
             _num(r.value_b, digits),
             _num(r.statistic),
             "< 1e-16" if r.pvalue < 1e-16 else _num(r.pvalue),
-            "–" if r.pvalue != r.pvalue else ("yes" if r.reject else "no"),
+            "–" if r.pvalue != r.pvalue else rejected_cell(r._asdict(), first),
         ]
         if sequential:
             row += ["yes" if r.anytime_valid else "no", _num(r.boundary, ".3g")]

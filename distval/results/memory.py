@@ -30,6 +30,7 @@ from distval.results.summary import (
 )
 from distval.results.tables import markdown_table, text_table
 from distval.results.writer import ResultWriter
+from distval.statistics.sequential import first_rejections
 from distval.statistics.verdict import short_names, twin_line
 
 if TYPE_CHECKING:
@@ -234,7 +235,10 @@ class EvaluationResult:
         s = self.summary()
         blocks = [measures_block(s["learners"], self.config.forgetting)]
         if s["tests"]:
-            blocks.append(tests_block(s["tests"], self.config.alpha, self.config.sequential))
+            first = (first_rejections(self.tests()) if self.config.sequential == "spending"
+                     else None)
+            blocks.append(tests_block(s["tests"], self.config.alpha, self.config.sequential,
+                                      first))
         if s["q"]:
             blocks.append(q_block(s["q"]))
         return blocks
@@ -346,6 +350,12 @@ class EvaluationResult:
         if s.get("baseline"):
             lines.append(f"  {s['baseline']['line']}")
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The result in Jupyter: verdicts, measures, a figure (distval.results.notebook)."""
+        from distval.results.notebook import result_html
+
+        return result_html(self)
 
     def plot(self, measure: str | None = None) -> Figure:
         """The common figure: ``measure`` (default the run's) under the run's forgetting over

@@ -4,6 +4,7 @@ the Q statistic, each a :data:`Block` every renderer draws.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from distval.config import RunConfig
@@ -86,8 +87,10 @@ SEQUENTIAL_NOTES = {
     "none": "Each decision is a fixed-alpha test at this check: watching the checks and "
     "stopping at the first rejection errs more often than alpha (--sequential spending or "
     "evalue give decisions that stay valid).",
-    "spending": "Decisions valid under peeking: each test's p-value met the alpha-spending "
-    "limit of its check (Lan-DeMets; 'p limit' at the last check) at some check so far.",
+    "spending": "'sequential': the decision is the alpha-spending test's, which stays right "
+    "when the checks are watched: H0 is rejected once a test's p-value meets the limit of its "
+    "check (Lan-DeMets; 'p limit' at the last check), and stays rejected; 'reject H0' names "
+    "the row and p-value of that check when it was an earlier one.",
     "evalue": "sign_evalue and wilcoxon_evalue are valid at every check (e-processes over "
     "the folds' settled signs and settling-order ranks; the statistic is the e-value, H0 "
     "rejected once it reaches 1/alpha, the p-value 1/largest e-value); the other rows are "
@@ -95,9 +98,14 @@ SEQUENTIAL_NOTES = {
 }
 
 
-def tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "none") -> Block:
+def tests_block(
+    tests: list[dict[str, Any]], alpha: float, sequential: str = "none",
+    first: Mapping[tuple[str, str, str], tuple[int, float, str | None]] | None = None,
+) -> Block:
     """The final test decisions and what each compared; with ``--sequential``, which
-    decisions stay valid when the checks are watched and the p-value limit each used."""
+    decisions stay valid when the checks are watched and the p-value limit each used;
+    ``first``: where each sequential rejection was decided
+    (:func:`~distval.statistics.sequential.first_rejections`)."""
     watched = sequential != "none"
     adjusted = _across_pairs(tests, alpha)
     rows = []
@@ -115,7 +123,7 @@ def tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "no
             _num(t["value_b"], digits),
             _num(t["statistic"]),
             _num(t["pvalue"]),
-            "yes" if t["reject"] else "no",
+            rejected_cell(t, first),
         ]
         if watched:
             row += ["yes" if t.get("anytime_valid") else "no", _num(t.get("boundary"), ".3g")]
@@ -125,7 +133,7 @@ def tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "no
         rows.append([*row, t.get("favours") or "–"])
     cols = ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0"]
     if watched:
-        cols += ["valid under peeking", "p limit"]
+        cols += ["sequential", "p limit"]
     if adjusted is not None:
         cols.append("across pairs")
     caption = (
@@ -142,6 +150,28 @@ def tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "no
         )
     align = "llllrrrrl" + ("lr" if watched else "") + ("l" if adjusted is not None else "")
     return caption, [*cols, "favours"], rows, align + "l"
+
+
+def rejected_cell(
+    t: Mapping[str, Any],
+    first: Mapping[tuple[str, str, str], tuple[int, float, str | None]] | None,
+) -> str:
+    """The 'reject H0' cell: a sequential rejection decided at an earlier check (its p-value
+    now above the limit) names that check's row, p-value and the learner it favoured.
+
+    >>> t = {"learner_a": "ht", "learner_b": "nb", "test": "mcnemar", "reject": True,
+    ...      "pvalue": 0.96, "boundary": 0.0137}
+    >>> rejected_cell(t, {("ht", "nb", "mcnemar"): (3000, 0.0004, "ht")})
+    'yes, at row 3,000 (p 0.0004, for ht)'
+    """
+    if not t["reject"]:
+        return "no"
+    at = (first or {}).get((str(t["learner_a"]), str(t.get("learner_b")), str(t["test"])))
+    limit = t.get("boundary")
+    if at is None or limit is None or t["pvalue"] <= limit or at[1] != at[1]:
+        return "yes"
+    side = f", for {at[2]}" if at[2] else ""
+    return f"yes, at row {at[0]:,} (p {at[1]:.2g}{side})"
 
 
 def _across_pairs(tests: list[dict[str, Any]], alpha: float) -> list[str] | None:

@@ -72,8 +72,9 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -88,6 +89,7 @@ __all__ = [
     "SettledWilcoxonEProcess",
     "SignEProcess",
     "boundaries",
+    "first_rejections",
     "signed_rank_counts",
     "spending",
 ]
@@ -501,3 +503,32 @@ class SettledWilcoxonEProcess(_SettledFolds):
         self.max_evalue = max(self.max_evalue, self.evalue)
         self.reject = self.reject or self.evalue >= 1 / self.alpha
         return self.evalue
+
+
+def first_rejections(
+    tests: Mapping[str, Any],
+) -> dict[tuple[str, str, str], tuple[int, float, str | None]]:
+    """Per (learner A, learner B, test) of a tests time series (``position``, ``learner_a``,
+    ``learner_b``, ``test``, ``reject``, ``pvalue``, ``favours`` columns: a DataFrame or
+    columns): the position, p-value and favoured learner of the first check that rejected.
+    An alpha-spending decision stays rejected after it (:class:`AlphaSpending`), so a later
+    check may show a p-value above its limit beside "rejected": this says where and with
+    which p it was decided.
+
+    >>> t = {"position": np.array([100, 200, 300]), "test": np.array(["m", "m", "m"]),
+    ...      "learner_a": np.array(["ht"] * 3), "learner_b": np.array(["nb"] * 3),
+    ...      "reject": np.array([False, True, True]), "pvalue": np.array([.2, .001, .9]),
+    ...      "favours": np.array(["nb", "ht", "nb"])}
+    >>> first_rejections(t)
+    {('ht', 'nb', 'm'): (200, 0.001, 'ht')}
+    """
+    out: dict[tuple[str, str, str], tuple[int, float, str | None]] = {}
+    order = np.argsort(np.asarray(tests["position"]), kind="stable")
+    cols = [np.asarray(tests[c], dtype=object)[order] for c in
+            ("learner_a", "learner_b", "test", "reject", "position", "pvalue", "favours")]
+    for a, b, name, reject, position, pvalue, favours in zip(*cols):
+        key = (str(a), str(b), str(name))
+        if bool(reject) and key not in out:
+            side = favours if isinstance(favours, str) else None
+            out[key] = (int(position), float(pvalue), side)
+    return out

@@ -123,13 +123,60 @@ def _over(ev: Evidence) -> str:
 
 
 def _window_words(ev: Evidence) -> str:
-    """The rows of the fold tests: each fold's paired window (the same rows for A and B)."""
+    """The rows of the fold tests: each fold's paired window (the same rows for A and B).
+    Under fading forgetting every paired row counts with a weight, so the window's width is
+    the sum of those weights, not a number of rows.
+
+    >>> ev = Evidence("a", "b", 0, 0.0, 0.0, 0.0, 0.95, "undecided", window_rows=200.0)
+    >>> _window_words(ev)
+    'on the last 200 paired rows'
+    >>> _window_words(Evidence("a", "b", 0, 0.0, 0.0, 0.0, 0.95, "undecided",
+    ...                        window_rows=200.0, forgetting="fading"))
+    'on the paired rows under fading weights (weights summing to 200)'
+    """
     rows = "paired rows"
     if ev.forgetting == "cumulative":
         return f"over all {rows}"
     if not np.isfinite(ev.window_rows):
         return f"on the {rows}"
+    if ev.forgetting == "fading":
+        return f"on the {rows} under fading weights (weights summing to {_rows(ev.window_rows)})"
     return f"on the last {_rows(ev.window_rows)} {rows}"
+
+
+def _fold_count(folds: np.ndarray, side: str, other: str, test_side: str | None) -> str:
+    """How many folds favour ``side`` on their paired windows (``folds``: each fold's
+    difference, positive for ``side``); both sides when ``side`` does not have them all
+    and either the fold test favours ``other`` or most folds do, so that a count never
+    contradicts the test beside it without a word.
+
+    >>> _fold_count(np.full(10, 0.1), "ht", "nb", "ht")
+    '10/10 folds favour ht'
+    >>> _fold_count(np.r_[np.full(3, 0.1), np.full(7, -0.1)], "ht", "nb", "nb")
+    '3/10 folds favour ht, 7/10 favour nb (on their paired windows)'
+    """
+    n = len(folds)
+    won, lost = int((folds > 0).sum()), int((folds < 0).sum())
+    if won == n or (2 * won > n and test_side in (None, side)):
+        return f"{won}/{n} folds favour {side}"
+    return f"{won}/{n} folds favour {side}, {lost}/{n} favour {other} (on their paired windows)"
+
+
+def _bounds(ev: Evidence, lo: float, hi: float) -> tuple[str, str]:
+    """A confidence sequence's bounds, rounded alike, with as many decimals as it takes
+    for a bound that is not zero not to print as 0 (a CS "0.0 to 0.6" under "better"
+    would read as touching zero).
+
+    >>> ev = Evidence("a", "b", 0, 0.003, 0.0004, 0.006, 0.95, "A")
+    >>> _bounds(ev, 0.0004, 0.006), _bounds(ev, 0.011, 0.02)
+    (('0.04', '0.60'), ('1.1', '2.0'))
+    """
+    scale, digits = (100.0, 1) if ev.measure == "accuracy" else (1.0, 4)
+    for _ in range(3):
+        if all(x == 0 or round(scale * x, digits) != 0 for x in (lo, hi)):
+            break
+        digits += 1
+    return f"{scale * lo:.{digits}f}", f"{scale * hi:.{digits}f}"
 
 
 def _test_words(ev: Evidence, name: str, test: tuple[float, str | None, bool]) -> str:
@@ -138,6 +185,12 @@ def _test_words(ev: Evidence, name: str, test: tuple[float, str | None, bool]) -
     return f"{name} p {p_text(p)}{adj} {_window_words(ev)}" + (
         f" (favours {fav})" if fav and fav != ev.winner and ev.winner else ""
     )
+
+
+def _test_side(ev: Evidence) -> str | None:
+    """The learner the cited fold test (Wilcoxon, else sign) favours, if any."""
+    test = ev.wilcoxon or ev.sign
+    return test[1] if test is not None else None
 
 
 def verdict_line(ev: Evidence) -> str:
@@ -164,12 +217,13 @@ def verdict_line(ev: Evidence) -> str:
         win, lose = (ev.a, ev.b) if ev.decision == "A" else (ev.b, ev.a)
         lo, hi = sorted((sign * ev.lower, sign * ev.upper))
         margin = f" by more than {amount(ev.margin)}" if ev.margin > 0 else ""
+        low, high = _bounds(ev, lo, hi)
         parts.append(
             f"{win} better than {lose}{margin}: {loss} {amount(sign * ev.mean)}{unit} lower "
-            f"{_over(ev)}({level} {amount(lo)} to {amount(hi)})"
+            f"{_over(ev)}({level} {low} to {high})"
         )
         if len(folds):
-            parts.append(f"{int((sign * folds > 0).sum())}/{len(folds)} folds favour {win}")
+            parts.append(_fold_count(sign * folds, win, lose, _test_side(ev)))
     elif ev.decision == "equivalent":
         parts.append(
             f"{ev.a} and {ev.b} equivalent within {amount(ev.margin)}{unit}: {loss} "
@@ -190,7 +244,8 @@ def verdict_line(ev: Evidence) -> str:
         )
         if len(folds):
             sign = 1.0 if lead == ev.a else -1.0
-            parts.append(f"{int((sign * folds > 0).sum())}/{len(folds)} folds favour {lead}")
+            other = ev.b if lead == ev.a else ev.a
+            parts.append(_fold_count(sign * folds, lead, other, _test_side(ev)))
     test = ev.wilcoxon or ev.sign
     name = "Wilcoxon" if ev.wilcoxon else "sign test"
     if test is not None:
@@ -258,7 +313,8 @@ def fold_verdict_line(ev: Evidence) -> str:
                  "the same rows (mean over folds), and the fold test does not reject"]
         win = lead
     if len(folds):
-        parts.append(f"{int((sign * folds > 0).sum())}/{len(folds)} folds favour {win}")
+        other = ev.b if win == ev.a else ev.a
+        parts.append(_fold_count(sign * folds, win, other, _test_side(ev)))
     test = ev.wilcoxon or ev.sign
     if test is not None:
         name = "Wilcoxon" if ev.wilcoxon else "sign test"

@@ -129,7 +129,7 @@ def assert_agrees(status: str, snap, cfg) -> None:
         if len(verdict) and verdict["decision"].iloc[0] in ("A", "B"):
             assert lead == {"A": "ht", "B": "nb"}[verdict["decision"].iloc[0]], status
     else:  # the verdict first, against the numbers: labelled, not a leader
-        assert " | paired windows: " in status, status
+        assert " | recent paired windows favour " in status, status
 
 
 @pytest.mark.parametrize("measure", ["auc", "accuracy"])

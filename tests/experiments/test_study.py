@@ -79,6 +79,23 @@ class _Recording(StudyProgress):
 
 
 @pytest.mark.ray
+def test_the_time_left_is_measured_from_the_first_progress_not_the_start_up(monkeypatch):
+    """60 s of start-up (Ray, imports), then 100 rows reported, then 600 at 70 s: 500 rows
+    in 10 s, so the 1,400 rows left take 28 s (counting from the start it said 163 s)."""
+    import io
+
+    from distval.experiments import study
+
+    now = [0.0]
+    monkeypatch.setattr(study.time, "monotonic", lambda: now[0])
+    progress = StudyProgress("suite", [Part("a", 1000), Part("b", 1000)], stream=io.StringIO())
+    now[0] = 60.0
+    progress.rows("a", 100)
+    now[0] = 70.0
+    progress.rows("a", 600)
+    assert "about 28 s left" in progress.line()
+
+
 def test_streams_on_ray_report_their_rows_done_before_they_finish(ray_local):
     """Two streams as Ray tasks (one CPU each): the line hears rows done within each stream
     from its task while it runs (a count strictly between 0 and its rows, before the

@@ -517,7 +517,7 @@ def test_report_rejects_an_unknown_format_in_one_line(run1, capsys):
 
 def test_a_spending_run_draws_its_valid_limits_and_marks_its_decisions(tmp_path):
     """The tests figure draws each test's alpha-spending limit beside alpha (one line per
-    distinct schedule), the table says which decisions are valid under peeking."""
+    distinct schedule), the table says which decisions are sequential (alpha spending)."""
     from distval.report.tables import final_tests_table
 
     d = tmp_path / "spend"
@@ -536,8 +536,8 @@ def test_a_spending_run_draws_its_valid_limits_and_marks_its_decisions(tmp_path)
         limit = tests[tests["test"] == test]["boundary"]
         np.testing.assert_allclose(named[label].get_ydata(), np.maximum(limit, P_FLOOR), 1e-5)
     cols, rows = final_tests_table(res)
-    assert "valid under peeking" in cols and "p limit" in cols
-    valid = [r[cols.index("valid under peeking")] for r in rows]
+    assert "sequential" in cols and "p limit" in cols
+    valid = [r[cols.index("sequential")] for r in rows]
     assert set(valid) == {"yes"}
     assert make_report(d).exists()
     assert "alpha-spending limit" in (d / "report.md").read_text()

@@ -35,6 +35,10 @@ __all__ = ["CORES", "SuitePlan", "plan_suite", "schedule"]
 
 #: A probe's share of its stream's rows below which the plan warns that growth may be missed.
 SHORT_PROBE = 1 / 6
+#: Seconds a local Ray takes to start and put its workers to work on an idle 2-core machine
+#: (docs/performance.md, start-up: ``ray.init`` 2.2 s, the actors at work at 6.9 s, median
+#: run), charged to a suite on Ray at the share of a core measured now.
+RAY_START_SECONDS = 7.0
 #: Numbers of cores the plan projects.
 CORES = (1, 2, 8, 32, 128)
 
@@ -58,10 +62,33 @@ def schedule(costs: list[float], cores: int) -> float:
 class SuitePlan:
     """Per stream: ``name``, ``rows``, ``cpu_per_krow``, ``done``, ``source`` (and
     ``probed``: the rows a probe ran); ``probe_seconds``: the CPU-seconds the probes
-    took (0 without probes)."""
+    took (0 without probes).
+
+    >>> SuitePlan([{"name": "a", "rows": 1000, "cpu_per_krow": 8.0, "done": False,
+    ...             "source": "probe"}], probe_seconds=2.0, probe_wall=4.0).wall_now(2)
+    16.0
+    """
 
     streams: list[dict[str, Any]]
     probe_seconds: float = field(default=0.0)
+    #: The probes' wall seconds (0 without probes): with their CPU, the share of a core
+    #: this process got while they ran, the machine's load included.
+    probe_wall: float = field(default=0.0)
+    #: Fixed seconds before the first stream runs (a local Ray's start), at full speed.
+    startup_seconds: float = field(default=0.0)
+
+    @property
+    def core_share(self) -> float:
+        """The share of a core the probes got (CPU-s over wall-s, at most 1; 1 without
+        probes)."""
+        if self.probe_seconds <= 0 or self.probe_wall <= 0:
+            return 1.0
+        return min(1.0, self.probe_seconds / self.probe_wall)
+
+    def wall_now(self, cores: int) -> float:
+        """Wall seconds on ``cores`` cores at the speed measured now: the start-up and the
+        idle-core schedule over the share of a core the probes got (the load included)."""
+        return (self.startup_seconds + self.wall_seconds(cores)) / self.core_share
 
     def _left(self) -> list[float]:
         return [s["rows"] * s["cpu_per_krow"] / 1000.0 for s in self.streams if not s["done"]]
@@ -103,7 +130,8 @@ class SuitePlan:
                 if smallest > 0 else ""
             lines += [
                 "",
-                f"The probes took {self.probe_seconds:.1f} CPU-s{share}: one replica per "
+                f"The probes took {self.probe_seconds:.1f} CPU-s in {self.probe_wall:.1f} s"
+                f"{share}: one replica per "
                 "learner, its CPU times the folds, the growth of the per-row cost with the "
                 "rows fitted and extrapolated; one-off costs (imports, JIT, JVM) charged to "
                 "each stream.",
@@ -128,6 +156,19 @@ class SuitePlan:
             speed = one / wall if wall > 0 else 1.0
             lines.append(f"{c:>6d} {duration(wall):>12s} {speed:>9.2f} {speed / c:>10.2f}")
         longest = max(self._left(), default=0.0)
+        if self.probe_wall > 0:
+            import os
+
+            here = os.cpu_count() or 1
+            lines += [
+                "",
+                f"On this machine now: about {duration(self.wall_now(here))} on its {here} "
+                f"cores (the table above assumes idle cores; the probes got "
+                f"{100 * self.core_share:.0f} % of a core, the load included, and each "
+                "stream's run is charged the same share"
+                + (f"; Ray's start, {self.startup_seconds:.0f} s when idle, too)."
+                   if self.startup_seconds else ")."),
+            ]
         lines += [
             "",
             f"Linear up to about {self.linear_until()} cores: one stream is one task, so the "
@@ -166,10 +207,12 @@ def plan_suite(
     *,
     cost_from: str | Path | None = None,
     budget: float = BUDGET,
+    startup: float = 0.0,
 ) -> SuitePlan:
     """Project a suite's cost; streams without a measured cost are probed in this process
     (:func:`~distval.experiments.suite.probe.probe_streams`), the probes taking at most
-    about ``budget`` of the smallest stream's projected CPU."""
+    about ``budget`` of the smallest stream's projected CPU; ``startup``: the seconds before
+    the first stream runs (:data:`RAY_START_SECONDS` for a suite on a local Ray)."""
     here = _suite_costs(Path(output_dir)) if output_dir is not None else {}
     done: set[str] = set()
     if output_dir is not None:
@@ -195,7 +238,7 @@ def plan_suite(
         else:
             row["source"] = "done"
         rows.append(row)
-    spent = 0.0
+    spent = wall = 0.0
     if todo:
         known = [r["rows"] * r["cpu_per_krow"] / 1000.0 for r in rows if "source" in r]
         probes = probe_streams(
@@ -210,5 +253,6 @@ def plan_suite(
                 "source": f"probe of {curve.rows:,d} rows, 1 of {cfg.run.n_folds} folds",
                 "probed": curve.rows,
             }
-        spent = probes.spent
-    return SuitePlan(rows, probe_seconds=spent)
+        spent, wall = probes.spent, probes.wall
+    return SuitePlan(rows, probe_seconds=spent, probe_wall=wall if todo else 0.0,
+                     startup_seconds=startup)

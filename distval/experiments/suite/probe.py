@@ -18,8 +18,9 @@ learners: :func:`warm_up`) and each stream's set-up are charged to every stream,
 worker that starts with that stream pays them.
 
 :func:`probe_streams` probes every stream in turn, a batch at a time, until the probes'
-CPU would pass ``budget`` (10 %) of the smallest stream's projected cost; at least
-``min_batches`` batches each.
+CPU would pass ``budget`` (10 %) of the smallest stream's projected cost, or their wall time
+:data:`PROBE_SECONDS` (20 s); at least ``min_batches`` batches each. The probes' CPU over
+their wall time is the share of a core this process gets now, under the machine's load.
 
 >>> cfg = RunConfig(stream="sea", n_rows=4000, learners=("nb",), n_folds=2, test_every=500)
 >>> [curve] = probe_streams([cfg], budget=1.0).curves
@@ -51,6 +52,9 @@ __all__ = [
 
 #: Share of the smallest stream's projected CPU the probes may spend (``--plan``).
 BUDGET = 0.10
+#: Wall seconds the probes may take in all (after their first ``MIN_BATCHES`` batches each):
+#: ``--plan`` stays short whatever the streams' lengths (``--n-rows 1000000`` included).
+PROBE_SECONDS = 20.0
 #: Batches every stream is probed on, whatever the budget.
 MIN_BATCHES = 4
 #: Rows of the probe's batches at most (more points for the fit than the run's batches).
@@ -215,12 +219,13 @@ class StreamProbe:
 
 @dataclass
 class Probes:
-    """The probes' result: a cost curve per stream, the one-off costs (``once``), and the
-    CPU-seconds the probing took in all (``spent``)."""
+    """The probes' result: a cost curve per stream, the one-off costs (``once``), the
+    CPU-seconds the probing took in all (``spent``) and its wall seconds (``wall``)."""
 
     curves: list[CostCurve]
     once: float
     spent: float
+    wall: float = 0.0
 
 
 def probe_streams(
@@ -229,19 +234,21 @@ def probe_streams(
     budget: float = BUDGET,
     others: Sequence[float] = (),
     min_batches: int = MIN_BATCHES,
+    seconds: float = PROBE_SECONDS,
 ) -> Probes:
     """Probe each stream of ``configs`` (their ``n_rows`` is the run's length), a batch of
     each in turn, until another round would take the CPU spent past ``budget`` times the
     smallest projected cost (of these streams and of ``others``, the CPU-seconds of
     streams whose cost is known), or every stream is probed to its end; at least
-    ``min_batches`` batches each."""
-    start = time.process_time()
+    ``min_batches`` batches each, and no new round once the wall time would pass
+    ``seconds``."""
+    start, wall0 = time.process_time(), time.perf_counter()
     once = warm_up(configs[0]) if configs else 0.0
     probes = [StreamProbe(c) for c in configs]
     lengths = [c.n_rows for c in configs]
     active = list(range(len(probes)))
     while active:
-        before = time.process_time()
+        before, round0 = time.process_time(), time.perf_counter()
         for j in list(active):
             if not probes[j].step():
                 active.remove(j)
@@ -251,7 +258,10 @@ def probe_streams(
         projected = [
             c.cpu(n if n is not None else c.rows) for c, n in zip(curves, lengths, strict=True)
         ]
-        now = time.process_time()
+        now, wall = time.process_time(), time.perf_counter()
         if not affordable(now - start, now - before, [*projected, *others], budget):
             break
-    return Probes([p.curve(once) for p in probes], once, time.process_time() - start)
+        if wall - wall0 + (wall - round0) > seconds:
+            break
+    return Probes([p.curve(once) for p in probes], once, time.process_time() - start,
+                  time.perf_counter() - wall0)

@@ -203,12 +203,17 @@ class SuiteResult:
         return suite_latex(self.to_dict())
 
     def write(self, figures: bool = True) -> None:
-        """``suite.json``, ``suite.md``, ``suite.tex``, and with ``figures`` the diagrams."""
+        """``suite.json``, ``suite.md``, ``suite.tex``, and with ``figures`` the diagrams and
+        the page ``suite.html``."""
         if self.output_dir is None:
             return
+        from distval.experiments.suite.page import write_suite_page
         from distval.experiments.suite.tables import write_suite_files
 
-        write_suite_files(self.output_dir, self.to_dict(), figures=figures)
+        data = self.to_dict()
+        write_suite_files(self.output_dir, data, figures=figures)
+        if figures:
+            write_suite_page(self.output_dir, data)
 
 
 def final_values(

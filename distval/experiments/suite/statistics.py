@@ -3,8 +3,11 @@
 Each stream is one block; each learner's value on it is its final measure (mean over folds).
 The tests are those of Demšar (2006) and Benavoli et al. (2016, 2017):
 
-- average ranks (rank 1 = best, ties share their mean rank);
-- Friedman's test with the Iman–Davenport F correction (Demšar 2006, §3.2.2), with
+- average ranks (rank 1 = best, ties share their mean rank), where two learners whose values
+  on a stream differ by no more than the region of practical equivalence (the ROPE of the
+  Bayesian test below) are tied (:func:`rope_ranks`); the plain ranks are kept beside them;
+- Friedman's test with the Iman–Davenport F correction (Demšar 2006, §3.2.2) on those
+  ROPE-tied ranks, with
   Nemenyi's critical difference between average ranks
   (:func:`distval.statistics.friedman.friedman`);
 - Wilcoxon's signed-rank test per learner pair with Holm's step-down correction, the
@@ -17,8 +20,8 @@ Every distribution comes from :mod:`scipy.stats`.
 
 >>> values = [[0.90, 0.80, 0.70], [0.85, 0.80, 0.75], [0.70, 0.72, 0.60], [0.95, 0.90, 0.80]]
 >>> res = compare(values, ["a", "b", "c"], streams=["s1", "s2", "s3", "s4"])
->>> res.average_ranks
-{'a': 1.25, 'b': 1.75, 'c': 3.0}
+>>> res.average_ranks, res.average_ranks_raw
+({'a': 1.25, 'b': 1.75, 'c': 3.0}, {'a': 1.25, 'b': 1.75, 'c': 3.0})
 >>> res.friedman["reject"], round(res.friedman["iman_davenport"], 2)
 (True, 13.0)
 """
@@ -42,6 +45,7 @@ __all__ = [
     "bayesian_signed_rank",
     "compare",
     "friedman_iman_davenport",
+    "rope_ranks",
 ]
 
 
@@ -70,6 +74,24 @@ def average_ranks(values: Any) -> np.ndarray:
     [1.25, 1.75]
     """
     return np.asarray(_stats().rankdata(-_table(values), axis=1).mean(axis=0))
+
+
+def rope_ranks(values: Any, rope: float) -> np.ndarray:
+    """Each learner's (column's) rank on each stream (row), 1 = the highest value, where a
+    difference of at most ``rope`` is a tie: rank = 1 + the learners better by more than
+    ``rope`` + half of the other learners within ``rope``. Without such ties these are the
+    ordinary ranks; each stream's ranks still sum to ``k (k + 1) / 2``. Differences far
+    below a fold's spread (0.0004 in accuracy, say) then no longer order two learners,
+    as the Bayesian signed-rank test with the same ROPE would call them equivalent.
+
+    >>> rope_ranks([[0.9000, 0.8996, 0.5], [0.9, 0.8, 0.7]], 0.01).tolist()
+    [[1.5, 1.5, 3.0], [1.0, 2.0, 3.0]]
+    """
+    table = _table(values)
+    diff = table[:, None, :] - table[:, :, None]  # [s, i, j] = v_j - v_i
+    better = (diff > rope).sum(axis=2)
+    within = (np.abs(diff) <= rope).sum(axis=2) - 1  # not itself
+    return np.asarray(1.0 + better + 0.5 * within, dtype=np.float64)
 
 
 def friedman_iman_davenport(
@@ -194,12 +216,15 @@ class CrossStream:
     spread: np.ndarray  # (streams, learners) sd over folds
     alpha: float
     rope: float
+    #: Average ranks with differences within the ROPE tied (:func:`rope_ranks`).
     average_ranks: dict[str, float | None]
     friedman: dict[str, Any] | None
     wilcoxon: list[dict[str, Any]] = field(default_factory=list)
     bayesian: list[dict[str, Any]] = field(default_factory=list)
     #: Whether the measure is an error (a regression run's RMSE): rank 1 is the lowest.
     lower_is_better: bool = False
+    #: Average ranks with no ROPE (every difference orders two learners).
+    average_ranks_raw: dict[str, float | None] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: every number a float, tables as nested lists."""
@@ -213,6 +238,8 @@ class CrossStream:
             "alpha": self.alpha,
             "rope": self.rope,
             "average_ranks": dict(self.average_ranks),
+            "average_ranks_raw": dict(self.average_ranks_raw),
+            "ranks_tie_within_rope": True,
             # an infinite Iman-Davenport F (every stream ranks alike) is JSON's null
             "friedman": None
             if self.friedman is None
@@ -255,23 +282,27 @@ def compare(
     if k != len(learners) or n != len(streams):
         raise DistvalError(f"`values` has shape {table.shape}: {n} streams x {k} learners expected")
     sd = np.zeros_like(table) if spread is None else np.asarray(spread, dtype=np.float64)
-    ranks = average_ranks(table) if n else np.full(k, np.nan)
-    fried = friedman_iman_davenport(table, alpha=alpha) if k >= 3 and n >= 2 else None
+    raw = average_ranks(table) if n else np.full(k, np.nan)
+    tied = rope_ranks(table, rope) if n else np.full((0, k), np.nan)
+    ranks = tied.mean(axis=0) if n else np.full(k, np.nan)
+    # Friedman on the ROPE-tied ranks (ranked again: the same ranks wherever the ties within
+    # the ROPE form groups; where they chain, their order)
+    fried = friedman_iman_davenport(-tied, alpha=alpha) if k >= 3 and n >= 2 else None
     wil: list[dict[str, Any]] = []
     bay: list[dict[str, Any]] = []
     if n >= 2 and k >= 2:
         pairs = list(combinations(range(k), 2))
         stats = _stats()
-        raw = []
+        pvalues = []
         for i, j in pairs:
             d = table[:, i] - table[:, j]
             if np.all(d == 0):
-                raw.append((0.0, 1.0))
+                pvalues.append((0.0, 1.0))
             else:
                 res = stats.wilcoxon(table[:, i], table[:, j], zero_method="wilcox")
-                raw.append((float(res.statistic), float(res.pvalue)))
-        adjusted = holm_adjusted([p for _, p in raw])
-        for (i, j), (stat, p), p_holm in zip(pairs, raw, adjusted, strict=True):
+                pvalues.append((float(res.statistic), float(res.pvalue)))
+        adjusted = holm_adjusted([p for _, p in pvalues])
+        for (i, j), (stat, p), p_holm in zip(pairs, pvalues, adjusted, strict=True):
             d = table[:, i] - table[:, j]
             wil.append(
                 {
@@ -304,4 +335,8 @@ def compare(
         wilcoxon=wil,
         bayesian=bay,
         lower_is_better=lower_is_better,
+        average_ranks_raw={
+            lab: round(float(r), 4) if math.isfinite(r) else None
+            for lab, r in zip(learners, raw, strict=True)
+        },
     )

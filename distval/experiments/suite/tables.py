@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "ranked_on",
     "results_latex",
     "results_markdown",
     "suite_latex",
@@ -71,8 +72,15 @@ def results_markdown(data: dict[str, Any]) -> str:
     for s, row, b in zip(streams, cells, best, strict=True):
         shown = [f"**{v}**" if is_best else v for v, is_best in zip(row, b, strict=True)]
         lines.append(f"| {s} | " + " | ".join(shown) + " |")
-    ranks = data["comparison"]["average_ranks"]
-    lines.append("| average rank | " + " | ".join(_rank(ranks.get(lab)) for lab in learners) + " |")
+    c = data["comparison"]
+    ranks = c["average_ranks"]
+    raw = c.get("average_ranks_raw")
+    tied = f" (ties within ± {c['rope']})" if raw and c.get("ranks_tie_within_rope") else ""
+    lines.append(f"| average rank{tied} | "
+                 + " | ".join(_rank(ranks.get(lab)) for lab in learners) + " |")
+    if raw and raw != ranks:
+        lines.append("| average rank (every difference) | "
+                     + " | ".join(_rank(raw.get(lab)) for lab in learners) + " |")
     return "\n".join(lines)
 
 
@@ -125,24 +133,50 @@ def results_latex(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _f(v: float | None) -> str:
-    return "∞ (every stream ranks the learners alike)" if v is None else f"{v:.3f}"
-
-
 def _p(v: float) -> str:
     return "< 0.0001" if v < 1e-4 else f"{v:.4f}"
+
+
+def _p_is(v: float) -> str:
+    """``p < 0.0001`` or ``p = 0.0123``."""
+    return f"p {_p(v)}" if v < 1e-4 else f"p = {_p(v)}"
+
+
+def _iman_davenport(fr: dict[str, Any]) -> str:
+    """The Iman–Davenport part of the Friedman line; an infinite F (every stream ranks the
+    learners alike: F's denominator is 0) in words, with its p-value of 0."""
+    if fr["iman_davenport"] is None:
+        return ("the Iman–Davenport F is infinite, as every stream ranks the learners alike "
+                "(p = 0)")
+    return f"Iman–Davenport F = {fr['iman_davenport']:.3f} ({_p_is(fr['iman_davenport_pvalue'])})"
+
+
+def ranked_on(data: dict[str, Any]) -> str:
+    """What the suite ranks: the measure, over which rows (its forgetting), and how ties are
+    counted; each run's own verdicts and tables keep that run's forgetting."""
+    c = data["comparison"]
+    measure = data.get("measure", "accuracy")
+    forgetting = (data.get("config") or {}).get("forgetting", "cumulative")
+    run = ((data.get("config") or {}).get("run") or {}).get("forgetting")
+    rows = ("over all rows (cumulative)" if forgetting == "cumulative"
+            else f"under {forgetting} forgetting")
+    text = f"Final {measure} per stream {rows}, mean ± sd over folds"
+    if run and run != forgetting:
+        text += f" (each run's own tables and verdicts use its {run} forgetting)"
+    if c.get("ranks_tie_within_rope"):
+        text += (f"; in the ranks, two learners within ± {c['rope']} of each other on a stream "
+                 "tie (the Bayesian test's region of practical equivalence)")
+    return text
 
 
 def suite_markdown(data: dict[str, Any]) -> str:
     """``suite.md``: the results table and every cross-stream test."""
     c = data["comparison"]
     n, k = len(c["streams"]), len(c["learners"])
-    measure = data.get("measure", "accuracy")
     out = [
         f"# Suite: {k} learners on {n} streams",
         "",
-        f"Final {measure} per stream, mean ± sd over folds (best in bold{_lowest(c)}); rank 1 "
-        "is best.",
+        f"{ranked_on(data)}. Best in bold{_lowest(c)}; rank 1 is best.",
         "",
         results_markdown(data),
     ]
@@ -153,8 +187,8 @@ def suite_markdown(data: dict[str, Any]) -> str:
             "",
             "## Friedman test",
             "",
-            f"chi² = {fr['chi2']:.3f} (p = {_p(fr['pvalue'])}); Iman–Davenport "
-            f"F = {_f(fr['iman_davenport'])} (p = {_p(fr['iman_davenport_pvalue'])}): "
+            f"On the ranks above: chi² = {fr['chi2']:.3f} ({_p_is(fr['pvalue'])}); "
+            f"{_iman_davenport(fr)}: "
             f"{verdict} equal performance at alpha = {fr['alpha']}. Nemenyi critical difference "
             f"CD = {fr['critical_difference']:.3f} (learners whose average ranks differ by "
             "at least CD differ).",
@@ -203,7 +237,8 @@ def suite_latex(data: dict[str, Any]) -> str:
 
 def write_suite_files(out: Path, data: dict[str, Any], *, figures: bool = True) -> list[Path]:
     """Write ``suite.json``, ``suite.md``, ``suite.tex`` and, with ``figures``, the CD diagram
-    and rank plot (SVG and PDF) into ``out``; returns the paths written."""
+    and rank plot (SVG and PDF) into ``out``; returns the paths written
+    (:func:`distval.experiments.suite.page.write_suite_page` adds the page)."""
     out = Path(out)
     written = []
     for name, text in (

@@ -78,11 +78,13 @@ class Projection:
             )
         per_cell = self.core_hours * 3600 / max(1, self.cells - self.cells_done)
         overnight = self.cores_for(12.0)
+        finish = (f"one core finishes it in {self.hours_on(1):.1f} h" if overnight == 1 else
+                  f"{overnight} cores finish it in {self.hours_on(overnight):.1f} h (overnight)")
         lines += [
             "",
             f"mean CPU-s per cell left: {per_cell:.1f}; total: {self.core_hours:.1f} core-hours "
             f"({self.hours_on(2):.1f} h on 2 cores, {self.hours_on(32):.2f} h on 32 cores); "
-            f"{overnight} cores finish it in 12 h (overnight).",
+            f"{finish}.",
             "CPU time is linear in rows here (measured per-row cost x rows); cells are one "
             "core each, so more cores than cells left do not help.",
             f"On Ray (--address) each cell is a 1-CPU task, costliest first, so a cluster runs "

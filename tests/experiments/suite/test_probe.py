@@ -12,6 +12,7 @@ from scipy.optimize import curve_fit
 
 from distval.config import RunConfig
 from distval.evaluation import evaluate
+from distval.experiments.study import duration
 from distval.experiments.suite.plan import SuitePlan
 from distval.experiments.suite.probe import (
     CostCurve,
@@ -129,13 +130,38 @@ def test_plan_text_gives_the_probes_share_of_the_smallest_stream():
             {"name": "a", "rows": 20_000, "cpu_per_krow": 2.0, "done": False, "source": "p"},
             {"name": "b", "rows": 10_000, "cpu_per_krow": 3.0, "done": False, "source": "p"},
         ],
-        probe_seconds=1.2,
+        probe_seconds=1.2, probe_wall=2.4,
     )
     text = plan.to_text()
-    assert "The probes took 1.2 CPU-s, 4 % of the smallest stream" in text  # 1.2 / 30
+    assert "The probes took 1.2 CPU-s in 2.4 s, 4 % of the smallest stream" in text  # 1.2 / 30
+    # half a core for the probes: the wall time on this machine's cores, load included, is
+    # the idle-core schedule (40 s and 30 s of CPU, LPT) doubled
+    import os
+
+    cores = os.cpu_count() or 1
+    idle = 70.0 if cores == 1 else 40.0
+    assert plan.wall_now(cores) == pytest.approx(2 * idle)
+    assert f"On this machine now: about {duration(2 * idle)} on its {cores} cores" in text
+    ray = SuitePlan(plan.streams, probe_seconds=1.2, probe_wall=2.4, startup_seconds=7.0)
+    assert ray.wall_now(cores) == pytest.approx(2 * (7.0 + idle))  # Ray's start, at half speed
+    assert "Ray's start, 7 s when idle, too" in ray.to_text()
     assert "probes" not in SuitePlan(plan.streams).to_text()
     assert "covered" not in text
     plan.streams[1]["probed"] = 1000  # a tenth of b's rows: the growth may be missed
     assert "A probe covered only 10 % of its stream" in plan.to_text()
     plan.streams[1]["probed"] = 2000
     assert "covered" not in plan.to_text()
+
+
+def test_the_probes_stop_at_their_wall_time_budget_on_a_long_stream():
+    """``--plan`` on a million rows: with a CPU budget that would allow 100,000 rows of
+    probing, a wall budget of 1 s stops the probe after its first batches, far from the
+    stream's end (the projection still covers the million rows)."""
+    from distval.experiments.suite.probe import probe_streams
+
+    cfg = RunConfig(stream="sea", n_rows=1_000_000, learners=("nb",), n_folds=2,
+                    test_every=500)
+    probes = probe_streams([cfg], budget=0.1, seconds=1.0)
+    (curve,) = probes.curves
+    assert 1000 <= curve.rows <= 50_000
+    assert curve.cpu(1_000_000) > curve.cpu(curve.rows) > 0

@@ -185,3 +185,29 @@ def test_cd_diagram_bars_are_the_maximal_groups_within_the_cd(cd):
             if max(vals) - min(vals) < cd and not any(set(subset) <= g for g in groups):
                 groups.append(set(subset))
     assert sorted(map(sorted, cliques(ranks, cd))) == sorted(map(sorted, groups))
+
+
+def test_differences_within_the_rope_tie_in_the_ranks_and_the_table_says_so():
+    """Issue 46: nb, ht and majority on three streams where ht and majority differ by
+    0.0004-0.0016 (far inside the ROPE of 0.01): the ROPE-tied ranks give them the same
+    average, the plain ranks (kept) do not; both agree with a plain loop; every stream ranks
+    the learners alike in the plain ranks, so Iman-Davenport's F is infinite, and the
+    Markdown says so in words, with the ranked measure and forgetting."""
+    from distval.experiments.suite.statistics import compare
+    from distval.experiments.suite.tables import suite_markdown
+
+    values = [[0.70, 0.8500, 0.8496], [0.72, 0.8610, 0.8594], [0.69, 0.8420, 0.8412]]
+    res = compare(values, ["nb", "ht", "majority"], streams=["a", "b", "c"], rope=0.01)
+    assert res.average_ranks == {"nb": 3.0, "ht": 1.5, "majority": 1.5}
+    assert res.average_ranks_raw == {"nb": 3.0, "ht": 1.0, "majority": 2.0}
+    plain = compare(values, ["nb", "ht", "majority"], streams=["a", "b", "c"], rope=0.0)
+    assert plain.friedman is not None and plain.friedman["iman_davenport"] == float("inf")
+    data = {"measure": "accuracy", "config": {"forgetting": "cumulative",
+                                              "run": {"forgetting": "adwin"}},
+            "comparison": plain.to_dict()}
+    md = suite_markdown(data)
+    assert "Iman–Davenport F is infinite, as every stream ranks the learners alike" in md
+    assert "p = < " not in md and "over all rows (cumulative)" in md and "adwin" in md
+    md = suite_markdown(data | {"comparison": res.to_dict()})
+    assert "| average rank (ties within ± 0.01) | 3.00 | 1.50 | 1.50 |" in md
+    assert "| average rank (every difference) | 3.00 | 1.00 | 2.00 |" in md

@@ -18,7 +18,14 @@ def test_paper_plan_prints_projection_without_running(tmp_path, capsys):
     assert cli_main(argv) == 0
     text = capsys.readouterr().out
     assert "11 streams x 50 runs x 3 schemes = 1650 cells (0 done)" in text
-    assert "core-hours" in text and "CPU-s/cell" in text and "in 12 h (overnight)" in text
+    assert "core-hours" in text and "CPU-s/cell" in text and " h (overnight)." in text
+    # the wording's arithmetic: N cores finish the core-hours within 12 h, N - 1 would not
+    import re
+
+    total = float(re.search(r"total: ([\d.]+) core-hours", text).group(1))
+    cores, hours = re.search(r"(\d+) cores finish it in ([\d.]+) h", text).groups()
+    assert float(hours) == pytest.approx(total / int(cores), abs=0.06) and float(hours) <= 12
+    assert int(cores) == 1 or total / (int(cores) - 1) > 12 - 0.1
     assert "LED(50000)" in text and "1,000,000" in text
     assert not out.exists()  # nothing ran, nothing was written
 

@@ -1,0 +1,114 @@
+"""A run's result as Jupyter shows it: the ``_repr_html_`` of
+:class:`~distval.results.memory.EvaluationResult`.
+
+One self-contained HTML fragment: the run's title, the verdicts as a table (one row per
+learner pair: the pair and its verdict line, the same line the terminal, ``summary.md`` and
+the report print), the baseline line, the measures table the terminal prints (the same
+columns and numbers, as an HTML table) and one figure, :meth:`EvaluationResult.plot`, as
+a PNG data URI.
+
+>>> import distval
+>>> res = distval.evaluate(stream="sea", n_rows=600, learners=("nb", "majority"), n_folds=2,
+...                        test_every=200)
+>>> page = result_html(res, figure=False)
+>>> page.count('<td class="verdict">'), "<img" in page
+(1, False)
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import itertools
+from typing import TYPE_CHECKING, Any, Protocol
+
+from distval.config import RunConfig
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["Shown", "result_html", "text_table_html"]
+
+
+class Shown(Protocol):
+    """What :func:`result_html` reads of a result (an ``EvaluationResult``)."""
+
+    config: RunConfig
+    final: Any
+
+    def summary(self) -> dict[str, Any]: ...
+    def to_text(self, verbose: bool = False, width: int = 100) -> str: ...
+    def plot(self, measure: str | None = None) -> Figure: ...
+
+_STYLE = (
+    "<style>.distval-result table{border-collapse:collapse;margin:.4em 0}"
+    ".distval-result td,.distval-result th{padding:.15em .6em;border-bottom:1px solid #ddd;"
+    "text-align:right}.distval-result td:first-child,.distval-result th:first-child"
+    "{text-align:left}.distval-result td.verdict{text-align:left}</style>"
+)
+
+
+def text_table_html(text: str) -> str:
+    """An aligned text table (a header line, a line of dashes under each column, the rows:
+    :func:`distval.results.tables.text_table`) as an HTML table; the dashes give the columns.
+
+    >>> text_table_html("a    bb\\n--  ---\\nx   1.0")
+    '<table><tr><th>a</th><th>bb</th></tr><tr><td>x</td><td>1.0</td></tr></table>'
+    """
+    lines = text.splitlines()
+    spans: list[tuple[int, int]] = []
+    start = None
+    for i, c in enumerate(lines[1] + " "):
+        if c == "-" and start is None:
+            start = i
+        elif c != "-" and start is not None:
+            spans.append((start, i))
+            start = None
+    # a cell may reach left of its dashes (right-aligned columns): cut between the spans
+    cuts: list[int | None] = [0, *(b for (_, b) in spans[:-1]), None]
+
+    def cells(line: str) -> list[str]:
+        return [html.escape(line[a:b].strip()) for a, b in itertools.pairwise(cuts)]
+
+    head = "".join(f"<th>{c}</th>" for c in cells(lines[0]))
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in cells(line)) + "</tr>"
+                   for line in lines[2:] if line.strip())
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _figure_uri(result: Shown) -> str:
+    fig = result.plot()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=80)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def result_html(result: Shown, figure: bool = True) -> str:
+    """``result`` as one HTML fragment (see the module); ``figure=False`` leaves the figure
+    out."""
+    from distval.results.compact import compact_measures
+    from distval.statistics.verdict import short_names
+
+    s: dict[str, Any] = result.summary()
+    cfg = result.config
+    title = result.to_text().splitlines()[0]
+    parts = [_STYLE, '<div class="distval-result">', f"<h4>{html.escape(title)}</h4>"]
+    if s["verdicts"]:
+        rows = "".join(
+            f"<tr><td>{html.escape(str(v['learner_a']))} vs {html.escape(str(v['learner_b']))}"
+            f'</td><td class="verdict">{html.escape(str(v["line"]))}</td></tr>'
+            for v in s["verdicts"]
+        )
+        parts.append(f"<table><tr><th>pair</th><th>verdict</th></tr>{rows}</table>")
+    if s.get("baseline"):
+        parts.append(f'<p class="baseline">{html.escape(s["baseline"]["line"])}</p>')
+    measures = compact_measures(s["learners"], cfg.forgetting, short_names(cfg.labels),
+                                cfg.measure)
+    parts.append("<p>Measures at the end: the table the terminal prints.</p>")
+    parts.append(text_table_html(measures))
+    if figure and result.final is not None:
+        parts.append(f'<img alt="{html.escape(cfg.measure)} over the stream" '
+                     f'src="{_figure_uri(result)}">')
+    parts.append("</div>")
+    return "".join(parts)

@@ -1,0 +1,77 @@
+"""``_repr_html_`` of a run's result (distval/results/notebook.py), read back with the standard
+library's HTML parser: the verdict cells are the result's verdict lines, the measures table's
+cumulative accuracy is the folds' mean and sd computed here with numpy, and the figure is a
+PNG that Pillow opens."""
+
+from __future__ import annotations
+
+import base64
+import io
+from html.parser import HTMLParser
+
+import numpy as np
+from PIL import Image
+
+import distval
+
+
+class _Page(HTMLParser):
+    """The text of every cell by table, the verdict cells, the baseline and the images."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self.verdicts: list[str] = []
+        self.baseline = ""
+        self.images: list[str] = []
+        self._cell: list[str] | None = None
+        self._kind = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th", "p"):
+            self._cell, self._kind = [], (a.get("class") or tag)
+        elif tag == "img":
+            self.images.append(a["src"] or "")
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th", "p") and self._cell is not None:
+            text = "".join(self._cell)
+            if self._kind == "verdict":
+                self.verdicts.append(text)
+            if self._kind == "baseline":
+                self.baseline = text
+            if tag != "p":
+                self.tables[-1][-1].append(text)
+            self._cell = None
+
+
+def test_a_result_in_jupyter_shows_its_verdicts_measures_and_a_figure():
+    res = distval.evaluate(stream="sea", n_rows=900, learners=("nb", "majority", "ht"),
+                           n_folds=3, test_every=300)
+    page = _Page()
+    page.feed(res._repr_html_())
+    s = res.summary()
+    assert page.verdicts == [v["line"] for v in s["verdicts"]] and len(page.verdicts) == 3
+    assert page.baseline == s["baseline"]["line"]
+    measures = page.tables[-1]
+    head = measures[0]
+    col = head.index("accuracy, cumulative")
+    final = res.final_folds()
+    for row in measures[1:]:
+        acc = final[(final["learner"] == row[0]) & (final["forgetting"] == "cumulative")]
+        acc = acc["accuracy"].to_numpy(dtype=float)
+        assert row[col] == f"{100 * acc.mean():.1f} ±{100 * np.std(acc, ddof=1):.1f}"
+    assert [r[0] for r in measures[1:]] == ["nb", "majority", "ht"]
+    (uri,) = page.images
+    assert uri.startswith("data:image/png;base64,")
+    png = Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])))
+    assert png.format == "PNG" and png.size[0] > 300
