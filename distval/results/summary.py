@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from distval.config import RunConfig
-from distval.metrics import MEASURES, PROBA_MEASURES
+from distval.metrics import PROBA_MEASURES
 from distval.results.compact import label_words
-from distval.results.schema import SUMMARY_MEASURES
+from distval.tasks import Task, task_named
 
 #: A summary table: (caption, columns, rows, alignment), drawn by every renderer.
 Block = tuple[str, list[str], list[list[str]], str]
@@ -34,30 +34,37 @@ def _pvalue(p: float | None) -> str:
     return "–" if p is None else ("< 1e-16" if p < 1e-16 else format(p, ".4g"))
 
 
-def measures_block(learners: dict[str, Any], kind: str) -> Block:
-    """The final measures under ``kind`` forgetting, with the cumulative accuracy."""
+def measures_block(learners: dict[str, Any], kind: str, task: Task | None = None) -> Block:
+    """The final measures under ``kind`` forgetting, with the task's measure over all rows
+    (classification: accuracy), in the task's units (classification: percent)."""
+    task = task or task_named("classification")
     rows = []
+    first: dict[str, Any] = next(
+        (per[kind] for per in learners.values() if per.get(kind)), {}
+    )
+    extra = [m for m in first if m not in task.shown and m in PROBA_MEASURES]
+    shown = [*task.shown, *extra]
+    total = task.cumulative
     for label, per in learners.items():
         if not per:
             continue
         main = per.get(kind, {})
         cum = per.get("cumulative", main)
-        shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in main)]
-        cells = [_mean_sd(main[m]) for m in shown] if main else []
-        rows.append([label, *cells, _mean_sd(cum["accuracy"])])
-    first: dict[str, Any] = next(
-        (per[kind] for per in learners.values() if per.get(kind)), {}
-    )
-    shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in first)]
+        cells = [task.cell(m, *_pair(main.get(m))) for m in shown] if main else []
+        rows.append([label, *cells, task.cell(total, *_pair(cum.get(total)))])
     return (
-        _measures_caption(kind, "(mean ± sd over folds)", "`"),
-        ["learner", *shown, "accuracy (cumulative)"],
+        _measures_caption(kind, f"(mean ± sd over folds, {task.units})", "`", total),
+        ["learner", *shown, f"{total} (cumulative)"],
         rows,
         "l" + "r" * (len(shown) + 1),
     )
 
 
-def _measures_caption(kind: str, units: str, quote: str = "") -> str:
+def _pair(d: dict[str, float | None] | None) -> tuple[float | None, float | None]:
+    return (None, None) if not d else (d.get("mean"), d.get("std"))
+
+
+def _measures_caption(kind: str, units: str, quote: str = "", total: str = "accuracy") -> str:
     """What a measures table covers: under a forgetting mechanism each learner's own windows
     (which may hold other rows than another learner's: the verdicts compare on the same
     rows); cumulative: every row each fold tested.
@@ -72,13 +79,14 @@ def _measures_caption(kind: str, units: str, quote: str = "") -> str:
         f"Measures at the end {units} under {quote}{kind}{quote} forgetting: each learner "
         "over its own windows, so two learners' values may cover different rows and need not "
         "agree with the verdicts, which compare them on the same rows; last column: "
-        "accuracy over all rows."
+        f"{total} over all rows."
     )
 
 
 def measured(cfg: RunConfig) -> tuple[str, ...]:
-    """The fold measures a run has: the probabilistic ones only when it asked for one."""
-    return MEASURES + PROBA_MEASURES if cfg.measure in PROBA_MEASURES else MEASURES
+    """The fold measures a run has (its task's; classification: the probabilistic ones only
+    when it asked for one)."""
+    return task_named(cfg.task).measured(cfg)
 
 
 #: What the decisions of each ``--sequential`` rule mean, for the summary and the report.
