@@ -203,7 +203,8 @@ class RunConfig:
         "built-in names (ht, hat, nb, arf, lb, logreg, majority, persistent, tc(base=...), "
         "ta(base=..., lags=...)), moa:<MOA class and options>, package.module:Class, or "
         "sklearn:<estimator with partial_fit>, each optionally NAME(key=value,...); "
-        "mini_batch=N learns in blocks of N rows (docs/minibatch.md)",
+        "mini_batch=N learns in blocks of N rows (docs/minibatch.md); NAME=LEARNER names it "
+        "in every table, line and figure (sgd=\"sklearn:SGDClassifier(loss='log_loss')\")",
         metavar="LEARNER",
         nargs="+",
         group="learners and validation",

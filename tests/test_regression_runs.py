@@ -172,6 +172,7 @@ def test_load_results_reads_back_an_interrupted_regression_runs_streams(tmp_path
     with pytest.raises(KeyboardInterrupt):
         distval.evaluate(cfg, output_dir=d, source=StopAfter(open_config_stream(cfg), 1200))
     back = distval.load_results(d)
+    assert type(back).__name__ == "EvaluationResult" and back.task.name == "regression"
     assert back.interrupted and back.final is not None and 0 < back.final.position < 6000
     assert back.folds().equals(pq.read_table(d / "folds.parquet").to_pandas())
 

@@ -89,5 +89,5 @@ def plot_pair_verdict(
     if not sequence:
         ax.legend(fontsize=7, loc="best")
     line = str(v["line"].iloc[-1])
-    fig.suptitle("\n".join(textwrap.wrap(line, 110)), fontsize=8)
+    fig.suptitle("\n".join(textwrap.wrap(line, 90)), fontsize=9)
     return fig

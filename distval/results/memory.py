@@ -30,6 +30,7 @@ from distval.results.summary import (
     measured,
     measures_block,
     q_block,
+    same_rows_block,
     tests_block,
 )
 from distval.results.tables import markdown_table, text_table
@@ -255,7 +256,10 @@ class EvaluationResult:
     def _blocks(self) -> list[Block]:
         """The summary as (caption, columns, rows, alignment) tables, for every renderer."""
         s = self.summary()
-        blocks = [measures_block(s["learners"], self.config.forgetting, self.task)]
+        same = same_rows_block(self.final.paired, self.config.measure, self.task) if (
+            self.final) else None
+        blocks = [*([same] if same else []),
+                  measures_block(s["learners"], self.config.forgetting, self.task)]
         if s["tests"]:
             blocks.append(tests_block(s["tests"], self.config.alpha, self.config.sequential))
         if s["q"]:

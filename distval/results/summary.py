@@ -4,7 +4,10 @@ the Q statistic, each a :data:`Block` every renderer draws.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+import numpy as np
 
 from distval.config import RunConfig
 from distval.metrics import PROBA_MEASURES
@@ -58,6 +61,40 @@ def measures_block(learners: dict[str, Any], kind: str, task: Task | None = None
         rows,
         "l" + "r" * (len(shown) + 1),
     )
+
+
+def same_rows_block(paired: Mapping[str, Any], measure: str, task: Task) -> Block | None:
+    """What the verdicts compare: per pair, ``measure`` of A and of B over the paired
+    windows (the rows each fold tested with both), mean ± sd over the folds, in the task's
+    units; None without pairs.
+
+    >>> import numpy as np
+    >>> p = {"learner_a": np.array(["a", "a"], object), "learner_b": np.array(["b", "b"], object),
+    ...      "value_a": np.array([0.8, 0.9]), "value_b": np.array([0.7, 0.7])}
+    >>> same_rows_block(p, "accuracy", task_named("classification"))[2]
+    [['a', 'b', '2', '85.00 ± 7.07', '70.00 ± 0.00']]
+    """
+    if not len(paired.get("learner_a", ())):
+        return None
+    a = np.asarray(paired["learner_a"], dtype=object)
+    b = np.asarray(paired["learner_b"], dtype=object)
+    va = np.asarray(paired["value_a"], dtype=np.float64)
+    vb = np.asarray(paired["value_b"], dtype=np.float64)
+    rows = []
+    for pair in dict.fromkeys(zip(a.tolist(), b.tolist())):
+        ok = (a == pair[0]) & (b == pair[1]) & np.isfinite(va) & np.isfinite(vb)
+        if not ok.any():
+            continue
+        n = int(ok.sum())
+        cells = [task.cell(measure, float(v[ok].mean()),
+                           float(v[ok].std(ddof=1)) if n > 1 else None) for v in (va, vb)]
+        rows.append([str(pair[0]), str(pair[1]), str(n), *cells])
+    if not rows:
+        return None
+    return (f"What the verdicts compare: {measure} of both learners of each pair on the same "
+            "rows (the paired windows: the rows each fold tested with both), mean ± sd over "
+            f"folds, {task.units}:", ["A", "B", "folds", f"{measure} of A", f"{measure} of B"],
+            rows, "lllrr")
 
 
 def _pair(d: dict[str, float | None] | None) -> tuple[float | None, float | None]:
