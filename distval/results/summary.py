@@ -56,7 +56,8 @@ def measures_block(learners: dict[str, Any], kind: str, task: Task | None = None
         cells = [task.cell(m, *_pair(main.get(m))) for m in shown] if main else []
         rows.append([label, *cells, task.cell(total, *_pair(cum.get(total)))])
     return (
-        _measures_caption(kind, f"(mean ± sd over folds, {task.units})", "`", total),
+        " ".join(filter(None, (_measures_caption(kind, f"(mean ± sd over folds, {task.units})",
+                                                 "`", total), task.measures_note))),
         ["learner", *shown, f"{total} (cumulative)"],
         rows,
         "l" + "r" * (len(shown) + 1),
