@@ -95,11 +95,12 @@ def plot_tests(res: SavedRun) -> Figure | None:
                 )
             last = s.iloc[-1]
             fav = last.get("favours") if "favours" in s else None
-            if bool(last["reject"]) and isinstance(fav, str):  # beside the bar, off the data
-                ax_d.annotate(
-                    f" favours {_fit(fav, 22)}", (1.0, j), xycoords=("axes fraction", "data"),
-                    va="center", ha="left", fontsize=8, annotation_clip=False,
-                )
+            if bool(last["reject"]) and isinstance(fav, str):  # inside the axes, at the end
+                ax_d.text(
+                    res.final_position, j, f"favours {_fit(fav, 22)} ", va="center",
+                    ha="right", fontsize=7, clip_on=True,
+                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8},
+                )  # fmt: skip
         for i, ((xs, ys), which) in enumerate(limits.items()):
             ax_p.plot(xs, np.clip(ys, P_FLOOR, 1.0), color="0.25", ls=(0, (1, 1 + i)), lw=1.6,
                       marker="_", ms=8, label=f"valid limit: {', '.join(which)}")
