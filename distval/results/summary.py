@@ -174,11 +174,14 @@ def tests_block(tests: list[dict[str, Any]], alpha: float, sequential: str = "no
         cols += ["valid under peeking", "p limit"]
     if adjusted is not None:
         cols.append("across pairs")
+    mcnemar = any(str(t.get("test", "")).startswith("mcnemar") for t in tests)
     caption = (
         f"Tests (alpha = {alpha}): sign and Wilcoxon across folds on the paired windows (per "
-        "fold, both learners over the rows it tested with both); McNemar on the errors of "
-        "the (row, fold) pairs both learners tested. Values: the compared quantity of A and "
-        "B. " + SEQUENTIAL_NOTES[sequential if watched else "none"]
+        "fold, both learners over the rows it tested with both)"
+        + ("; McNemar on the errors of the (row, fold) pairs both learners tested" if mcnemar
+           else "")
+        + ". Values: the compared quantity of A and B. "
+        + SEQUENTIAL_NOTES[sequential if watched else "none"]
     )
     if adjusted is not None:
         caption += (

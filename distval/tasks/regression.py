@@ -223,7 +223,8 @@ def regression_verdict_line(
     lose = b if win == a else a
     s = 1.0 if win == a else -1.0
     lo, hi = sorted((100 * s * cs["lower"], 100 * s * cs["upper"]))
-    va, vb = values if win == a else values[::-1]
+    # the values in the order the head names the learners: the winner first once decided
+    va, vb = values if win == a or decision not in ("A", "B") else values[::-1]
     digits = Regression().decimals(measure, va if va == va else 1.0)
     same = (f"{name} {va:.{digits}f} vs {vb:.{digits}f} on the same rows"
             if va == va and vb == vb else f"{name} not measured yet")
