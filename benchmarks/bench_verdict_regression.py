@@ -5,7 +5,7 @@ Each run draws, for ``--folds`` folds that all test every row and ``--rows`` row
 errors of learners A and B directly (no learner is trained), so the truth is planted
 exactly. The sequence is :class:`distval.statistics.anytime.DifferenceCS` on ``[-1, 1]`` over the
 per-row value ``x_t``: the mean over folds of ``sign(|e_B| - |e_A|)``, as
-:class:`distval.aggregator.regression.RegressionAggregator` feeds it. Row scale ``s_t = exp(z_t /
+:class:`distval.aggregator.numeric.RegressionAggregator` feeds it. Row scale ``s_t = exp(z_t /
 2)`` with ``z_t`` an AR(1) (coefficient ``phi``, unit variance): runs of hard rows.
 
 ============== =======================================================================

@@ -6,7 +6,8 @@ array per column, in the order declared here); the results package writes them w
 a table's columns.
 
 - :data:`FOLD_SCHEMA`: per (position, learner, fold, forgetting) every measure;
-- :data:`REGRESSION_FOLD_SCHEMA`: the same for a regression run, its measures;
+- :data:`FOLD_KEYS`: the key columns every task's fold table starts with (a regression run's
+  fold table: :attr:`distval.tasks.regression.Regression.fold_schema`);
 - :data:`TEST_SCHEMA`: per (position, test, learner pair) what was compared and decided;
 - :data:`Q_SCHEMA`: per (position, learner pair, forgetting) the Q statistic;
 - :data:`EVENT_SCHEMA`: per drift detection its row, learner, fold and detector;
@@ -36,14 +37,13 @@ import numpy as np
 import pyarrow as pa
 
 from distval.metrics import MEASURES, PROBA_MEASURES
-from distval.metrics.regression import REGRESSION_MEASURES
 
 __all__ = [
     "EVENT_SCHEMA",
+    "FOLD_KEYS",
     "FOLD_SCHEMA",
     "PAIRED_SCHEMA",
     "Q_SCHEMA",
-    "REGRESSION_FOLD_SCHEMA",
     "TEST_SCHEMA",
     "VERDICT_SCHEMA",
     "Columns",
@@ -57,8 +57,9 @@ __all__ = [
 #: One table of a snapshot: column name -> one array per column, all of the same length.
 Columns = dict[str, np.ndarray]
 
-#: The columns every fold table starts with: which fold, where, under which forgetting.
-_FOLD_KEYS = [
+#: The columns every fold table (every task's) starts with: which fold, where, under which
+#: forgetting.
+FOLD_KEYS = [
     ("position", pa.int64()),
     ("learner", pa.string()),
     ("fold", pa.int32()),
@@ -68,18 +69,10 @@ _FOLD_KEYS = [
 ]
 FOLD_SCHEMA = pa.schema(
     [
-        *_FOLD_KEYS,
+        *FOLD_KEYS,
         *[(m, pa.float64()) for m in MEASURES],
         ("recall_by_class", pa.list_(pa.float64())),
         *[(m, pa.float64()) for m in PROBA_MEASURES],  # null unless a run asks for one
-    ]
-)
-#: The fold table of a regression run (:mod:`distval.aggregator.regression`): the regression
-#measures.
-REGRESSION_FOLD_SCHEMA = pa.schema(
-    [
-        *_FOLD_KEYS,
-        *[(m, pa.float64()) for m in REGRESSION_MEASURES],
     ]
 )
 TEST_SCHEMA = pa.schema(

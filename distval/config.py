@@ -10,19 +10,20 @@ from typing import Any
 
 from distval.errors import DistvalError, check_open_unit, check_positive_int
 from distval.learners import LearnerSpec, learner_spec
-from distval.learners.task import TASKS, resolve_task
-from distval.metrics import FORGETTING, MEASURES, PROBA_MEASURES
+from distval.learners.registry import split_name
+from distval.metrics import FORGETTING
 from distval.routing.delays import Delay, delay_spec
 from distval.routing.validation import FOLD_CHOICES, SCHEMES, Validation
 from distval.statistics.sequential import SEQUENTIAL, SPENDING
 from distval.streams.delimited import na_vocabulary
 from distval.streams.iterable import stream_name
 from distval.streams.open import INFINITE
+from distval.tasks import TASK_OBJECTS, TASKS, resolve_task, task_named
 
 __all__ = ["CONFIG_FORMAT", "TASKS", "TESTS", "RunConfig", "current_keys", "read_config"]
 
-#: The fold measures a regression run compares (``--measure``; default rmse).
-REGRESSION_COMPARED = ("rmse", "mae", "r2")
+#: Every measure a run may compare (``--measure``), over the tasks.
+COMPARED = tuple(dict.fromkeys(m for t in TASK_OBJECTS.values() for m in t.compared))
 
 #: Across-fold tests run for every learner pair ("friedman" needs three learners or more).
 TESTS = ("sign", "wilcoxon", "mcnemar", "friedman")
@@ -202,7 +203,8 @@ class RunConfig:
         "built-in names (ht, hat, nb, arf, lb, logreg, majority, persistent, tc(base=...), "
         "ta(base=..., lags=...)), moa:<MOA class and options>, package.module:Class, or "
         "sklearn:<estimator with partial_fit>, each optionally NAME(key=value,...); "
-        "mini_batch=N learns in blocks of N rows (docs/minibatch.md)",
+        "mini_batch=N learns in blocks of N rows (docs/minibatch.md); NAME=LEARNER names it "
+        "in every table, line and figure (sgd=\"sklearn:SGDClassifier(loss='log_loss')\")",
         metavar="LEARNER",
         nargs="+",
         group="learners and validation",
@@ -246,7 +248,7 @@ class RunConfig:
         "per-fold value compared by the sign, Wilcoxon and Friedman tests; log_loss, brier "
         "(lower is better) and auc score the class probabilities, computed only when one of "
         "them is asked for; a regression run compares rmse (its default), mae or r2",
-        choices=MEASURES + PROBA_MEASURES + REGRESSION_COMPARED,
+        choices=COMPARED,
         group="measures and tests",
     )
     tests: tuple[str, ...] | None = _option(
@@ -349,6 +351,13 @@ class RunConfig:
             learners = (self.learners,)
         else:
             learners = tuple(self.learners)
+        named = [split_name(t) if isinstance(t, str) else (None, t) for t in learners]
+        if any(name for name, _ in named):  # NAME=SPEC: the name labels the learner
+            if given and len(given) == len(learners):
+                named = [(name or g, t) for g, (name, t) in zip(given, named)]
+            given = tuple(name or (t if isinstance(t, str) else learner_spec(t).label)
+                          for name, t in named)
+            learners = tuple(t for _, t in named)
         if not learners:
             raise DistvalError("give at least one learner")
         object.__setattr__(self, "learners", learners)
@@ -380,17 +389,9 @@ class RunConfig:
                 f"unknown forgetting {self.forgetting!r}; choose one of {', '.join(FORGETTING)}"
             )
         self._check_task()
-        if self.task == "regression":
-            pass
-        elif self.measure in REGRESSION_COMPARED:
-            raise DistvalError(
-                f"measure {self.measure!r} is a regression measure: give --task regression"
-            )
-        elif self.measure not in MEASURES + PROBA_MEASURES:
-            raise DistvalError(
-                f"unknown measure {self.measure!r}; choose one of "
-                f"{', '.join(MEASURES + PROBA_MEASURES)}"
-            )
+        task = task_named(self.task)
+        if self.measure not in task.compared:
+            task.check(self)  # refuses the measure, naming what it is for
         for name in ("window", "test_every", "batch_size"):
             check_positive_int(getattr(self, name), name)
         if self.n_rows is not None:
@@ -409,12 +410,8 @@ class RunConfig:
             raise DistvalError(
                 f"unknown sign-test method {self.sign_method!r}; choose exact or critical"
             )
-        if self.tests is None and self.task == "regression":
-            tests: tuple[str, ...] = (
-                tuple(t for t in TESTS if t != "mcnemar") if len(learners) >= 2 else ()
-            )
-        elif self.tests is None:
-            tests = TESTS if len(learners) >= 2 else ()
+        if self.tests is None:
+            tests: tuple[str, ...] = task.default_tests(len(learners))
         else:
             tests = tuple(self.tests)
             unknown = [t for t in tests if t not in TESTS]
@@ -427,39 +424,15 @@ class RunConfig:
                 )
         object.__setattr__(self, "tests", tests)
         self._check_sequential()
-        if self.task == "regression":
-            self._check_regression()
+        task.check(self)
 
     def _check_task(self) -> None:
-        """Resolve ``task`` (:func:`~distval.learners.task.resolve_task`); a regression run's
-        measure defaults to rmse."""
+        """Resolve ``task`` (:func:`~distval.tasks.resolve_task`); the measure left at
+        its default (accuracy) becomes the task's default (a regression run's: rmse)."""
         task = resolve_task(self.task, self.specs)
         object.__setattr__(self, "task", task)
-        if task == "regression" and self.measure == "accuracy":  # the default: rmse
-            object.__setattr__(self, "measure", "rmse")
-
-    def _check_regression(self) -> None:
-        """What a regression run cannot do yet, refused in one line."""
-        if self.measure not in REGRESSION_COMPARED:
-            raise DistvalError(
-                f"measure {self.measure!r} is a classification measure; a regression run "
-                f"compares one of {', '.join(REGRESSION_COMPARED)}"
-            )
-        if self.forgetting == "ewma":
-            raise DistvalError(
-                "ewma forgetting estimates class shares (classification); a regression run "
-                "takes adwin, window, fading or cumulative"
-            )
-        if "mcnemar" in (self.tests or ()):
-            raise DistvalError("McNemar's test counts 0/1 errors: not for a regression run")
-        unsupported = {
-            "delay": self.delay is not None or self.label_probability != 1.0,
-            "drift": self.drift,
-            "sequential evalue": self.sequential == "evalue",
-        }
-        for what, given in unsupported.items():
-            if given:
-                raise DistvalError(f"--{what} is not available for regression yet")
+        if self.measure == "accuracy":
+            object.__setattr__(self, "measure", task_named(task).default_measure)
 
     def _with_twin(
         self, learners: tuple[Any, ...], specs: list[LearnerSpec], given: tuple[str, ...]
@@ -562,7 +535,7 @@ class RunConfig:
         out["learners"] = [s.text for s in self.specs]
         out["labels"] = list(self.labels)
         out["tests"] = list(self.tests or ())
-        if self.task == "classification":  # a classification run's config.json as before
+        if not task_named(self.task).named_in_config:  # a classification run's as before
             del out["task"]
         if callable(self.delay):
             out["delay"] = f"python:{getattr(self.delay, '__name__', 'function')}"

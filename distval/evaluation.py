@@ -12,7 +12,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from distval.config import RunConfig, read_config
 from distval.engine.loop import (
@@ -29,7 +29,6 @@ from distval.errors import DistvalError, DistvalWarning, LowPowerWarning, check_
 from distval.learners.minibatch import notices as minibatch_notices
 from distval.results import EvaluationResult
 from distval.results.lock import DirectoryLock
-from distval.results.regression import is_regression_run
 from distval.results.saved import load_evaluation
 from distval.results.writer import CHECKPOINT, RUN_ID, checkpoint_header, read_checkpoint
 from distval.routing.delays import check_time_column, untrained
@@ -135,15 +134,14 @@ def _steps(
 
 
 def _drive(run: Run, steps: Iterator[Step]) -> EvaluationResult:
-    """Feed ``steps`` to ``run``; its result (a regression run's
-    :class:`~distval.results.regression.RegressionResult` has the same reporting methods)."""
+    """Feed ``steps`` to ``run``; its result (one type for every task)."""
     try:
         for step in steps:
             run.feed(step)
     except BaseException:
         run.close(interrupted=True)
         raise
-    return cast(EvaluationResult, run.close())
+    return run.close()
 
 
 def evaluate(
@@ -254,10 +252,6 @@ def resume(
     if not d.is_dir():
         raise DistvalError(f"results directory {d} does not exist")
     if finished(d):
-        if is_regression_run(d):
-            from distval.results.regression import load_regression
-
-            return cast(EvaluationResult, load_regression(d))
         return load_evaluation(d)
     check_backend(backend, address, n_actors)
     lock = DirectoryLock.take(d)  # before anything is read: a live run's directory is refused
@@ -331,8 +325,7 @@ def _check_state(state: object, path: Path) -> None:
     """Refuse a checkpoint's state that is not what :class:`Run` saves: a dict of the
     :class:`Checkpoint` (its row, learner hosts and aggregator), the configuration, the
     rows each place evaluated and the seconds so far."""
-    from distval.aggregator.core import Aggregator
-    from distval.aggregator.regression import RegressionAggregator
+    from distval.aggregator import AGGREGATORS
     from distval.learners.host import LearnerHost
 
     cp = state.get("checkpoint") if isinstance(state, dict) else None
@@ -345,7 +338,7 @@ def _check_state(state: object, path: Path) -> None:
         and isinstance(cp.hosts, list)
         and len(cp.hosts) > 0
         and all(isinstance(h, LearnerHost) for h in cp.hosts)
-        and isinstance(cp.aggregator, (Aggregator, RegressionAggregator))
+        and isinstance(cp.aggregator, tuple(AGGREGATORS.values()))
         and isinstance(state.get("config"), dict)
         and isinstance(by, dict)
         and all(isinstance(k, str) and type(v) is int for k, v in by.items())

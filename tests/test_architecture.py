@@ -28,6 +28,7 @@ LAYERS = {
     "distval.metrics": 2,  # measures from confusion counts, trackers, paired, prequential
     "distval.columns": 3,  # the columns of every results table, their one owner
     "distval.statistics": 4,  # fold tests, sequential and anytime decisions, the verdict
+    "distval.tasks": 4,  # what each task brings: measures, baselines, loss, units, figures
     "distval.config": 5,  # RunConfig: one frozen, checked description of a run
     "distval.aggregator": 6,  # per-fold measures and across-fold tests, in one plain class
     "distval.results": 7,  # schema, tables <- writer, reader <- memory (EvaluationResult)
@@ -255,3 +256,31 @@ def test_a_package_name_means_one_thing():
                 clashes += [f"{module}.{a.asname or a.name}" for a in node.names
                             if (a.asname or a.name) in subs]
     assert clashes == []
+
+
+#: Where a task is defined: the one place that may name a task or hold its own module.
+TASK_PLACE = PACKAGE / "tasks"
+
+
+def test_a_task_is_described_in_one_place():
+    """No stage keeps a parallel module per task (a ``regression.py`` in the aggregator,
+    the measures, the results or the report) and no code outside :mod:`distval.tasks` asks
+    which task it runs (``task ==`` / ``task !=``): each asks the run's task object. The
+    regression stream generators (``streams/regression.py``) are streams, not the task."""
+    allowed = {TASK_PLACE / "regression.py", PACKAGE / "streams" / "regression.py"}
+    parallel = [p for p in PACKAGE.rglob("regression.py") if p not in allowed]
+    assert not parallel, f"task modules outside distval/tasks/: {parallel}"
+    asked = []
+    for path in PACKAGE.rglob("*.py"):
+        if TASK_PLACE in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Compare) and any(
+                isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops
+            ):
+                sides = [node.left, *node.comparators]
+                names = [s.attr if isinstance(s, ast.Attribute) else getattr(s, "id", None)
+                         for s in sides]
+                if "task" in names:
+                    asked.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+    assert not asked, f"task comparisons outside distval/tasks/: {asked}"

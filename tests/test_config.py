@@ -3,6 +3,7 @@ reader function that upgrades every older format."""
 
 import json
 
+import pandas as pd
 import pytest
 
 from distval.config import CONFIG_FORMAT, RunConfig, read_config
@@ -79,3 +80,23 @@ def test_unknown_keys_are_refused_with_the_closest_known_name():
         RunConfig.from_dict({"adwin_detla": 0.01})
     # a results directory keeps keys a caller added with save(extra=...)
     assert read_config({"note": "mine"}, strict=False)["note"] == "mine"
+
+
+def test_name_equals_spec_names_the_learner_everywhere(tmp_path, capsys):
+    """``--learners sgd="sklearn:SGDClassifier(loss='log_loss')"``: the name is the label of
+    every table, line and figure, the spec what runs (an ``=`` inside the parentheses is a
+    parameter's)."""
+    from distval.cli import main
+
+    spec = "sklearn:SGDClassifier(loss='log_loss', random_state=0)"
+    cfg = RunConfig(learners=(f"sgd={spec}", "nb", "deep=ht(delta=0.001)"))
+    assert cfg.labels == ("sgd", "nb", "deep")
+    assert [s.text for s in cfg.specs] == [spec, "nb", "ht(delta=0.001)"]
+    assert RunConfig.from_dict(cfg.to_dict()) == cfg
+    out = tmp_path / "run"
+    assert main(["run", "--stream", "sea", "--n-rows", "600", "--learners", f"sgd={spec}",
+                 "fast=nb", "--folds", "2", "--test-every", "300", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "sklearn:SGD" not in printed and "\nsgd " in printed and "\nfast " in printed
+    folds = pd.read_parquet(out / "folds.parquet")
+    assert set(folds["learner"]) == {"sgd", "fast"}

@@ -14,7 +14,7 @@ from scipy import stats as sps
 from sklearn.metrics import mean_absolute_error, r2_score, root_mean_squared_error
 
 import distval
-from distval.aggregator.regression import RegressionAggregator
+from distval.aggregator.numeric import RegressionAggregator
 from distval.config import RunConfig
 from distval.engine.loop import LocalEvaluation, iter_batches, open_config_stream
 from distval.learners.registry import REGRESSORS, parse_learner
@@ -107,13 +107,13 @@ def test_fold_tests_and_verdict_follow_scipy_on_the_paired_windows():
 @pytest.mark.parametrize("warm_up_batches", [0, 3])  # 0: the actors do every batch
 def test_ray_gives_the_in_process_numbers(ray_local, warm_up_batches):
     from distval.ray_backend.engine import RayRun
-    from distval.results.regression import RegressionResult
+    from distval.results import EvaluationResult
 
     kw = dict(stream="planes2d", n_rows=2000, learners=("htr", "linreg"), n_folds=3,
               test_every=500, batch_size=250)
     here = distval.evaluate(**kw)
     cfg = RunConfig(**kw)
-    there = RegressionResult(cfg)
+    there = EvaluationResult(cfg)
     rows = {"driver": 0, "actors": 0}
     for step in RayRun(cfg, open_config_stream(cfg), n_actors=2,
                        warm_up_batches=warm_up_batches).steps():

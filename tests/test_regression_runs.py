@@ -19,14 +19,14 @@ from distval.cli import main as cli_main
 from distval.engine.loop import iter_inprocess, open_config_stream
 from distval.engine.run import Run
 from distval.evaluation import resume
-from distval.results.regression import REGRESSION_SCHEMAS, load_regression
 from distval.results.saved import comparison, export_csv
+from distval.results.schema import TABLES
 
 OPTS = dict(stream="friedman", n_rows=6000, learners=("htr", "linreg"), task="regression",
             n_folds=3, test_every=500, batch_size=250)
 
 #: Summary entries that differ between two runs of one configuration.
-_RUN_OWN = {"elapsed_seconds", "evaluated_by", "backend"}
+_RUN_OWN = {"elapsed_seconds", "rows_per_second", "evaluated_by", "backend"}
 
 
 @pytest.fixture(scope="module")
@@ -54,15 +54,19 @@ def test_an_interrupted_regression_run_kept_its_tables_and_resumes_to_the_uninte
     assert json.loads((d / "summary.json").read_text())["interrupted"] is True
     assert (d / "checkpoint.pkl").exists()
     got = resume(d)
-    for name in REGRESSION_SCHEMAS:
+    for name in ("folds", "tests", "paired", "verdicts"):
         a, b = pq.read_table(d / f"{name}.parquet"), pq.read_table(ref_dir / f"{name}.parquet")
         assert a.num_rows == b.num_rows > 0 and a.equals(b), name
     assert sorted(p.name for p in d.iterdir()) == sorted(p.name for p in ref_dir.iterdir())
-    assert not (d / "checkpoint.pkl").exists() and not (d / "q.parquet").exists()
+    assert not (d / "checkpoint.pkl").exists()
+    assert pq.read_table(d / "q.parquet").num_rows == 0  # the file of every run, no Q here
     s_got, s_want = ({k: v for k, v in json.loads((x / "summary.json").read_text()).items()
                       if k not in _RUN_OWN} for x in (d, ref_dir))
     assert s_got == s_want and s_got["rows"] == 6000 and s_got["interrupted"] is False
-    assert got.to_text() == ref.to_text()
+    def untimed(res):  # the print but its timing line
+        return [x for x in res.to_text().splitlines() if " rows in " not in x]
+
+    assert untimed(got) == untimed(ref)
     assert got.folds().equals(ref.folds())
     # a finished run resumes as it is, read back from its directory
     back = resume(d)
@@ -115,12 +119,15 @@ def test_export_writes_the_parquet_tables_as_csv(reference, tmp_path, capsys):
     ref_dir, _ = reference
     assert cli_main(["export", str(ref_dir), "--output", str(tmp_path / "cli")]) == 0
     assert capsys.readouterr().out.split() == [
-        str(tmp_path / "cli" / f"{n}.csv") for n in REGRESSION_SCHEMAS]
+        str(tmp_path / "cli" / f"{n}.csv") for n in TABLES]
     paths = export_csv(ref_dir, tmp_path / "csv")
-    assert [p.name for p in paths] == [f"{n}.csv" for n in REGRESSION_SCHEMAS]
+    assert [p.name for p in paths] == [f"{n}.csv" for n in TABLES]
     for p in paths:
-        want = pq.read_table(ref_dir / p.name.replace(".csv", ".parquet")).to_pandas()
         got = pd.read_csv(p, keep_default_na=False, na_values=[""])
+        if p.name in ("q.csv", "events.csv"):  # a regression run has no Q or drift events
+            assert len(got) == 0 and len(got.columns) > 3
+            continue
+        want = pq.read_table(ref_dir / p.name.replace(".csv", ".parquet")).to_pandas()
         assert list(got.columns) == list(want.columns) and len(got) == len(want) > 0
         for col in want.columns:
             w = want[col]
@@ -136,13 +143,18 @@ def test_compare_puts_two_regression_runs_side_by_side(reference, tmp_path, caps
     ref_dir, _ = reference
     other = tmp_path / "other"
     distval.evaluate(**(OPTS | {"learners": ("linreg", "htr")}), output_dir=other)
-    (_, cols, rows, _), (_, _, tests, _) = comparison(ref_dir, other)
+    (_, _, verdicts, _), (_, cols, rows, _), (_, _, tests, _) = comparison(ref_dir, other)
+    # as for classification runs: each run's verdicts and baseline sentence lead
+    assert [v[0] for v in verdicts] == ["A", "A", "B", "B"]
+    assert verdicts[1][1].startswith("baseline: ") and "mean predictor" in verdicts[1][1]
     for tag, d in (("A", ref_dir), ("B", other)):
         folds = pq.read_table(d / "folds.parquet").to_pandas()
         last = folds[(folds["position"] == 6000) & (folds["forgetting"] == "adwin")]
         for label, g in last.groupby("learner"):
             row = next(r for r in rows if r[:2] == [tag, label])
-            want = f"{g['rmse'].mean():.4f} ± {g['rmse'].std(ddof=1):.4f}"
+            mean, sd = g["rmse"].mean(), g["rmse"].std(ddof=1)
+            digits = 3 - int(np.floor(np.log10(mean)))  # four significant digits, sd alike
+            want = f"{mean:.{digits}f} ± {sd:.{digits}f}"
             assert row[cols.index("rmse")] == want
     assert {t[0] for t in tests} == {"sign", "wilcoxon"}
     assert cli_main(["compare", str(ref_dir), str(other)]) == 0
@@ -151,15 +163,16 @@ def test_compare_puts_two_regression_runs_side_by_side(reference, tmp_path, caps
     distval.evaluate(stream="sea", n_rows=400, learners=("nb", "majority"), n_folds=2,
                      test_every=200, output_dir=cls)
     assert cli_main(["compare", str(ref_dir), str(cls)]) == 2
-    assert "one is a regression run" in capsys.readouterr().err
+    assert "one is a regression run, the other a classification run" in capsys.readouterr().err
 
 
-def test_load_regression_reads_back_an_interrupted_runs_streams(tmp_path):
+def test_load_results_reads_back_an_interrupted_regression_runs_streams(tmp_path):
     cfg = distval.RunConfig(**OPTS)
     d = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
         distval.evaluate(cfg, output_dir=d, source=StopAfter(open_config_stream(cfg), 1200))
-    back = load_regression(d)
+    back = distval.load_results(d)
+    assert type(back).__name__ == "EvaluationResult" and back.task.name == "regression"
     assert back.interrupted and back.final is not None and 0 < back.final.position < 6000
     assert back.folds().equals(pq.read_table(d / "folds.parquet").to_pandas())
 

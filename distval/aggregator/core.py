@@ -66,7 +66,7 @@ __all__ = ["Aggregator", "Schedule", "comparison_row", "favoured"]
 class Schedule:
     """When an aggregator takes its snapshots: every ``test_every`` rows and at the end of
     the stream (:class:`Aggregator`,
-    :class:`~distval.aggregator.regression.RegressionAggregator`)."""
+    :class:`~distval.aggregator.numeric.RegressionAggregator`)."""
 
     position: int
     test_every: int

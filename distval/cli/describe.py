@@ -65,8 +65,9 @@ def main(args: argparse.Namespace) -> int:
     from distval.experiments.diagnostics import describe_stream, format_description
     from distval.streams import open_stream
     from distval.streams.permuted import PermutedStream
+    from distval.tasks import task_named
 
-    if args.task == "regression":
+    if task_named(args.task).numeric_target:
         return _regression(args)
     stream = open_stream(args.stream, target=args.target, n_rows=args.n_rows, seed=args.seed)
     if args.shuffle:

@@ -26,8 +26,7 @@ from typing import NamedTuple, cast
 
 import numpy as np
 
-from distval.aggregator.core import Aggregator
-from distval.aggregator.regression import RegressionAggregator
+from distval.aggregator import AnyAggregator, aggregator_for
 from distval.aggregator.snapshot import Snapshot
 from distval.config import RunConfig
 from distval.errors import DistvalError
@@ -37,7 +36,8 @@ from distval.learners.schema import Schema
 from distval.metrics import PROBA_MEASURES
 from distval.routing.delays import LabelSchedule
 from distval.routing.validation import FoldAssigner
-from distval.streams import Chunk, Stream, open_stream
+from distval.streams import Chunk, Stream
+from distval.tasks import task_named
 
 __all__ = [
     "CHECKPOINT_SECONDS",
@@ -70,7 +70,7 @@ class Checkpoint(NamedTuple):
 
     rows: int
     hosts: list[LearnerHost]
-    aggregator: Aggregator | RegressionAggregator
+    aggregator: AnyAggregator
 
 
 class Step(NamedTuple):
@@ -137,20 +137,7 @@ def unpicklable(hosts: list[LearnerHost]) -> str | None:
 
 def open_config_stream(config: RunConfig) -> Stream:
     """The stream a configuration names, opened with its row limit and seed."""
-    if config.task == "regression":
-        from distval.streams.regression import open_regression_stream
-
-        return open_regression_stream(
-            config.stream, target=config.target, n_rows=config.n_rows, seed=config.seed
-        )
-    return open_stream(
-        config.stream,
-        target=config.target,
-        n_rows=config.n_rows,
-        seed=config.seed,
-        na_values=config.na_values,
-        infinite=config.infinite,
-    )
+    return task_named(config.task).open_stream(config)
 
 
 def spending_horizon(config: RunConfig, stream: Stream) -> int | None:
@@ -246,18 +233,14 @@ class LocalEvaluation:
         slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
         self.host = LearnerHost(
             config.specs, slots, stream.feature_names, config.seed, Schema.of(stream),
-            proba=config.measure in PROBA_MEASURES, regression=config.task == "regression",
+            proba=config.measure in PROBA_MEASURES,
+            regression=task_named(config.task).numeric_target,
         )
-        if config.task == "regression":
-            self.aggregator: Aggregator | RegressionAggregator = (
-                RegressionAggregator.from_config(config, spending_horizon(config, stream))
-            )
-        else:
-            self.aggregator = Aggregator.from_config(
-                config,
-                n_classes=getattr(stream, "n_classes", None),
-                planned_rows=spending_horizon(config, stream),
-            )
+        self.aggregator: AnyAggregator = aggregator_for(
+            config,
+            n_classes=getattr(stream, "n_classes", None),
+            planned_rows=spending_horizon(config, stream),
+        )
         self._ids = np.arange(len(slots))
         self.every = Every(checkpoint_seconds)
 

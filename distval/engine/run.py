@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from distval.aggregator.snapshot import Snapshot
-from distval.columns import REGRESSION_FOLD_SCHEMA, rows_of
+from distval.columns import rows_of
 from distval.config import RunConfig
 from distval.engine.loop import Checkpoint, Step, unpicklable
 from distval.engine.observer import Progress, RunObserver
@@ -26,8 +26,8 @@ from distval.errors import DistvalWarning
 from distval.metrics.trackers import MIN_SCORED
 from distval.results import EvaluationResult, ResultWriter
 from distval.results.lock import DirectoryLock
-from distval.results.regression import RegressionResult
 from distval.results.saved import load_evaluation
+from distval.results.schema import schemas_of
 from distval.results.writer import Unpicklable
 from distval.statistics.verdict import p_text, short_names, status_verdict
 from distval.streams import Stream
@@ -117,11 +117,10 @@ class Run:
         self.config = config
         self.stream = stream
         out = Path(output_dir) if output_dir else None
-        regression = config.task == "regression"
-        self.result = RegressionResult(config, output_dir=out, stream_name=stream.name) \
-            if regression else EvaluationResult(config, output_dir=out)
-        schemas = {"folds": REGRESSION_FOLD_SCHEMA} if regression else None
-        optional = ("q",) if regression else ()  # a regression run has no Q statistics
+        self.result = EvaluationResult(config, output_dir=out, stream_name=stream.name)
+        task = self.result.task
+        schemas = schemas_of(task)
+        optional = task.optional_tables
         self._before = 0.0  # seconds of the run before its checkpoint
         self._unsaved = False  # its state could not be pickled: no more checkpoints
         #: What the run reads (kept in every checkpoint; ``--resume`` checks it).
@@ -135,10 +134,9 @@ class Run:
             self.writer: ResultWriter | None = ResultWriter(out, resume=written, run_id=run_id,
                                                             lock=lock, schemas=schemas,
                                                             optional=optional)
-            if regression:  # the final snapshot so far is the aggregator's last
-                self.result.final = state["checkpoint"].aggregator.last
-            elif written.get("folds"):
+            if written.get("folds"):
                 self.result = load_evaluation(out)
+                self.result.stream_name = stream.name
             self.result.n_rows = state["checkpoint"].rows
             self.result.evaluated_by = dict(state["evaluated_by"])
             self.result.interrupted = False
@@ -288,12 +286,11 @@ class Run:
                         str(self.result.backend), dict(self.result.evaluated_by),
                         self._closed or "running")
 
-    def close(self, *, interrupted: bool = False) -> EvaluationResult | RegressionResult:
+    def close(self, *, interrupted: bool = False) -> EvaluationResult:
         self.result.elapsed = self._before + time.perf_counter() - self._start
         self.result.timeline = self.timeline.since(self._start)
         self.result.interrupted = interrupted
-        if isinstance(self.result, EvaluationResult):
-            self.result.classes = list(self.stream.classes)
+        self.result.classes = list(getattr(self.stream, "classes", None) or [])
         if self._ticker is not None:
             self._ticker.stop()
         if self._bar is not None:

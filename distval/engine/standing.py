@@ -25,22 +25,20 @@ from typing import Any
 import numpy as np
 
 from distval.columns import Columns
-from distval.metrics.probabilistic import LOWER_IS_BETTER
 from distval.statistics.verdict import clearest_verdict, verdict_winner
+from distval.tasks import task_named
 
 __all__ = ["Standing", "higher_is_better", "pair_means", "standing"]
 
 
 def higher_is_better(measure: str, task: str = "classification") -> bool:
     """Whether a larger ``measure`` is better (not for Brier, log-loss and the errors of a
-    regression run).
+    regression run): the run's task says (:mod:`distval.tasks`).
 
     >>> higher_is_better("auc"), higher_is_better("brier"), higher_is_better("rmse", "regression")
     (True, False, False)
     """
-    if task == "regression":
-        return measure == "r2"
-    return measure not in LOWER_IS_BETTER
+    return task_named(task).higher_is_better(measure)
 
 
 def pair_means(paired: Columns) -> dict[tuple[str, str], tuple[float, float]]:

@@ -3,7 +3,7 @@
 In one streaming pass (constant memory): rows, attributes, the target's mean, standard
 deviation, range; its autocorrelation at lags 1..L (Pearson's correlation of the pairs
 ``(y_t, y_{t-l})``); and the prequential errors of the two baselines a regression run
-measures learners against (:mod:`distval.aggregator.regression`): the *persistent* predictor (the
+measures learners against (:mod:`distval.aggregator.numeric`): the *persistent* predictor (the
 previous target) and the *mean* predictor (the mean of the earlier targets), with RMSE,
 MAE and the persistent RMSE over the target's standard deviation; the first row, with no
 earlier target, counts as predicted exactly by both, as in a regression run. A target

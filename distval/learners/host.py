@@ -64,7 +64,7 @@ class LearnerHost:
     ) -> None:
         self.slots = [(int(i), int(f)) for i, f in slots]
         #: Whether the replicas are regressors: :meth:`process` then returns float
-        #: predictions, NaN where a slot did not test a row (:mod:`distval.aggregator.regression`).
+        #: predictions, NaN where a slot did not test a row (:mod:`distval.aggregator.numeric`).
         self.regression = regression
         #: Whether :meth:`process` also returns class probabilities (a probabilistic measure
         #: was asked for): river's ``predict_proba_one``, MOA's votes over their sum.
@@ -430,15 +430,15 @@ class LearnerHost:
         tested = batch.tested[:, fold].tolist()
         weights = batch.weights[:, fold].tolist()
         preds: list[Any] = [-1] * n
-        none = None if self.regression else 0  # a regressor's None is refused (_values)
         weighted = self._weighted[j]
         observe = model.observe_label if self._observing[j] else None
         revealed = [True] * n if batch.revealed is None else batch.revealed.tolist()
+        blank = None if self.regression else 0  # a classifier's "no idea yet" is class 0
         for i in range(n):
             x = xs[i]
             if tested[i]:
                 p = predict(x)
-                preds[i] = none if p is None else p
+                preds[i] = blank if p is None else p
             w = weights[i]
             if w:
                 if weighted:

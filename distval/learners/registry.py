@@ -47,6 +47,7 @@ __all__ = [
     "learner_factory",
     "learner_spec",
     "parse_learner",
+    "split_name",
 ]
 
 
@@ -224,7 +225,7 @@ BUILTIN: dict[str, tuple[Callable[..., Any], str]] = {
 }
 
 
-#: The built-in names of regressors (:mod:`distval.aggregator.regression`).
+#: The built-in names of regressors (:mod:`distval.aggregator.numeric`).
 REGRESSORS = frozenset({"htr", "arfr", "linreg"})
 
 
@@ -344,6 +345,23 @@ class LearnerSpec:
             return factory(**params)
         except TypeError as exc:
             raise DistvalError(f"learner {self.text!r}: bad parameter: {exc}") from None
+
+
+def split_name(text: str) -> tuple[str | None, str]:
+    """``NAME=SPEC`` as (NAME, SPEC); a spec without a name as (None, SPEC). The name is
+    what every table, line and figure calls the learner; an ``=`` inside the spec's
+    parentheses is its parameter's, not a name.
+
+    >>> split_name("sgd=sklearn:SGDClassifier(loss='log_loss')")
+    ('sgd', "sklearn:SGDClassifier(loss='log_loss')")
+    >>> split_name("ht(delta=1e-5)"), split_name("moa:trees.HoeffdingTree -g 50")
+    ((None, 'ht(delta=1e-5)'), (None, 'moa:trees.HoeffdingTree -g 50'))
+    """
+    head, sep, spec = text.partition("=")
+    name = head.strip()
+    if not sep or not name or any(c in name for c in "(): ,'\"") or not spec.strip():
+        return None, text
+    return name, spec.strip()
 
 
 def parse_learner(text: str) -> LearnerSpec:

@@ -40,8 +40,8 @@ from distval.columns import Columns, rows_of
 from distval.config import RunConfig, read_config
 from distval.engine.observer import Observed, Progress
 from distval.errors import DistvalError
-from distval.results.compact import baseline
 from distval.statistics.verdict import short_names
+from distval.tasks import task_named
 
 __all__ = ["LiveState", "snapshots_of"]
 
@@ -176,18 +176,19 @@ class LiveState:
 
     @staticmethod
     def _baseline_text(folds: Columns, config: RunConfig) -> str | None:
-        """The results' baseline line (:func:`~distval.results.compact.baseline`) from the
-        cumulative means over folds at this check."""
-        keys = ("accuracy", "p_per", "p_maj", "kappa_per")
-        if not all(k in folds for k in keys):
+        """The results' baseline line (the task's :meth:`~distval.tasks.base.Task.baseline`)
+        from the cumulative means over folds at this check."""
+        if "forgetting" not in folds or "learner" not in folds:
             return None
         learner = np.asarray(folds["learner"], dtype=object)
         cum = np.asarray(folds["forgetting"], dtype=object) == "cumulative"
+        numeric = [k for k, v in folds.items()
+                   if np.asarray(v).dtype.kind == "f" and k not in ("fold", "row")]
         learners: dict[str, Any] = {}
         for k in dict.fromkeys(learner[cum].tolist()):
             rows = cum & (learner == k)
             means = {}
-            for m in keys:
+            for m in numeric:
                 v = np.asarray(folds[m], dtype=np.float64)[rows]
                 v = v[np.isfinite(v)]
                 means[m] = {"mean": float(v.mean()) if len(v) else None}
@@ -195,7 +196,7 @@ class LiveState:
         if not learners:
             return None
         try:
-            out = baseline(learners, short_names(config.labels))
+            out = task_named(config.task).baseline(learners, short_names(config.labels))
         except (TypeError, ValueError):  # a measure without a value yet
             return None
         return str(out["line"]) if out and out.get("line") else None

@@ -490,7 +490,7 @@ def adwin_sums_batch(  # pragma: no cover - numba
 ) -> None:
     """One ADWIN per slot over ``values`` (slots, rows; NaN: no value), each bucket also
     summing its rows' ``cells`` (slots, rows, c): ``sums`` (slots, c) gets the sums of the
-    rows inside every window (regression's error sums, :mod:`distval.metrics.regression`)."""
+    rows inside every window (regression's error sums, :mod:`distval.metrics.sums`)."""
     stat, ticks, levels, cnt, first, bt, bv = st
     delta, clock, max_buckets, min_len, grace = adwin_params(params)
     work = np.empty((5, bt.shape[1] * bt.shape[2]))

@@ -174,8 +174,12 @@ def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
 
     The thin lines are the folds, the thick line their mean, the band the range over folds,
     all under the run's forgetting mechanism; the dotted line is the mean cumulative value.
-    Values are shown in percent.
+    Values are shown in the task's units (classification: percent; regression: the
+    target's).
     """
+    task = res.task
+    scale = 100.0 if task.percent(measure) else 1.0
+    zero = measure != task.cumulative and measure not in ("mae", "rmse_mean", "rmse_per")
 
     labels = res.labels
     compare = len(labels) > 1  # a first panel draws every learner's mean on one axis
@@ -185,7 +189,7 @@ def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
     fig = _figure(4.6 * ncols + 1.2, 3.6 * nrows + 0.8)
     grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).ravel()
     prim, cum = res.primary, res.folds[res.folds["forgetting"] == "cumulative"]
-    name = MEASURE_LABELS.get(measure, measure)
+    name = task.label(measure)
 
     def spread(df: pd.DataFrame, label: str) -> tuple[np.ndarray, np.ndarray]:
         return _spread(df[df["learner"] == label], measure, cum[cum["learner"] == label])
@@ -195,8 +199,8 @@ def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
         for i, label in enumerate(labels):
             x, v = spread(prim, label)
             with np.errstate(all="ignore"):
-                ax0.plot(x, 100 * _nanmean(v, axis=1), lw=1.8, label=label, **_style(i, len(x)))
-        if measure != "accuracy":
+                ax0.plot(x, scale * _nanmean(v, axis=1), lw=1.8, label=label, **_style(i, len(x)))
+        if zero:
             ax0.axhline(0, color="0.5", lw=0.8)
         ax0.set_title(_wrap("all learners: mean of folds", 40), fontsize=9)
         ax0.grid(alpha=0.3)
@@ -208,7 +212,7 @@ def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
     for i, (ax, label) in enumerate(zip(axes, labels)):
         st = _style(i)
         x, v = spread(prim, label)
-        v = 100 * v
+        v = scale * v
         lines = ax.plot(x, v, color=st["color"], lw=0.6, alpha=0.45)
         lines[0].set_label("single folds")
         with np.errstate(all="ignore"):
@@ -218,8 +222,8 @@ def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
         if res.forgetting != "cumulative" and len(cum):
             xc, vc = spread(cum, label)
             with np.errstate(all="ignore"):
-                ax.plot(xc, 100 * _nanmean(vc, axis=1), "k:", lw=1.4, label="mean, cumulative")
-        if measure != "accuracy":
+                ax.plot(xc, scale * _nanmean(vc, axis=1), "k:", lw=1.4, label="mean, cumulative")
+        if zero:
             ax.axhline(0, color="0.5", lw=0.8)
         ev = res.events
         if ev is not None and len(ev):
@@ -297,32 +301,39 @@ def plot_adwin_width(res: SavedRun) -> Figure | None:
 
 
 def plot_baselines(res: SavedRun) -> Figure | None:
-    """Learners against the no-change (Persistent) and majority-class baselines.
+    """Learners against the task's baselines (:attr:`~distval.tasks.base.Task.baseline_figure`).
 
-    Left: mean accuracy over folds of every learner (baseline learners thinner) and, on the
-    same rows as the first learner's folds, the accuracy of the Persistent classifier and
-    the majority class's share (``p_per``, ``p_maj``: what κper and κm compare with). Right:
-    κm and κper of the other learners, which are below zero where a learner does worse
-    than the majority-class or persistent baseline (bifet2015 §5; zliobaite2015 §4.4,
-    Eq. 13). None without fold rows.
+    Classification: left, mean accuracy over folds of every learner (baseline learners
+    thinner) and, on the same rows as the first learner's folds, the accuracy of the
+    Persistent classifier and the majority class's share (``p_per``, ``p_maj``: what κper and
+    κm compare with); right, κm and κper of the other learners, below zero where a learner
+    does worse than the majority-class or persistent baseline (bifet2015 §5; zliobaite2015
+    §4.4, Eq. 13). Regression: left, RMSE with the mean predictor's and the last value's on
+    the same rows; right, each learner's RMSE relative to theirs (above 1: worse). None
+    without fold rows.
     """
 
+    task = res.task
+    measure, lines = task.baseline_figure
+    (relative, (rel_title, rel_axis, reference, worse)) = task.relative
+    scale = 100.0 if task.percent(measure) else 1.0
+    rel_scale = 100.0 if relative and task.percent(relative[0][0]) else 1.0
     baselines = baseline_labels(res.config, res.labels)
     prim = res.primary
-    if not len(prim):
+    if not len(prim) or measure not in prim:
         return None
     cum = res.folds[res.folds["forgetting"] == "cumulative"]
     fig = _figure(12, 5.0)
     ax_a, ax_k = fig.subplots(1, 2, sharex=True)
     others = [lab for lab in res.labels if lab not in baselines] or res.labels
 
-    def spread(label: str, measure: str) -> tuple[np.ndarray, np.ndarray]:
-        return _spread(prim[prim["learner"] == label], measure, cum[cum["learner"] == label])
+    def spread(label: str, column: str) -> tuple[np.ndarray, np.ndarray]:
+        return _spread(prim[prim["learner"] == label], column, cum[cum["learner"] == label])
 
     for i, label in enumerate(res.labels):
-        x, v = spread(label, "accuracy")
+        x, v = spread(label, measure)
         with np.errstate(all="ignore"):
-            m = 100 * _nanmean(v, axis=1)
+            m = scale * _nanmean(v, axis=1)
         base = label in baselines
         ax_a.plot(
             x,
@@ -332,35 +343,33 @@ def plot_baselines(res: SavedRun) -> Figure | None:
             **_style(i, len(x)),
         )
     first = others[0]
-    for measure, words, style in (("p_per", "Persistent (no change), same rows", "k--"),
-                                  ("p_maj", "majority class share, same rows", "k:")):
-        if "persistent" in baselines and measure == "p_per":
+    for column, words, style in lines:
+        if "persistent" in baselines and column == "p_per":
             continue  # drawn as a learner already
-        if measure in prim:
-            x, v = spread(first, measure)
+        if column in prim:
+            x, v = spread(first, column)
             with np.errstate(all="ignore"):
-                ax_a.plot(x, 100 * _nanmean(v, axis=1), style, lw=1.2, label=words)
+                ax_a.plot(x, scale * _nanmean(v, axis=1), style, lw=1.2, label=words)
     n = 0
     for label in others:
-        for measure, tag in (("kappa_m", "κm"), ("kappa_per", "κper")):
-            x, v = spread(label, measure)
+        for column, tag in relative:
+            x, v = spread(label, column)
             with np.errstate(all="ignore"):
                 ax_k.plot(
                     x,
-                    100 * _nanmean(v, axis=1),
+                    rel_scale * _nanmean(v, axis=1),
                     lw=1.6,
                     label=f"{label} {tag}",
                     **_style(n, len(x)),
                 )
             n += 1
-    ax_k.axhline(0, color="k", lw=1.0)
-    ax_k.annotate(
-        "below 0: worse than the baseline", (0.01, 0.02), xycoords="axes fraction", fontsize=8
-    )
-    ax_a.set_title("Mean accuracy over folds: learners and baselines")
-    ax_a.set_ylabel("accuracy (%)")
-    ax_k.set_title("κm (vs majority class) and κper (vs persistent)")
-    ax_k.set_ylabel("κ relative to baseline (%)")
+    ax_k.axhline(reference, color="k", lw=1.0)
+    ax_k.annotate(worse, (0.01, 0.02), xycoords="axes fraction", fontsize=8)
+    name = task.label(measure)
+    ax_a.set_title(f"Mean {name.split(' (')[0]} over folds: learners and baselines")
+    ax_a.set_ylabel(name)
+    ax_k.set_title(rel_title)
+    ax_k.set_ylabel(rel_axis)
     for ax in (ax_a, ax_k):
         ax.set_xlabel(_ROWS)
         ax.grid(alpha=0.3)

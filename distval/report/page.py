@@ -112,14 +112,7 @@ def _sections(res: SavedRun) -> list[dict[str, Any]]:
         "Rows inside each fold's ADWIN window: it shrinks after a detected change.",
         plot_adwin_width(res),
     )
-    page.figure(
-        "baselines",
-        "Baselines",
-        "Learners against the no-change (Persistent) classifier and the majority class, on "
-        "the rows the folds tested (a learner under the dashed line has learnt less than "
-        "the previous label tells).",
-        plot_baselines(res),
-    )
+    page.figure("baselines", "Baselines", res.task.baseline_caption, plot_baselines(res))
     page.table(
         "config", "Configuration", "The run's settings (config.json).", tables.config_rows(res)
     )
@@ -135,9 +128,10 @@ def _verdict_sections(page: _Sections, res: SavedRun) -> None:
         return
     last = verdicts[verdicts["position"] == verdicts["position"].max()]
     measure = str(res.config.get("measure", "accuracy"))
-    loss = {"brier": "Brier score", "log_loss": "log-loss"}.get(measure, "error")
+    loss = {"brier": "Brier score difference", "log_loss": "log-loss difference"}.get(
+        measure, res.task.loss)
     caption = (
-        f"One line per pair, from the confidence sequence of the per-row {loss} difference "
+        f"One line per pair, from the confidence sequence of the per-row {loss} "
         "(valid at every look) and the Wilcoxon test across folds on the paired windows (the "
         "rows each fold tested with both learners)."
     )
@@ -160,9 +154,7 @@ def _verdict_sections(page: _Sections, res: SavedRun) -> None:
     if not len(paired):
         return
     forgetting = str(paired["forgetting"].iloc[0])
-    what = "accuracy difference" if measure not in ("auc", "brier", "log_loss") else (
-        f"{measure} advantage"
-    )
+    what = "accuracy difference" if res.task.percent(measure) else f"{measure} advantage"
     band = "" if measure == "auc" else (
         "; band: the confidence sequence of the running mean of the per-row difference "
         "(dashed), valid at every look"
@@ -174,35 +166,36 @@ def _verdict_sections(page: _Sections, res: SavedRun) -> None:
             f"Thin lines: each fold's {what} of {a} over {b} over its paired {forgetting} "
             f"window (the rows it tested with both); thick: their mean{band}; dashed grey: "
             "the margin.",
-            plot_pair_verdict(paired, verdicts, a, b, forgetting=forgetting, measure=measure),
+            plot_pair_verdict(paired, verdicts, a, b, forgetting=forgetting, measure=measure,
+                              percent=res.task.percent(measure),
+                              sequence=res.task.sequence_axis),
         )
 
 
 def _measure_sections(page: _Sections, res: SavedRun) -> None:
     """The final measures and the measures over time."""
-    fg = res.forgetting
+    fg, task = res.forgetting, res.task
+    page.table(
+        "same_rows",
+        "Measures on the same rows",
+        f"What the verdicts compare: the run's measure of both learners of each pair over the "
+        f"paired windows (the rows each fold tested with both), mean ± sd over folds at the "
+        f"last check, {task.units}.",
+        tables.same_rows_table(res),
+    )
     page.table(
         "measures",
         "Final measures",
-        f"Mean ± sd over folds at row {res.final_position}, under {fg} forgetting"
-        + (" and cumulatively." if fg != "cumulative" else "."),
+        f"Mean ± sd over folds at row {res.final_position}, {task.units}: each learner "
+        f"under {fg} forgetting over its own windows (which may hold other rows than another "
+        "learner's: the verdicts compare the table above)"
+        + (" and cumulatively. " if fg != "cumulative" else ". ") + task.measures_note,
         tables.measures_table(res),
     )
-    page.figure(
-        "accuracy",
-        "Accuracy over time",
-        "Thin lines: single folds; thick line: mean over folds; band: min-max over folds; "
-        "dotted: cumulative mean.",
-        plot_measure(res, "accuracy"),
-    )
-    page.figure(
-        "kappa_m",
-        "κm over time",
-        "κm compares with the majority-class classifier: below 0 is worse than it.",
-        plot_measure(res, "kappa_m"),
-    )
+    for key, title, caption in task.over_time:
+        page.figure(key, title, caption, plot_measure(res, key))
     measure = str(res.config.get("measure", "accuracy"))
-    if measure not in ("accuracy", "kappa_m") and measure in res.folds:
+    if measure not in {key for key, _, _ in task.over_time} and measure in res.folds:
         page.figure(
             measure,
             f"{measure} over time",
@@ -270,10 +263,12 @@ _VALID_CAPTION = {
 
 
 def _title(res: SavedRun) -> str:
-    """The report's title: stream, scheme, rows, how labels arrived
+    """The report's title: stream, task, scheme, rows, how labels arrived
     (:func:`~distval.results.compact.label_words`), the measure."""
     c = res.config
     stream = c.get("stream_name") or c.get("stream") or "elec2"
+    if res.task.title_word:
+        stream += f", {res.task.title_word}"
     scheme = f"{c.get('n_folds', '?')}-fold {c.get('scheme', '')}".strip()
     labels = label_words(c.get("delay"), c.get("label_probability"), c.get("delay_column"))
     tail = f"{labels}, measure {c.get('measure') or 'accuracy'}"
@@ -374,10 +369,6 @@ def make_report(
     if dpi is not None and (isinstance(dpi, bool) or not isinstance(dpi, int)
                             or not 10 <= dpi <= 2400):
         raise DistvalError(f"dpi must be a whole number from 10 to 2400, got {dpi!r}")
-    from distval.report.regression import is_regression_run, make_regression_report
-
-    if is_regression_run(results_dir):
-        return make_regression_report(results_dir, out_dir, formats=formats, dpi=dpi)
     res = load_results(results_dir)
     out = Path(out_dir) if out_dir is not None else res.directory
 

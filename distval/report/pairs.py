@@ -25,7 +25,7 @@ _CS_COLOUR = "#c0392b"
 
 def plot_pair_verdict(
     paired: pd.DataFrame, verdicts: pd.DataFrame, a: str, b: str, *, forgetting: str = "adwin",
-    measure: str = "accuracy",
+    measure: str = "accuracy", percent: bool | None = None, sequence: str | None = None,
 ) -> Figure | None:
     """The paired difference of ``a`` and ``b`` over time with its confidence sequence.
 
@@ -33,8 +33,14 @@ def plot_pair_verdict(
     difference over its paired window, positive for A: accuracy in points, else in
     ``measure``'s units); ``verdicts`` position, learner_a, learner_b, mean, lower, upper,
     level, margin, line (AUC has no sequence: no band). None when the pair has no rows.
+    ``percent``: the differences are shares, drawn in points (default: unless ``measure`` is
+    auc, brier or log_loss); ``sequence``: the confidence sequence is another quantity than
+    the fold differences (a regression pair's share of rows where A is closer less B's),
+    drawn in percent on a second axis with this label.
     """
-    scale = 100.0 if measure not in ("auc", "brier", "log_loss") else 1.0
+    if percent is None:
+        percent = measure not in ("auc", "brier", "log_loss")
+    scale = 100.0 if percent else 1.0
     p = paired[(paired["learner_a"] == a) & (paired["learner_b"] == b)]
     v = verdicts[(verdicts["learner_a"] == a) & (verdicts["learner_b"] == b)]
     if not len(v):
@@ -54,15 +60,21 @@ def plot_pair_verdict(
                     markevery=max(1, len(x) // 8), ms=4, label="mean of folds")
     xv = v["position"].to_numpy()
     level = float(v["level"].iloc[-1])
-    lower = scale * v["lower"].to_numpy(dtype=float)
-    upper = scale * v["upper"].to_numpy(dtype=float)
+    cs_ax, cs_scale = (ax.twinx(), 100.0) if sequence else (ax, scale)
+    lower = cs_scale * v["lower"].to_numpy(dtype=float)
+    upper = cs_scale * v["upper"].to_numpy(dtype=float)
     if measure != "auc":  # AUC: no per-row loss, no sequence
-        ax.fill_between(xv, lower, upper, color=_CS_COLOUR, alpha=0.3, lw=0,
-                        label=f"{100 * level:.4g}% confidence sequence")
+        cs_ax.fill_between(xv, lower, upper, color=_CS_COLOUR, alpha=0.3, lw=0,
+                           label=f"{100 * level:.4g}% confidence sequence")
         for edge in (lower, upper):
-            ax.plot(xv, edge, color=_CS_COLOUR, lw=0.7)
-        ax.plot(xv, scale * v["mean"].to_numpy(dtype=float), color=_CS_COLOUR, lw=1.6,
-                ls="--", label="running mean, all paired rows")
+            cs_ax.plot(xv, edge, color=_CS_COLOUR, lw=0.7)
+        cs_ax.plot(xv, cs_scale * v["mean"].to_numpy(dtype=float), color=_CS_COLOUR, lw=1.6,
+                   ls="--", label="running mean, all paired rows")
+    if sequence:
+        cs_ax.set_ylabel(sequence, color=_CS_COLOUR)
+        cs_ax.axhline(0, color=_CS_COLOUR, lw=0.6, ls=":")
+        handles = [h for a_ in (ax, cs_ax) for h in a_.get_legend_handles_labels()[0]]
+        ax.legend(handles=handles, fontsize=7, loc="best")
     margin = float(v["margin"].iloc[-1])
     ax.axhline(0, color="0.3", lw=0.9)
     if margin > 0:
@@ -74,7 +86,8 @@ def plot_pair_verdict(
     ax.set_ylabel(f"accuracy of {a} − {b} (points)" if scale == 100 else
                   f"{measure} advantage of {a} over {b}")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="best")
+    if not sequence:
+        ax.legend(fontsize=7, loc="best")
     line = str(v["line"].iloc[-1])
-    fig.suptitle("\n".join(textwrap.wrap(line, 110)), fontsize=8)
+    fig.suptitle("\n".join(textwrap.wrap(line, 90)), fontsize=9)
     return fig

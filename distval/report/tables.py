@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from distval.results import SUMMARY_MEASURES, SavedRun
+from distval.results import SavedRun
 from distval.results.summary import rejected_cell
 from distval.statistics.sequential import first_rejections
 
@@ -24,30 +24,55 @@ __all__ = [
     "decisions_rows",
     "final_tests_table",
     "measures_table",
+    "same_rows_table",
     "tests_with_pvalues",
 ]
 
 
 
-def _fmt(mean: float, sd: float) -> str:
-
-    if not math.isfinite(mean):
-        return "–"
-    return f"{mean:.4f}" + (f" ± {sd:.4f}" if math.isfinite(sd) else "")
+def _finite(v: float) -> float | None:
+    return v if math.isfinite(v) else None
 
 
-def _mean_sd(d: dict[str, float | None]) -> tuple[float, float]:
-    nan = float("nan")
-    return (nan if d["mean"] is None else d["mean"]), (nan if d["std"] is None else d["std"])
+def _mean_sd(d: dict[str, float | None]) -> tuple[float | None, float | None]:
+    return d.get("mean"), d.get("std")
+
+
+def same_rows_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
+    """What the verdicts compare: per pair, the run's measure of A and of B over the paired
+    windows (the rows each fold tested with both, forgotten the same way), mean ± sd over
+    the folds at the last check, in the task's units."""
+    paired = res.paired
+    if paired is None or not len(paired):
+        return [], []
+    task, measure = res.task, str(res.config.get("measure") or res.task.default_measure)
+    last = paired[paired["position"] == paired["position"].max()]
+    cols = ["A", "B", "folds", f"{measure} of A", f"{measure} of B", "rows per fold"]
+    rows = []
+    for (a, b), g in last.groupby(["learner_a", "learner_b"], sort=False):
+        va = g["value_a"].to_numpy(dtype=float)
+        vb = g["value_b"].to_numpy(dtype=float)
+        ok = np.isfinite(va) & np.isfinite(vb)
+        if not ok.any():
+            continue
+        sa, sb = ((_finite(float(v[ok].std(ddof=1))) if ok.sum() > 1 else None)
+                  for v in (va, vb))
+        width = g["width"].to_numpy(dtype=float)[ok]
+        rows.append([str(a), str(b), str(int(ok.sum())),
+                     task.cell(measure, float(va[ok].mean()), sa),
+                     task.cell(measure, float(vb[ok].mean()), sb),
+                     f"{float(np.median(width)):,.0f}"])
+    return cols, rows
 
 
 def measures_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
-    """The final measures per learner and forgetting (mean ± sd over folds): the summary's
-    measures and the run's ``--measure`` when it is another (``auc``, ``brier``, …)."""
+    """The final measures per learner and forgetting (mean ± sd over folds, in the task's
+    units): the task's measures and the run's ``--measure`` when it is another (``auc``,
+    ``brier``, …)."""
+    task = res.task
     f = res.folds[res.folds["position"] == res.final_position]
-    measure = str(res.config.get("measure") or "accuracy")
-    names = (*SUMMARY_MEASURES, *([measure] if measure not in SUMMARY_MEASURES
-                                  and measure in f else []))
+    measure = str(res.config.get("measure") or task.default_measure)
+    names = (*task.shown, *([measure] if measure not in task.shown and measure in f else []))
     cols = ["learner", "forgetting", "folds", *names]
     rows = []
     for kind in dict.fromkeys([res.forgetting, *f["forgetting"]]):
@@ -58,16 +83,16 @@ def measures_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
             saved = ((res.summary or {}).get("learners") or {}).get(label, {}).get(kind)
             if (saved and res.final_position == (res.summary or {}).get("rows")
                     and all(m in saved for m in names)):
-                cells = [_fmt(*_mean_sd(saved[m])) for m in names]
+                cells = [task.cell(m, *_mean_sd(saved[m])) for m in names]
                 rows.append([label, kind, str(len(s)), *cells])
                 continue
             cells = []  # no summary.json (a run cut off before writing it): from the folds
             for m in names:
                 v = s[m].to_numpy(dtype=float)
                 v = v[~(v != v)]
-                mean = float(v.mean()) if len(v) else float("nan")
-                sd = float(v.std(ddof=1)) if len(v) > 1 else float("nan")
-                cells.append(_fmt(mean, sd))
+                mean = _finite(float(v.mean())) if len(v) else None
+                sd = _finite(float(v.std(ddof=1))) if len(v) > 1 else None
+                cells.append(task.cell(m, mean, sd))
             rows.append([label, kind, str(len(s)), *cells])
     return cols, rows
 
@@ -90,14 +115,19 @@ def final_tests_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
     rows = []
     for r in last.itertuples():
         digits = ".6g" if r.measure == "errors" else ".4f"
+
+        def value(v: float, measure: str = str(r.measure), digits: str = digits) -> str:
+            if measure in res.task.measures and v == v:
+                return res.task.cell(measure, v)
+            return _num(v, digits)
         row = [
             r.learner_a,
             r.learner_b,
             r.test,
             f"{r.measure}, {r.forgetting}" + (", paired" if r.test in ("sign", "wilcoxon")
                                               else ""),
-            _num(r.value_a, digits),
-            _num(r.value_b, digits),
+            value(r.value_a),
+            value(r.value_b),
             _num(r.statistic),
             "< 1e-16" if r.pvalue < 1e-16 else _num(r.pvalue),
             "–" if r.pvalue != r.pvalue else rejected_cell(r._asdict(), first),
@@ -225,6 +255,8 @@ def config_rows(res: SavedRun) -> tuple[list[str], list[list[str]]]:
     for k in keep:
         if k in res.config:
             v = res.config[k]
+            if k == "stream" and v is None:  # the default run's
+                v = res.config.get("stream_name") or "elec2"
             rows.append([k, ", ".join(map(str, v)) if isinstance(v, list) else str(v)])
     return ["setting", "value"], rows
 

@@ -1,4 +1,8 @@
-"""A run's results in memory: the time series, the final snapshot, the summary and its tables."""
+"""A run's results in memory: the time series, the final snapshot, the summary and its tables.
+
+One type for every task: what differs (the fold measures, the baselines, the units) the
+result asks its run's task (:mod:`distval.tasks`; ``res.task``).
+"""
 
 from __future__ import annotations
 
@@ -15,9 +19,9 @@ from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns, concat, rows_of, select
 from distval.config import RunConfig
 from distval.errors import DistvalError
-from distval.results.compact import baseline, compact_measures, verdict_block, wrap
+from distval.results.compact import compact_measures, verdict_block, wrap
 from distval.results.reader import SavedRun
-from distval.results.schema import FOLD_SCHEMA, TEST_SCHEMA, columns_of, finite_or_none, table
+from distval.results.schema import TEST_SCHEMA, columns_of, finite_or_none, schemas_of, table
 from distval.results.series import Series, TimeSeries
 from distval.results.summary import (
     Block,
@@ -26,12 +30,14 @@ from distval.results.summary import (
     measured,
     measures_block,
     q_block,
+    same_rows_block,
     tests_block,
 )
 from distval.results.tables import markdown_table, text_table
 from distval.results.writer import ResultWriter
 from distval.statistics.sequential import first_rejections
 from distval.statistics.verdict import short_names, twin_line
+from distval.tasks import Task, task_named
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -73,9 +79,24 @@ class EvaluationResult:
     timeline: dict[str, float] = field(default_factory=dict)
     #: Drift detections so far per learner and detector.
     detections: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: The stream's name as the run opened it (the default run's: elec2).
+    stream_name: str = ""
     _twin: _TwinRules = field(
         default_factory=lambda: _TwinRules(), init=False, repr=False, compare=False
     )
+
+    def __post_init__(self) -> None:
+        if isinstance(self.series, TimeSeries) and self.series.schemas is not self._schemas:
+            self.series.schemas = self._schemas  # the task's fold table
+
+    @property
+    def task(self) -> Task:
+        """The run's task (``res.task.name``: classification or regression)."""
+        return task_named(self.config.task)
+
+    @property
+    def _schemas(self) -> dict[str, Any]:
+        return schemas_of(self.task)
 
     def add(self, snapshot: Snapshot) -> None:
         """Take one check's snapshot: the new final one, appended to the time series."""
@@ -116,7 +137,8 @@ class EvaluationResult:
 
         ``extra`` is merged into ``config.json``.
         """
-        writer = ResultWriter(directory, overwrite=True)
+        writer = ResultWriter(directory, overwrite=True, schemas=self._schemas,
+                              optional=self.task.optional_tables)
         writer.write_config(self.config, extra)
         writer.append(
             Snapshot(
@@ -153,7 +175,8 @@ class EvaluationResult:
         return self.series.table("verdicts").to_pandas()
 
     def final_folds(self) -> pd.DataFrame:
-        return table([self.final.folds] if self.final else [], FOLD_SCHEMA).to_pandas()
+        return table([self.final.folds] if self.final else [],
+                     self.task.fold_schema).to_pandas()
 
     def final_tests(self) -> pd.DataFrame:
         return table([self.final.tests] if self.final else [], TEST_SCHEMA).to_pandas()
@@ -161,7 +184,7 @@ class EvaluationResult:
     def summary(self) -> dict[str, Any]:
         """Mean and standard deviation over folds of the final measures, and final tests."""
         learners: dict[str, dict[str, dict[str, dict[str, float | None]]]] = {}
-        final = self.final.folds if self.final else concat([], FOLD_SCHEMA)
+        final = self.final.folds if self.final else concat([], self.task.fold_schema)
         for label in self.config.labels:
             per_forgetting: dict[str, dict[str, dict[str, float | None]]] = {}
             for kind in dict.fromkeys(final["forgetting"].tolist()):
@@ -177,6 +200,7 @@ class EvaluationResult:
                 per_forgetting[kind] = stats_
             learners[label] = per_forgetting
         return {
+            "task": self.task.name,
             "rows": self.n_rows,
             "elapsed_seconds": round(self.elapsed, 3),
             "rows_per_second": round(self.n_rows / self.elapsed, 1) if self.elapsed else None,
@@ -203,7 +227,7 @@ class EvaluationResult:
                 for t in (rows_of(self.final.verdicts) if self.final else [])
             ],
             "null_twin": self._null_twin(),
-            "baseline": baseline(learners, short_names(self.config.labels)),
+            "baseline": self.task.baseline(learners, short_names(self.config.labels)),
         }
 
     def _null_twin(self) -> dict[str, Any] | None:
@@ -233,7 +257,10 @@ class EvaluationResult:
     def _blocks(self) -> list[Block]:
         """The summary as (caption, columns, rows, alignment) tables, for every renderer."""
         s = self.summary()
-        blocks = [measures_block(s["learners"], self.config.forgetting)]
+        same = same_rows_block(self.final.paired, self.config.measure, self.task) if (
+            self.final) else None
+        blocks = [*([same] if same else []),
+                  measures_block(s["learners"], self.config.forgetting, self.task)]
         if s["tests"]:
             first = (first_rejections(self.tests()) if self.config.sequential == "spending"
                      else None)
@@ -247,7 +274,9 @@ class EvaluationResult:
         cfg = self.config
         head = f"{cfg.n_folds}-fold {cfg.scheme}{' prequential' if cfg.prequential else ''}"
         cut = f" (interrupted at row {self.n_rows})" if self.interrupted else ""
-        return f"distval: {cfg.stream or 'elec2'}, {head}, {self.n_rows} rows{label_note(cfg)}{cut}"
+        task = f", {self.task.title_word}" if self.task.title_word else ""
+        stream = self.stream_name or cfg.stream_text or "elec2"
+        return (f"distval: {stream}{task}, {head}, {self.n_rows} rows{label_note(cfg)}{cut}")
 
     def _footer(self) -> list[str]:
         s = self.summary()
@@ -274,7 +303,7 @@ class EvaluationResult:
         n_pairs = len(s["verdicts"])
         twin = [s["null_twin"]["line"]] if s["null_twin"] else []
         return verdict_block(s["verdicts"], self.config.alpha, n_pairs, width, twin + base,
-                             self.config.measure)
+                             self.config.measure, self.task.loss)
 
     def to_markdown(self) -> str:
         """The verdicts, the final measures and test decisions as Markdown tables."""
@@ -313,10 +342,13 @@ class EvaluationResult:
         else:
             s = self.summary()
             fg = self.config.forgetting
+            units = "%" if self.task.percent(self.task.cumulative) else "target units"
             lines += [
-                *textwrap.wrap(_measures_caption(fg, "(%, mean ±sd over folds)"), width),
+                *textwrap.wrap(_measures_caption(fg, f"({units}, mean ±sd over folds)", "",
+                                                 self.task.cumulative), width),
                 compact_measures(
-                    s["learners"], fg, short_names(self.config.labels), self.config.measure
+                    s["learners"], fg, short_names(self.config.labels), self.config.measure,
+                    self.task,
                 ),
                 "",
             ]
@@ -330,7 +362,8 @@ class EvaluationResult:
         own windows), the verdicts and the baseline line."""
         cfg = self.config
         lines = [f"<EvaluationResult {self._title().removeprefix('distval: ')}>"]
-        final = self.final.folds if self.final else concat([], FOLD_SCHEMA)
+        final = self.final.folds if self.final else concat([], self.task.fold_schema)
+
         def mean(label: str, kind: str) -> float | None:
             sel = (final["learner"] == label) & (final["forgetting"] == kind)
             v = final[cfg.measure][sel].astype(float)

@@ -24,8 +24,9 @@ from distval.results.schema import (
     VERDICT_SCHEMA,
     read_table,
 )
+from distval.tasks import Task, task_of
 
-__all__ = ["SavedRun", "load_results"]
+__all__ = ["SavedRun", "has_table", "load_results"]
 
 
 class SavedRun:
@@ -78,6 +79,11 @@ class SavedRun:
         labels = list(config.get("labels") or [])
         present = list(dict.fromkeys(folds["learner"]))
         self.labels: list[str] = [lab for lab in labels if lab in present] or present
+
+    @property
+    def task(self) -> Task:
+        """The run's task (:func:`~distval.tasks.task_of` its configuration)."""
+        return task_of(self.config)
 
     @property
     def primary(self) -> pd.DataFrame:
@@ -175,9 +181,9 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
         raise DistvalError(f"results directory {d} does not exist")
     if not d.is_dir():
         raise DistvalError(f"{d} is not a directory")
-    if not _has_table(d, "folds") and _has_table(d / "original", "folds"):
+    if not has_table(d, "folds") and has_table(d / "original", "folds"):
         d = d / "original"  # a robustness run (--permute): report the original order
-    if not _has_table(d, "folds"):
+    if not has_table(d, "folds"):
         raise DistvalError(
             f"{d} holds no folds.parquet: not a distval results directory "
             "(make one with `distval run --output DIR`)"
@@ -201,11 +207,11 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
         return table.to_pandas()
 
     folds = read("folds")
-    tests = read("tests") if _has_table(d, "tests") else pd.DataFrame(columns=TEST_SCHEMA.names)
-    q = read("q") if _has_table(d, "q") else None
-    events = read("events") if _has_table(d, "events") else None
-    paired = read("paired") if _has_table(d, "paired") else None
-    verdicts = read("verdicts") if _has_table(d, "verdicts") else None
+    tests = read("tests") if has_table(d, "tests") else pd.DataFrame(columns=TEST_SCHEMA.names)
+    q = read("q") if has_table(d, "q") else None
+    events = read("events") if has_table(d, "events") else None
+    paired = read("paired") if has_table(d, "paired") else None
+    verdicts = read("verdicts") if has_table(d, "verdicts") else None
     if isinstance(config.get("run_id"), str):
         ids["config.json"] = config["run_id"]
     if len(set(ids.values())) > 1:  # tables of two runs copied together
@@ -217,13 +223,8 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
         raise DistvalError(
             f"{d / 'folds.parquet'} has no rows: the run stopped before its first check"
         )
-    missing = {"position", "learner", "fold", "forgetting", "accuracy"} - set(folds.columns)
-    if missing and "rmse" in folds.columns:
-        raise DistvalError(
-            f"{d} holds a regression run: `distval report`, `export` and `compare` read it "
-            "(in Python: distval.results.regression.load_regression); this reads "
-            "classification runs only"
-        )
+    task = task_of(config)
+    missing = {"position", "learner", "fold", "forgetting", task.cumulative} - set(folds.columns)
     if missing:
         raise DistvalError(f"{d / 'folds.parquet'} lacks the columns {', '.join(sorted(missing))}")
     folds = folds.sort_values(["position", "learner", "fold"], kind="stable")
@@ -240,6 +241,9 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
     )
 
 
-def _has_table(d: Path, name: str) -> bool:
-    return (d / f"{name}.parquet").exists() or (d / f"{name}.arrows").exists()
+def has_table(d: Path, name: str) -> bool:
+    """Whether ``d`` holds table ``name``: its Parquet file, or an Arrow stream that got as
+    far as its schema (a stream cut back to no row by a resumed run is still empty)."""
+    stream = d / f"{name}.arrows"
+    return (d / f"{name}.parquet").exists() or (stream.exists() and stream.stat().st_size > 0)
 

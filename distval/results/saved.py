@@ -24,15 +24,10 @@ from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.results.memory import EvaluationResult
-from distval.results.reader import SavedRun, load_results
-from distval.results.regression import (
-    REGRESSION_SCHEMAS,
-    REGRESSION_SHOWN,
-    is_regression_run,
-    load_regression,
-)
-from distval.results.schema import SUMMARY_MEASURES, TABLE_SCHEMAS, columns_of, read_table
+from distval.results.reader import SavedRun, has_table, load_results
+from distval.results.schema import TABLE_SCHEMAS, columns_of, read_table, schemas_of
 from distval.streams.open import BUNDLED, bundled_path
+from distval.tasks import Task
 
 __all__ = ["COMPARED_SETTINGS", "TABLES", "comparison", "export_csv", "load_evaluation"]
 
@@ -62,9 +57,9 @@ COMPARED_SETTINGS = (
 def _table(saved: SavedRun, name: str) -> pa.Table:
     """One table of a saved run in today's schema: read from its file as written, or (files
     of earlier versions) from the reader's upgraded DataFrame."""
-    schema = TABLES[name]
+    schema = schemas_of(saved.task)[name]
     d = saved.directory
-    if (d / f"{name}.parquet").exists() or (d / f"{name}.arrows").exists():
+    if has_table(d, name):
         table = read_table(d, name)
         if set(schema.names) <= set(table.column_names):
             return table.select(schema.names).cast(schema)
@@ -114,7 +109,7 @@ def load_evaluation(results_dir: str | os.PathLike[str]) -> EvaluationResult:
         raise DistvalError(
             f"{saved.directory / 'config.json'} does not describe a run: {exc}"
         ) from None
-    tables = {name: columns_of(_table(saved, name)) for name in TABLES}
+    tables = {name: columns_of(_table(saved, name)) for name in TABLE_SCHEMAS}
     positions = np.unique(tables["folds"]["position"].astype(np.int64))
     parts = {
         name: _by_position(cols, positions, at_or_after=name == "events")
@@ -176,10 +171,8 @@ def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     ]
 
 
-def _cell(d: dict[str, Any] | None) -> str:
-    if not d or d.get("mean") is None:
-        return "–"
-    return f"{d['mean']:.4f}" + (f" ± {d['std']:.4f}" if d.get("std") is not None else "")
+def _cell(task: Task, measure: str, d: dict[str, Any] | None) -> str:
+    return task.cell(measure, *((d.get("mean"), d.get("std")) if d else (None, None)))
 
 
 def comparison(
@@ -197,15 +190,13 @@ def comparison(
     >>> [row[:2] for row in comparison(a, b)[-2][2]]
     [['A', 'nb'], ['A', 'majority'], ['B', 'ht'], ['B', 'majority']]
     """
-    kinds = [is_regression_run(Path(r)) for r in (run_a, run_b)]
-    if any(kinds):
-        if not all(kinds):
-            raise DistvalError(
-                f"{run_a} and {run_b} are not comparable: one is a regression run, the "
-                "other a classification run"
-            )
-        return _regression_comparison(run_a, run_b)
     a, b = load_results(run_a), load_results(run_b)
+    if a.task is not b.task:
+        raise DistvalError(
+            f"{run_a} and {run_b} are not comparable: one is a {a.task} run, the other a "
+            f"{b.task} run"
+        )
+    task, total = a.task, a.task.cumulative
     differ = _differences(a.config, b.config)
     if differ:
         raise DistvalError(
@@ -226,8 +217,8 @@ def comparison(
                 [
                     tag,
                     label,
-                    *(_cell(main.get(m)) for m in SUMMARY_MEASURES),
-                    _cell(cum.get("accuracy")),
+                    *(_cell(task, m, main.get(m)) for m in task.shown),
+                    _cell(task, total, cum.get(total)),
                 ]
             )
         final = run.tests[run.tests["position"] == run.tests["position"].max()]
@@ -247,10 +238,11 @@ def comparison(
             verdict_rows.append([tag, str(base["line"])])
     measures = (
         f"Final measures under `{forgetting}` forgetting, mean ± sd over folds "
-        f"(A: {_run_name(a)}, B: {_run_name(b)}); last column: cumulative accuracy.",
-        ["run", "learner", *SUMMARY_MEASURES, "accuracy (cumulative)"],
+        f"(A: {_run_name(a)}, B: {_run_name(b)}), {task.units}; last column: {total} over "
+        "all rows.",
+        ["run", "learner", *task.shown, f"{total} (cumulative)"],
         measure_rows,
-        "ll" + "r" * (len(SUMMARY_MEASURES) + 1),
+        "ll" + "r" * (len(task.shown) + 1),
     )
     tests = (
         "Final test decisions of each run, with the learner its data favour (– where the run "
@@ -299,8 +291,8 @@ def export_csv(
     results_dir: str | os.PathLike[str], output: str | os.PathLike[str] | None = None
 ) -> list[Path]:
     """Every table of a results directory as a CSV file (``folds.csv``, ``tests.csv``,
-    ``q.csv``, ``events.csv``, ``paired.csv``, ``verdicts.csv``; a regression run's
-    ``folds.csv``, ``tests.csv``, ``paired.csv``, ``verdicts.csv``) in ``output``
+    ``q.csv``, ``events.csv``, ``paired.csv``, ``verdicts.csv``, for every task; a regression
+    run's Q and events are empty) in ``output``
     (default: a ``csv`` folder inside it), in today's columns; a list column
     (``recall_by_class``) as JSON text. Returns the files.
 
@@ -313,14 +305,9 @@ def export_csv(
     >>> len(pd.read_csv(Path(d) / "csv" / "folds.csv"))
     16
     """
-    d = Path(results_dir)
-    if is_regression_run(d):
-        tables = {name: _regression_table(d, name, schema)
-                  for name, schema in REGRESSION_SCHEMAS.items()}
-    else:
-        saved = load_results(results_dir)
-        d = saved.directory
-        tables = {name: _table(saved, name) for name in TABLES}
+    saved = load_results(results_dir)
+    d = saved.directory
+    tables = {name: _table(saved, name) for name in TABLE_SCHEMAS}
     out = Path(output) if output is not None else d / "csv"
     if out.exists() and not out.is_dir():
         raise DistvalError(f"output path {out} exists and is not a directory")
@@ -335,56 +322,3 @@ def export_csv(
         pacsv.write_csv(table, path)
         written.append(path)
     return written
-
-
-def _regression_table(d: Path, name: str, schema: pa.Schema) -> pa.Table:
-    """Table ``name`` of a regression run's directory (empty where it has none)."""
-    if not ((d / f"{name}.parquet").exists() or (d / f"{name}.arrows").exists()):
-        return schema.empty_table()
-    return read_table(d, name).select(schema.names).cast(schema)
-
-
-def _regression_comparison(
-    run_a: str | os.PathLike[str], run_b: str | os.PathLike[str]
-) -> list[tuple[str, list[str], list[list[str]], str]]:
-    """:func:`comparison` of two regression runs: their final measures
-    (:data:`~distval.results.regression.REGRESSION_SHOWN`, mean ± sd over folds) and their
-    final test decisions."""
-    a, b = load_regression(run_a), load_regression(run_b)
-    differ = _differences(a.config.to_dict(), b.config.to_dict())
-    if differ:
-        raise DistvalError(
-            f"{run_a} and {run_b} are not comparable: they differ in " + "; ".join(differ)
-        )
-    forgetting = a.config.forgetting
-    measure_rows = []
-    decisions: dict[tuple[str, str, str], list[str]] = {}
-    names = []
-    for tag, run in (("A", a), ("B", b)):
-        names.append(f"{run.output_dir}" + (", interrupted" if run.interrupted else ""))
-        summary = run.summary()
-        for label in run.config.labels:
-            main = (summary["learners"].get(label) or {}).get(forgetting) or {}
-            measure_rows.append([tag, label, *(_cell(main.get(m)) for m in REGRESSION_SHOWN)])
-        for t in summary["tests"]:
-            key = (str(t["test"]), str(t["learner_a"]), str(t["learner_b"]))
-            cells = decisions.setdefault(key, ["–"] * 4)
-            at = 0 if tag == "A" else 2
-            p = t["pvalue"]
-            cells[at : at + 2] = ["–" if p is None else f"{p:.4g}",
-                                  "yes" if t["reject"] else "no"]
-    measures = (
-        f"Final measures under `{forgetting}` forgetting, mean ± sd over folds "
-        f"(A: {names[0]}, B: {names[1]}); regression, in the target's units.",
-        ["run", "learner", *REGRESSION_SHOWN],
-        measure_rows,
-        "ll" + "r" * len(REGRESSION_SHOWN),
-    )
-    tests = (
-        "Final test decisions of each run (– where the run has no such test).",
-        ["test", "learner A", "learner B", "p-value (A)", "reject (A)", "p-value (B)",
-         "reject (B)"],
-        [[*key, *cells] for key, cells in decisions.items()],
-        "lllrlrl",
-    )
-    return [measures, tests]

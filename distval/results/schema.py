@@ -25,6 +25,7 @@ from distval.columns import (
     concat,
 )
 from distval.errors import DistvalError
+from distval.tasks import Task
 
 __all__ = [
     "EVENT_SCHEMA",
@@ -41,6 +42,7 @@ __all__ = [
     "finite_or_none",
     "read_batches",
     "read_table",
+    "schemas_of",
     "table",
 ]
 
@@ -53,6 +55,18 @@ TABLES = ("folds", "tests", "q", "events", "paired", "verdicts")
 TABLE_SCHEMAS: dict[str, pa.Schema] = dict(
     zip(TABLES, (FOLD_SCHEMA, TEST_SCHEMA, Q_SCHEMA, EVENT_SCHEMA, PAIRED_SCHEMA, VERDICT_SCHEMA))
 )
+
+
+
+def schemas_of(task: Task) -> dict[str, pa.Schema]:
+    """Each table's schema in a run of ``task``: its fold table is the task's.
+
+    >>> from distval.tasks import task_named
+    >>> "rmse" in schemas_of(task_named("regression"))["folds"].names
+    True
+    """
+    return TABLE_SCHEMAS | {"folds": task.fold_schema}
+
 
 #: The files of a results directory (a report adds its own beside them).
 FILES = (

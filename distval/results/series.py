@@ -63,7 +63,9 @@ class TimeSeries:
     (0, 0)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, schemas: dict[str, pa.Schema] | None = None) -> None:
+        #: Each table's schema (a task's fold table: :func:`~distval.results.schema.schemas_of`).
+        self.schemas = schemas or TABLE_SCHEMAS
         self._batches: dict[str, list[pa.RecordBatch]] = {name: [] for name in TABLES}
         self._pending: dict[str, list[Columns]] = {name: [] for name in TABLES}
         self._checks = 0
@@ -80,13 +82,13 @@ class TimeSeries:
         """The pending columns of each table as one record batch."""
         for name, pending in self._pending.items():
             if pending:
-                rows = table(pending, TABLE_SCHEMAS[name]).combine_chunks()
+                rows = table(pending, self.schemas[name]).combine_chunks()
                 self._batches[name].extend(rows.to_batches())
                 pending.clear()
 
     def table(self, name: str) -> pa.Table:
         self._pack()
-        return pa.Table.from_batches(self._batches[name], schema=TABLE_SCHEMAS[name])
+        return pa.Table.from_batches(self._batches[name], schema=self.schemas[name])
 
     @property
     def nbytes(self) -> int:

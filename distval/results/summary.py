@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from distval.config import RunConfig
-from distval.metrics import MEASURES, PROBA_MEASURES
+from distval.metrics import PROBA_MEASURES
 from distval.results.compact import label_words
-from distval.results.schema import SUMMARY_MEASURES
+from distval.tasks import Task, task_named
 
 #: A summary table: (caption, columns, rows, alignment), drawn by every renderer.
 Block = tuple[str, list[str], list[list[str]], str]
@@ -35,30 +37,72 @@ def _pvalue(p: float | None) -> str:
     return "–" if p is None else ("< 1e-16" if p < 1e-16 else format(p, ".4g"))
 
 
-def measures_block(learners: dict[str, Any], kind: str) -> Block:
-    """The final measures under ``kind`` forgetting, with the cumulative accuracy."""
+def measures_block(learners: dict[str, Any], kind: str, task: Task | None = None) -> Block:
+    """The final measures under ``kind`` forgetting, with the task's measure over all rows
+    (classification: accuracy), in the task's units (classification: percent)."""
+    task = task or task_named("classification")
     rows = []
+    first: dict[str, Any] = next(
+        (per[kind] for per in learners.values() if per.get(kind)), {}
+    )
+    extra = [m for m in first if m not in task.shown and m in PROBA_MEASURES]
+    shown = [*task.shown, *extra]
+    total = task.cumulative
     for label, per in learners.items():
         if not per:
             continue
         main = per.get(kind, {})
         cum = per.get("cumulative", main)
-        shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in main)]
-        cells = [_mean_sd(main[m]) for m in shown] if main else []
-        rows.append([label, *cells, _mean_sd(cum["accuracy"])])
-    first: dict[str, Any] = next(
-        (per[kind] for per in learners.values() if per.get(kind)), {}
-    )
-    shown = [*SUMMARY_MEASURES, *(m for m in PROBA_MEASURES if m in first)]
+        cells = [task.cell(m, *_pair(main.get(m))) for m in shown] if main else []
+        rows.append([label, *cells, task.cell(total, *_pair(cum.get(total)))])
     return (
-        _measures_caption(kind, "(mean ± sd over folds)", "`"),
-        ["learner", *shown, "accuracy (cumulative)"],
+        " ".join(filter(None, (_measures_caption(kind, f"(mean ± sd over folds, {task.units})",
+                                                 "`", total), task.measures_note))),
+        ["learner", *shown, f"{total} (cumulative)"],
         rows,
         "l" + "r" * (len(shown) + 1),
     )
 
 
-def _measures_caption(kind: str, units: str, quote: str = "") -> str:
+def same_rows_block(paired: Mapping[str, Any], measure: str, task: Task) -> Block | None:
+    """What the verdicts compare: per pair, ``measure`` of A and of B over the paired
+    windows (the rows each fold tested with both), mean ± sd over the folds, in the task's
+    units; None without pairs.
+
+    >>> import numpy as np
+    >>> p = {"learner_a": np.array(["a", "a"], object), "learner_b": np.array(["b", "b"], object),
+    ...      "value_a": np.array([0.8, 0.9]), "value_b": np.array([0.7, 0.7])}
+    >>> same_rows_block(p, "accuracy", task_named("classification"))[2]
+    [['a', 'b', '2', '85.00 ± 7.07', '70.00 ± 0.00']]
+    """
+    if not len(paired.get("learner_a", ())):
+        return None
+    a = np.asarray(paired["learner_a"], dtype=object)
+    b = np.asarray(paired["learner_b"], dtype=object)
+    va = np.asarray(paired["value_a"], dtype=np.float64)
+    vb = np.asarray(paired["value_b"], dtype=np.float64)
+    rows = []
+    for pair in dict.fromkeys(zip(a.tolist(), b.tolist())):
+        ok = (a == pair[0]) & (b == pair[1]) & np.isfinite(va) & np.isfinite(vb)
+        if not ok.any():
+            continue
+        n = int(ok.sum())
+        cells = [task.cell(measure, float(v[ok].mean()),
+                           float(v[ok].std(ddof=1)) if n > 1 else None) for v in (va, vb)]
+        rows.append([str(pair[0]), str(pair[1]), str(n), *cells])
+    if not rows:
+        return None
+    return (f"What the verdicts compare: {measure} of both learners of each pair on the same "
+            "rows (the paired windows: the rows each fold tested with both), mean ± sd over "
+            f"folds, {task.units}:", ["A", "B", "folds", f"{measure} of A", f"{measure} of B"],
+            rows, "lllrr")
+
+
+def _pair(d: dict[str, float | None] | None) -> tuple[float | None, float | None]:
+    return (None, None) if not d else (d.get("mean"), d.get("std"))
+
+
+def _measures_caption(kind: str, units: str, quote: str = "", total: str = "accuracy") -> str:
     """What a measures table covers: under a forgetting mechanism each learner's own windows
     (which may hold other rows than another learner's: the verdicts compare on the same
     rows); cumulative: every row each fold tested.
@@ -73,13 +117,14 @@ def _measures_caption(kind: str, units: str, quote: str = "") -> str:
         f"Measures at the end {units} under {quote}{kind}{quote} forgetting: each learner "
         "over its own windows, so two learners' values may cover different rows and need not "
         "agree with the verdicts, which compare them on the same rows; last column: "
-        "accuracy over all rows."
+        f"{total} over all rows."
     )
 
 
 def measured(cfg: RunConfig) -> tuple[str, ...]:
-    """The fold measures a run has: the probabilistic ones only when it asked for one."""
-    return MEASURES + PROBA_MEASURES if cfg.measure in PROBA_MEASURES else MEASURES
+    """The fold measures a run has (its task's; classification: the probabilistic ones only
+    when it asked for one)."""
+    return task_named(cfg.task).measured(cfg)
 
 
 #: What the decisions of each ``--sequential`` rule mean, for the summary and the report.
@@ -136,11 +181,14 @@ def tests_block(
         cols += ["sequential", "p limit"]
     if adjusted is not None:
         cols.append("across pairs")
+    mcnemar = any(str(t.get("test", "")).startswith("mcnemar") for t in tests)
     caption = (
         f"Tests (alpha = {alpha}): sign and Wilcoxon across folds on the paired windows (per "
-        "fold, both learners over the rows it tested with both); McNemar on the errors of "
-        "the (row, fold) pairs both learners tested. Values: the compared quantity of A and "
-        "B. " + SEQUENTIAL_NOTES[sequential if watched else "none"]
+        "fold, both learners over the rows it tested with both)"
+        + ("; McNemar on the errors of the (row, fold) pairs both learners tested" if mcnemar
+           else "")
+        + ". Values: the compared quantity of A and B. "
+        + SEQUENTIAL_NOTES[sequential if watched else "none"]
     )
     if adjusted is not None:
         caption += (

@@ -133,8 +133,8 @@ class ResultWriter:
     :meth:`checkpoint` writes a run's state with the rows each table holds at that moment;
     ``resume`` (the rows of a checkpoint, by table) opens a directory written before,
     cuts each table back to those rows and appends after them. ``schemas`` replaces the
-    schemas of some tables (a regression run's folds:
-    :data:`~distval.columns.REGRESSION_FOLD_SCHEMA`); ``optional`` names tables written only
+    schemas of some tables (a task's fold table:
+    :func:`~distval.results.schema.schemas_of`); ``optional`` names tables written only
     once they have a row (a regression run's ``q``, which it never has).
     """
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from river import dummy
+from river import dummy, linear_model
 
 
 class PredictsMinusOne(dummy.PriorClassifier):
@@ -48,3 +48,19 @@ class SlowStart(dummy.PriorClassifier):
             time.sleep(self.seconds)
             self.started = True
         return super().predict_one(x)
+
+
+class PredictsBadNumber(linear_model.LinearRegression):
+    """A regressor that predicts ``value`` (NaN, inf, None or a string) from its ``after``-th
+    prediction on."""
+
+    def __init__(self, value: str = "nan", after: int = 50):
+        super().__init__()
+        self.value, self.after, self.seen = value, after, 0
+
+    def predict_one(self, x, **kwargs):
+        self.seen += 1
+        if self.seen <= self.after:
+            return super().predict_one(x, **kwargs)
+        return {"nan": float("nan"), "inf": float("inf"), "none": None}.get(self.value,
+                                                                             self.value)

@@ -3,7 +3,11 @@ longer passes for the marker of an untested row."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
+from cli_errors import one_line_error
 
 from distval.errors import DistvalError
 from distval.evaluation import evaluate
@@ -35,14 +39,26 @@ def test_a_learners_bare_not_implemented_error_names_the_learner_and_the_method(
                             "implement it)")
 
 
-def test_a_regressors_none_is_refused_not_scored_as_zero():
-    """Before: a regressor's None was scored as the prediction 0 (NaN and inf were refused)."""
-    with pytest.raises(DistvalError) as info:
-        evaluate(stream="friedman", n_rows=600, task="regression", n_folds=2, test_every=200,
-                 learners=("linreg", "none_regressor:PredictsNone(after=50)"))
-    message = str(info.value)
-    assert message.startswith("learner 'none_regressor:PredictsNone(after=50)' (fold ")
-    assert "predicted None for row " in message
+@pytest.mark.parametrize(("value", "shown"), [("nan", "nan"), ("inf", "inf"), ("none", "None"),
+                                              ("high", "'high'")])
+def test_a_regressor_predicting_no_finite_number_stops_the_run_in_one_line(
+    value, shown, tmp_path, capsys
+):
+    """Before, a NaN prediction was taken for an untested row: the row silently left out
+    of the learner's measures. Now: one error line naming the learner, its fold and the
+    row, exit status 2, and the results are not written as complete (the summary says the
+    run was interrupted, before the row)."""
+    spec = f"odd_learners:PredictsBadNumber(value={value!r}, after=30)"
+    line = one_line_error(capsys, "run", "--stream", "friedman", "--n-rows", "400",
+                          "--learners", "linreg", spec, "--folds", "2", "--test-every",
+                          "200", "--output", str(tmp_path / "out"))
+    found = re.search(r"learner (.+) \(fold (\d)\) predicted (.+) for row (\d+): a "
+                      "regressor must predict a finite number$", line)
+    assert found, line
+    assert found[1] == repr(spec) and found[3] == shown
+    assert 30 <= int(found[4]) < 400  # its 31st prediction or later, on the stream
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["interrupted"] is True and summary["rows"] <= int(found[4])
 
 
 def test_nan_class_probabilities_are_refused_naming_the_learner_fold_and_row():

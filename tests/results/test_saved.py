@@ -68,7 +68,7 @@ def test_compare_puts_the_final_numbers_of_both_runs_side_by_side(saved, tmp_pat
         folds = pq.read_table(path / "folds.parquet").to_pandas()
         last = folds[(folds["position"] == 1500) & (folds["forgetting"] == res.config.forgetting)]
         for label, group in last.groupby("learner"):
-            assert rows[tag, label][2].startswith(f"{group['accuracy'].mean():.4f}")
+            assert rows[tag, label][2].startswith(f"{100 * group['accuracy'].mean():.2f}")
     decided = {tuple(r[:3]): r for r in tests[2]}
     assert decided["friedman", "*", "*"][6:] == ["–", "–", "–"]  # two learners in B: none
     # each row names the learner the run's data favour, as its tests.parquet says

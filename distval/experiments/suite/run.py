@@ -39,6 +39,7 @@ from distval.experiments.study import Part, StudyProgress, run_study
 from distval.experiments.suite.statistics import CrossStream, compare
 from distval.results import EvaluationResult, claim_output
 from distval.results.lock import locks_output
+from distval.tasks import task_named
 
 __all__ = ["SuiteConfig", "SuiteResult", "make_suite", "stream_dir_name", "suite"]
 
@@ -249,7 +250,7 @@ def _compare(cfg: SuiteConfig, summaries: Mapping[str, Mapping[str, Any]]) -> Cr
         alpha=cfg.run.alpha,
         rope=cfg.rope,
         seed=cfg.run.seed,
-        lower_is_better=cfg.run.task == "regression" and cfg.run.measure != "r2",
+        lower_is_better=not task_named(cfg.run.task).higher_is_better(cfg.run.measure),
     )
 
 

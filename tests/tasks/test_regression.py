@@ -8,7 +8,8 @@ from river import metrics
 from river._river_rust.drift import AdaptiveWindowing
 from sklearn.metrics import mean_absolute_error, r2_score, root_mean_squared_error
 
-from distval.metrics.regression import RegressionTracker, SumWindows, regression_measures
+from distval.metrics.sums import SumWindows
+from distval.tasks.regression import RegressionTracker, regression_measures
 
 N, SLOTS = 3000, 3
 

@@ -1,11 +1,12 @@
-"""The aggregator of a regression run: per-fold errors, paired fold tests and verdicts.
+"""The aggregator of a numeric target (the regression task): per-fold errors, paired fold
+tests and verdicts.
 
 The regression counterpart of :class:`~distval.aggregator.core.Aggregator`, with the same
 interface (``update``, ``finish``, ``position``), so both backends drive it unchanged. It
 receives each batch's targets and every slot's predictions (NaN where a slot did not test a
 row) and keeps:
 
-- per (learner, fold), the regression measures (:mod:`distval.metrics.regression`: MAE,
+- per (learner, fold), the regression measures (:mod:`distval.tasks.regression`: MAE,
   RMSE, R², the mean and persistent baselines' RMSE and the RMSE relative to each) under the
   run's forgetting and cumulatively. The baselines are computed once on the global stream:
   the *mean* predictor predicts the mean of every earlier target, the *persistent* one the
@@ -22,7 +23,8 @@ row) and keeps:
   :class:`~distval.statistics.anytime.DifferenceCS` holds as it does for 0/1 losses: no range of the
   target needs to be known and no clipping is needed. It speaks of which learner is closer
   on more rows (a median-type statement), not of the RMSE difference; the verdict line
-  cites the fold tests on RMSE beside it. ``benchmarks/bench_verdict_regression.py``
+  (:func:`~distval.tasks.regression.regression_verdict_line`) says the RMSE on the same
+  rows first and this tested quantity after it. ``benchmarks/bench_verdict_regression.py``
   checks its error rates on planted truths.
 
 >>> rng = np.random.default_rng(1)
@@ -47,30 +49,30 @@ from distval.aggregator.settings import ComparisonSettings, TrackerSettings
 from distval.aggregator.snapshot import Snapshot
 from distval.columns import (
     PAIRED_SCHEMA,
-    REGRESSION_FOLD_SCHEMA,
     TEST_SCHEMA,
     VERDICT_SCHEMA,
     Columns,
     to_columns,
 )
 from distval.config import RunConfig
-from distval.metrics.regression import (
-    REGRESSION_HIGHER_IS_BETTER,
-    REGRESSION_MEASURES,
-    RegressionTracker,
-    SumWindows,
-)
+from distval.metrics.sums import SumWindows
 from distval.routing.delays import Release
 from distval.statistics.anytime import DifferenceCS
 from distval.statistics.comparison import Decision
 from distval.statistics.friedman import friedman as stats_friedman
 from distval.statistics.multiplicity import holm_adjusted
 from distval.statistics.verdict import short_names
+from distval.tasks.regression import (
+    REGRESSION_MEASURES,
+    Regression,
+    RegressionTracker,
+    regression_verdict_line,
+)
 
-__all__ = ["PairedErrors", "RegressionAggregator", "regression_verdict_line"]
+__all__ = ["PairedErrors", "RegressionAggregator"]
 
-#: Names of the fold measures in the verdict line.
-_NAMES = {"rmse": "RMSE", "mae": "MAE", "r2": "R²"}
+_TASK = Regression()
+
 
 
 class PairedErrors:
@@ -129,7 +131,7 @@ class PairedErrors:
 
 class RegressionAggregator(Schedule):
     """Consumes the prediction batches of a regression run; a :class:`Snapshot` every
-    ``test_every`` rows (its ``folds`` in :data:`~distval.columns.REGRESSION_FOLD_SCHEMA`).
+    ``test_every`` rows (its ``folds`` in the regression task's fold schema).
     Slot ``s`` is learner ``s // n_folds``, fold ``s % n_folds``."""
 
     def __init__(
@@ -173,9 +175,10 @@ class RegressionAggregator(Schedule):
         self._previous = 0.0  # the persistent baseline's prediction of the next row
 
     @classmethod
-    def from_config(cls, config: RunConfig, planned_rows: int | None = None
-                    ) -> RegressionAggregator:
-        """The aggregator of a regression run, its settings taken from ``config``."""
+    def from_config(cls, config: RunConfig, n_classes: int | None = None,
+                    planned_rows: int | None = None) -> RegressionAggregator:
+        """The aggregator of a regression run, its settings taken from ``config``
+        (``n_classes``, the classification aggregator's, is not used)."""
         trackers = TrackerSettings(config.forgetting, config.window, config.fading,
                                    config.adwin_delta)
         comparison = ComparisonSettings(
@@ -245,7 +248,7 @@ class RegressionAggregator(Schedule):
         cmp = self.comparison
         if "friedman" in cmp.tests and len(self.labels) >= 3:
             values = self.fold_values()
-            if cmp.measure not in REGRESSION_HIGHER_IS_BETTER:
+            if not _TASK.higher_is_better(cmp.measure):
                 values = -values
             ok = np.isfinite(values).all(axis=0)
             if ok.sum() >= 2:
@@ -280,13 +283,13 @@ class RegressionAggregator(Schedule):
             "n": np.concatenate([g["n"] for g in got]),
             "width": np.concatenate([t.widths for t in self.trackers]),
             **{m: np.concatenate([g[m] for g in got]) for m in REGRESSION_MEASURES},
-        } if rows else to_columns([], REGRESSION_FOLD_SCHEMA)
+        } if rows else to_columns([], _TASK.fold_schema)
 
     def _tests(self) -> tuple[list[dict[str, Any]], Columns]:
         """Sign and Wilcoxon per pair on the paired windows' values, and the paired table."""
         cmp, forgetting = self.comparison, self.tracker_settings.forgetting
         va_all, vb_all = self.paired.values(cmp.measure)
-        lower_better = cmp.measure not in REGRESSION_HIGHER_IS_BETTER
+        lower_better = not _TASK.higher_is_better(cmp.measure)
         tests: list[dict[str, Any]] = []
         paired_rows: list[dict[str, Any]] = []
         widths = self.paired.widths
@@ -366,65 +369,3 @@ class RegressionAggregator(Schedule):
                 "line": line,
             })
         return rows
-
-
-def regression_verdict_line(
-    a: str, b: str, cs: dict[str, Any], level: float, margin: float, favouring: int,
-    folds: int, measure: str, values: tuple[float, float], window: float,
-    cited: tuple[str, float, str | None, bool, str | None] | None,
-) -> str:
-    """The verdict of one regression pair as one line: the confidence sequence of the mean
-    per-row sign of ``|e_B| - |e_A|`` (in points: percentage of rows), the folds' paired
-    values of the measure, and the cited fold test.
-
-    >>> cs = {"rows": 9000, "mean": 0.21, "lower": 0.18, "upper": 0.24, "decision": "A"}
-    >>> for part in regression_verdict_line("htr", "linreg", cs, 0.95, 0.0, 10, 10, "rmse",
-    ...     (2.1, 3.0), 1200.0, ("wilcoxon", 0.002, "htr", True, None)).split("; "):
-    ...     print(part)
-    htr better than linreg: closer to the target on 21.0 points more rows than farther, ...
-    10/10 folds favour htr (paired RMSE 2.1 vs 3)
-    Wilcoxon p 0.002 on the last 1,200 paired rows
-    valid under peeking
-    """
-    pct = f"{100 * level:.4g}% CS"
-    mean = cs["mean"] if cs["mean"] == cs["mean"] else 0.0
-    over = f"over {cs['rows']:,} rows " if cs["rows"] else ""
-    decision = cs["decision"]
-    name = _NAMES.get(measure, measure)
-    if decision in ("A", "B"):
-        s = 1.0 if decision == "A" else -1.0
-        win, lose = (a, b) if decision == "A" else (b, a)
-        lo, hi = sorted((s * cs["lower"], s * cs["upper"]))
-        head = (f"{win} better than {lose}: closer to the target on {100 * s * mean:.1f} points "
-                f"more rows than farther, {over}({pct} {100 * lo:.1f} to {100 * hi:.1f})")
-    elif decision == "equivalent":
-        win = a if mean >= 0 else b
-        head = (f"{a} and {b} equivalent within {100 * margin:.1f} points: {over}({pct} "
-                f"{100 * cs['lower']:.1f} to {100 * cs['upper']:.1f} for {a})")
-    else:
-        win = a if mean >= 0 else b
-        head = (f"{a} vs {b}: no verdict yet: {win} closer on {100 * abs(mean):.1f} points "
-                f"more rows {over}({pct} {100 * cs['lower']:.1f} to {100 * cs['upper']:.1f}, "
-                "includes 0)")
-    va, vb = values if win == a else values[::-1]
-    parts = [head]
-    if folds:
-        parts.append(f"{favouring}/{folds} folds favour {win} (paired {name} {va:.4g} vs "
-                     f"{vb:.4g})")
-        if decision in ("A", "B") and 2 * favouring < folds:
-            other = b if win == a else a
-            parts.append(f"but the paired {name} favours {other}: {win} is closer on more "
-                         f"rows, {other} errs less on the rows where errors are large")
-    if cited is not None:
-        test, p, fav, reject, correction = cited
-        label = "Wilcoxon" if test == "wilcoxon" else "sign test"
-        adj = f" ({correction})" if correction else ""
-        where = ("over all paired rows" if not np.isfinite(window)
-                 else f"on the last {round(window):,} paired rows")
-        text = f"{label} p {p:.2g}{adj} {where}"
-        if reject and fav and fav != win:
-            text += f" (favours {fav})"
-        parts.append(text)
-    if decision != "undecided":
-        parts.append("valid under peeking")
-    return "; ".join(parts)

@@ -1,0 +1,226 @@
+"""What a task brings to a run: the one place the pipeline asks about it.
+
+A *task* is what the learners predict and how a prediction is scored: classification (a
+class label, 0/1 error) or regression (a number, its absolute and squared error). Every
+stage of a run is one code path that asks the run's :class:`Task` for the few things that
+differ (river keeps one ``progressive_val_score`` for every task and lets each metric say
+which way is better and how it prints; MOA plugs a different evaluator object into one
+evaluation task):
+
+- its fold measures, the columns of the fold table (:attr:`Task.fold_schema`) and which way
+  each is better (:meth:`Task.higher_is_better`);
+- which measures a run may compare (``--measure``), its default, its forgetting mechanisms
+  and default tests, and what it refuses (:meth:`Task.check`);
+- its baselines (classification: the majority class and the no-change classifier;
+  regression: the mean of the earlier targets and the last value) and the sentence that
+  places the learners against them (:meth:`Task.baseline`);
+- the per-row loss its verdict tests (:attr:`Task.loss`);
+- the tables it writes, the measures its summary and report show and how a number prints
+  (:meth:`Task.cell`, :meth:`Task.short_cell`), the figures of its report
+  (:attr:`Task.over_time`, :attr:`Task.baseline_figure`).
+
+A third task (multi-label, quantile regression) is one new module beside
+:mod:`distval.tasks.classification` and :mod:`distval.tasks.regression` that subclasses
+:class:`Task`, plus its entry in :data:`distval.tasks.TASK_OBJECTS`.
+
+>>> from distval.tasks import task_named
+>>> t = task_named("regression")
+>>> t.higher_is_better("rmse"), t.higher_is_better("r2"), t.cell("rmse", 2.4512, 0.0521)
+(False, True, '2.451 ± 0.052')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+import pyarrow as pa
+
+from distval.streams import Stream, open_stream
+
+__all__ = ["Config", "Learners", "Task", "and_words"]
+
+#: A summary's measures: learner -> forgetting -> measure -> {"mean", "std"}.
+Learners = Mapping[str, Mapping[str, Mapping[str, Mapping[str, float | None]]]]
+
+
+class Config(Protocol):
+    """What a task reads of a run's configuration (:class:`distval.config.RunConfig`)."""
+
+    @property
+    def stream(self) -> Any: ...
+
+    @property
+    def target(self) -> str | None: ...
+
+    @property
+    def n_rows(self) -> int | None: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def na_values(self) -> Any: ...
+
+    @property
+    def infinite(self) -> str: ...
+
+    @property
+    def measure(self) -> str: ...
+
+    @property
+    def forgetting(self) -> str: ...
+
+    @property
+    def tests(self) -> tuple[str, ...] | None: ...
+
+    @property
+    def drift(self) -> Any: ...
+
+    @property
+    def delay(self) -> Any: ...
+
+    @property
+    def label_probability(self) -> float: ...
+
+    @property
+    def sequential(self) -> str: ...
+
+
+def and_words(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``.
+
+    >>> and_words(["a", "b", "c"])
+    'a, b and c'
+    """
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+class Task:
+    """A task's description (see the module); subclasses fill in the class attributes."""
+
+    #: The task's name, as ``--task`` and ``config.json`` spell it.
+    name: str = ""
+    #: The fold table's schema: the key columns, then the task's measures.
+    fold_schema: pa.Schema
+    #: The measures a run may compare (``--measure``), the first its default.
+    compared: tuple[str, ...] = ()
+    #: The forgetting mechanisms of its windows.
+    forgetting: tuple[str, ...] = ()
+    #: The tests a run of two learners or more runs unless told.
+    tests: tuple[str, ...] = ()
+    #: Tables written only once they have a row (a regression run has no Q statistics).
+    optional_tables: tuple[str, ...] = ()
+    #: The measures of the summary's and the report's measures table, in order.
+    shown: tuple[str, ...] = ()
+    #: The measures of the compact end-of-run table: (measure, its column title).
+    compact: tuple[tuple[str, str], ...] = ()
+    #: The measure over all rows in the last column of the measures tables.
+    cumulative: str = ""
+    #: What the verdict's confidence sequence follows per row (a loss difference).
+    loss: str = ""
+    #: The report's figures of a measure over time: (measure, title, caption).
+    over_time: tuple[tuple[str, str, str], ...] = ()
+    #: The report's baseline figure: the measure, then (column, words, line style) of each
+    #: baseline's value on the same rows.
+    baseline_figure: tuple[str, tuple[tuple[str, str, str], ...]] = ("", ())
+    #: Whether ``config.json`` names the task (a classification run's is as it was before
+    #: regression came: without the key).
+    named_in_config: bool = True
+    #: Whether the target is a number (the learners are regressors).
+    numeric_target: bool = False
+    #: What the baseline figure shows, for its caption.
+    baseline_caption: str = ""
+    #: The verdict figure's axis of the confidence sequence when it is not in the fold
+    #: differences' units (None: the same axis).
+    sequence_axis: str | None = None
+    #: The baseline figure's second panel: (measure, words) of each learner's value relative
+    #: to a baseline, then (title, axis label, the value at which it equals the baseline,
+    #: which side is worse).
+    relative: tuple[tuple[tuple[str, str], ...], tuple[str, str, float, str]] = (
+        (), ("", "", 0.0, ""))
+    #: What the measures tables need said of a measure (e.g. how it is clipped).
+    measures_note: str = ""
+    #: A short word for titles ("" for the default task).
+    title_word: str = ""
+    #: How numbers print, said once for the tables' captions.
+    units: str = ""
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        """The fold table's measure columns (after position, learner, fold, forgetting, n,
+        width)."""
+        return tuple(self.fold_schema.names[6:])
+
+    @property
+    def default_measure(self) -> str:
+        return self.compared[0]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"<task {self.name}>"
+
+    def higher_is_better(self, measure: str) -> bool:
+        """Whether a larger ``measure`` is better."""
+        raise NotImplementedError
+
+    def open_stream(self, config: Config) -> Stream:
+        """The stream ``config`` names, opened with its row limit and seed."""
+        return open_stream(config.stream, target=config.target, n_rows=config.n_rows,
+                           seed=config.seed, na_values=config.na_values,
+                           infinite=config.infinite)
+
+    def percent(self, measure: str) -> bool:
+        """Whether ``measure`` prints in percent (a share or a κ)."""
+        return False
+
+    def label(self, measure: str) -> str:
+        """``measure``'s name with its unit, for a figure's axis or a column."""
+        return measure
+
+    def measured(self, config: Config) -> tuple[str, ...]:
+        """The fold measures the summary keeps for a run of ``config``."""
+        return self.measures
+
+    def default_tests(self, n_learners: int) -> tuple[str, ...]:
+        """The tests a run of ``n_learners`` runs when none are named."""
+        return self.tests if n_learners >= 2 else ()
+
+    def check(self, config: Config) -> None:
+        """Refuse, in one line (:class:`~distval.errors.DistvalError`), what this task
+        cannot do with ``config``; resolve its defaults."""
+
+    def baseline(self, learners: Learners, names: Mapping[str, str]) -> dict[str, Any] | None:
+        """The learners against the task's baselines over all rows: a dict with its
+        ``line`` (None without cumulative measures)."""
+        return None
+
+    def cell(self, measure: str, mean: float | None, sd: float | None = None) -> str:
+        """``mean ± sd`` of ``measure`` as the tables print it (percent: two decimals)."""
+        if mean is None or not math.isfinite(mean):
+            return "–"
+        if self.percent(measure):
+            text = f"{100 * mean:.2f}"
+            return text + (f" ± {100 * sd:.2f}" if sd is not None else "")
+        digits = self.decimals(measure, mean)
+        return f"{mean:.{digits}f}" + (f" ± {sd:.{digits}f}" if sd is not None else "")
+
+    def short_cell(self, measure: str, d: Mapping[str, float | None] | None) -> str:
+        """The compact table's ``mean ±sd`` (percent: one decimal)."""
+        if not d or d.get("mean") is None:
+            return "–"
+        mean, sd = float(d["mean"] or 0.0), d.get("std")
+        if self.percent(measure):
+            return f"{100 * mean:.1f}" + (f" ±{100 * sd:.1f}" if sd is not None else "")
+        digits = self.decimals(measure, mean)
+        return f"{mean:.{digits}f}" + (f" ±{sd:.{digits}f}" if sd is not None else "")
+
+    def decimals(self, measure: str, value: float) -> int:
+        """Decimals of a plain (not percent) value: four significant digits of ``value``,
+        the same for its sd, so a column reads evenly."""
+        if not math.isfinite(value) or value == 0:
+            return 3
+        return max(0, min(6, 3 - math.floor(math.log10(abs(value)))))

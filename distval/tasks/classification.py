@@ -1,0 +1,138 @@
+"""Classification: the learners predict a class label, scored by its 0/1 error.
+
+Its measures are the confusion-matrix measures of :mod:`distval.metrics.confusion` (accuracy,
+κ, κm, κper, κ+, the recalls, MCC, F1) and, when a run asks for one, the probabilistic ones
+of :mod:`distval.metrics.probabilistic` (log-loss, Brier, AUC). Its baselines are the
+majority class (κm; Bifet et al. 2015, §5) and the no-change classifier that predicts the
+previous label (κper; Žliobaitė et al. 2015, §4.4, Eq. 13). Shares and κ print in percent.
+
+>>> from distval.tasks import task_named
+>>> t = task_named("classification")
+>>> t.cell("accuracy", 0.8453, 0.0041), t.higher_is_better("brier")
+('84.53 ± 0.41', False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from distval.columns import FOLD_SCHEMA
+from distval.errors import DistvalError
+from distval.metrics import FORGETTING, LOWER_IS_BETTER, MEASURES, PROBA_MEASURES
+from distval.tasks.base import Config, Learners, Task, and_words
+
+__all__ = ["Classification"]
+
+#: Measures that are shares or κ statistics (printed in percent).
+_PERCENT = frozenset(MEASURES)
+
+_LABELS = {
+    "accuracy": "accuracy (%)",
+    "kappa": "κ (%)",
+    "kappa_m": "κm (%)",
+    "kappa_per": "κper (%)",
+    "kappa_plus": "κ+ (%)",
+    "recall_harm": "harmonic mean of recalls (%)",
+}
+
+
+class Classification(Task):
+    """Class labels, 0/1 error (see the module)."""
+
+    name = "classification"
+    fold_schema = FOLD_SCHEMA
+    compared = MEASURES + PROBA_MEASURES
+    forgetting = FORGETTING
+    tests = ("sign", "wilcoxon", "mcnemar", "friedman")
+    shown = ("accuracy", "kappa", "kappa_m", "kappa_per", "kappa_plus", "recall_harm")
+    compact = (("accuracy", "accuracy"), ("kappa", "κ"), ("kappa_m", "κm"),
+               ("kappa_per", "κper"))
+    cumulative = "accuracy"
+    loss = "error difference"
+    over_time = (
+        ("accuracy", "Accuracy over time",
+         "Thin lines: single folds; thick line: mean over folds; band: min-max over folds; "
+         "dotted: cumulative mean."),
+        ("kappa_m", "κm over time",
+         "κm compares with the majority-class classifier: below 0 is worse than it."),
+    )
+    baseline_figure = ("accuracy", (("p_per", "Persistent (no change), same rows", "k--"),
+                                    ("p_maj", "majority class share, same rows", "k:")))
+    baseline_caption = (
+        "Learners against the no-change (Persistent) classifier and the majority class, on "
+        "the rows the folds tested (a learner under the dashed line has learnt less than "
+        "the previous label tells).")
+    relative = ((("kappa_m", "κm"), ("kappa_per", "κper")),
+                ("κm (vs majority class) and κper (vs persistent)",
+                 "κ relative to baseline (%)", 0.0, "below 0: worse than the baseline"))
+    measures_note = ("κ+ is the geometric mean of κ and κper with each clipped at 0: it reads "
+                     "0.00 wherever κper (or κ) is below 0.")
+    units = "in percent"
+    named_in_config = False
+
+    def higher_is_better(self, measure: str) -> bool:
+        return measure not in LOWER_IS_BETTER
+
+    def percent(self, measure: str) -> bool:
+        return measure in _PERCENT
+
+    def label(self, measure: str) -> str:
+        return _LABELS.get(measure, measure)
+
+    def measured(self, config: Config) -> tuple[str, ...]:
+        """The probabilistic measures only when the run asked for one."""
+        return MEASURES + PROBA_MEASURES if config.measure in PROBA_MEASURES else MEASURES
+
+    def check(self, config: Config) -> None:
+        if config.measure not in self.compared:
+            if config.measure in ("rmse", "mae", "r2"):
+                raise DistvalError(
+                    f"measure {config.measure!r} is a regression measure: give --task regression"
+                )
+            raise DistvalError(
+                f"unknown measure {config.measure!r}; choose one of {', '.join(self.compared)}"
+            )
+
+    def baseline(self, learners: Learners, names: Mapping[str, str]) -> dict[str, Any] | None:
+        """The no-change and majority-class baselines over all rows, and the learners that
+        do not beat the no-change classifier (Žliobaitė et al. 2015, §4: on a stream with
+        long label runs, a learner under it has learnt less than the previous label tells).
+        From each learner's cumulative means over folds: ``p_per`` (Persistent's accuracy on
+        the rows the folds tested), ``p_maj`` (the majority class's share) and ``kappa_per``.
+
+        >>> m = {"accuracy": {"mean": .795}, "p_per": {"mean": .853}, "p_maj": {"mean": .575},
+        ...      "kappa_per": {"mean": -.396}}
+        >>> b = Classification().baseline({"ht": {"cumulative": m}}, {})
+        >>> b["below_persistent"], b["line"][:60]
+        (['ht'], 'baseline: ht does not beat the no-change classifier: accurac')
+        """
+        cum = {label: per["cumulative"] for label, per in learners.items()
+               if per.get("cumulative")}
+        if not cum:
+            return None
+
+        def mean(m: Mapping[str, Mapping[str, float | None]], key: str) -> float | None:
+            return (m.get(key) or {}).get("mean")
+
+        first = next(iter(cum.values()))
+        p_per, p_maj = mean(first, "p_per"), mean(first, "p_maj")
+        if p_per is None:
+            return None
+        below = [label for label, m in cum.items()
+                 if (mean(m, "kappa_per") or 0.0) <= 0 and mean(m, "accuracy") is not None]
+        shown = [names.get(label, label) for label in below]
+        tail = f"majority class {100 * p_maj:.1f} %" if p_maj is not None else ""
+        if below:
+            accs = and_words([f"{100 * (mean(cum[b], 'accuracy') or 0.0):.1f} %" for b in below])
+            kappas = and_words([f"{100 * (mean(cum[b], 'kappa_per') or 0.0):.1f} %"
+                                for b in below])
+            verb = "does" if len(below) == 1 else "do"
+            line = (f"baseline: {and_words(shown)} {verb} not beat the no-change classifier: "
+                    f"accuracy {accs} against Persistent's {100 * p_per:.1f} % on the same rows "
+                    f"(κper {kappas}); {tail}")
+        else:
+            line = (f"baseline: every learner beats the no-change classifier (Persistent "
+                    f"{100 * p_per:.1f} % on the same rows, κper > 0); {tail}")
+        return {"persistent": p_per, "majority": p_maj, "below_persistent": below,
+                "line": line.rstrip("; ")}
