@@ -107,7 +107,8 @@ def iter_auto(
                     warnings.warn(f"{why}: the run stays in-process", DistvalWarning,
                                   stacklevel=2)
                 elif cores > 1 and _long_at_first_batch(
-                        local.host.busy, len(batch), stream, resume, threshold):
+                        local.host.busy, len(batch), stream, resume, threshold,
+                        bound=config.n_rows):
                     starter = _ray_starter(config, stream, checkpoint_seconds, timeline)
                     yield from local.checkpoint_now()  # resumable whatever the start does
         yield Step(0, local.aggregator.finish(), "driver")
@@ -130,10 +131,12 @@ def _long_at_first_batch(
     stream: Stream,
     resume: Checkpoint | None,
     threshold: float,
+    bound: int | None = None,
 ) -> bool:
     """Whether the first batch already shows a long job: the learners' own seconds in it
     (``LearnerHost.busy``, without the batch's one-off costs: imports, compiling, scipy),
-    projected over the rows left, exceed ``threshold``; a stream of unknown length is long.
+    projected over the rows left, exceed ``threshold``; a stream of unknown length is long
+    unless ``bound`` (the run's ``n_rows``: a file read up to it) caps it.
 
     >>> from distval.streams.open import open_stream
     >>> s = open_stream("sea", n_rows=41_000)
@@ -141,9 +144,16 @@ def _long_at_first_batch(
     True
     >>> _long_at_first_batch([0.05, 0.03], 1000, s, None, 30.0)
     False
+    >>> from distval.streams.iterable import IterableStream
+    >>> endless = IterableStream(({"x": i}, i % 2) for i in range(5))  # no length told
+    >>> _long_at_first_batch([0.05], 1000, endless, None, 30.0)
+    True
+    >>> _long_at_first_batch([0.05], 1000, endless, None, 30.0, bound=2000)
+    False
     """
     before = resume.rows if resume else 0
-    total = None if stream.n_rows is None else stream.n_rows - before
+    length = stream.n_rows if stream.n_rows is not None else bound
+    total = None if length is None else length - before
     return projected_seconds(sum(busy), done, total) > threshold
 
 

@@ -66,3 +66,25 @@ def test_one_core_never_moves_to_ray():
     was_up = ray.is_initialized()
     res = auto_run(OPTS, threshold=0.0, cores=1)
     assert res.evaluated_by == {"driver": 3600} and ray.is_initialized() == was_up
+
+
+def test_a_file_read_up_to_n_rows_is_not_taken_for_an_endless_stream(tmp_path):
+    """Before: a CSV's length is unknown until read, so ``auto`` projected an infinite time
+    and moved even a 400-row run to Ray; ``n_rows`` bounds it."""
+    ray = pytest.importorskip("ray")
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2000, 3))
+    y = (x.sum(axis=1) > 0).astype(int)
+    lines = ["a,b,c,label", *(f"{r[0]},{r[1]},{r[2]},{t}" for r, t in zip(x, y))]
+    path = tmp_path / "data.csv"
+    path.write_text("\n".join(lines) + "\n")
+    opts = {**OPTS, "stream": str(path), "target": "label", "n_rows": 400, "test_every": 200,
+            "batch_size": 100}
+    cfg = RunConfig(**opts)
+    assert open_config_stream(cfg).n_rows is None  # the reader does not know the length
+    was_up = ray.is_initialized()
+    res = auto_run(opts, cores=2, wait_for_ray=True)  # the old code then moved to Ray
+    assert res.evaluated_by == {"driver": 400}
+    assert ray.is_initialized() == was_up
