@@ -19,12 +19,16 @@ import webbrowser
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from distval.errors import DistvalError
 from distval.live.server import LiveServer, PageState, is_loopback
 from distval.live.state import LiveState
 
-__all__ = ["add_arguments", "live_page", "live_suite", "serve_directory"]
+if TYPE_CHECKING:
+    from distval.experiments.type_errors import GridConfig
+
+__all__ = ["add_arguments", "live_grid", "live_page", "live_suite", "serve_directory"]
 
 
 def add_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -110,12 +114,37 @@ def live_suite(args: argparse.Namespace, directory: str | os.PathLike[str]) -> I
         server.close()
 
 
+@contextmanager
+def live_grid(args: argparse.Namespace, directory: str | os.PathLike[str],
+              config: GridConfig) -> Iterator[None]:
+    """With ``--live`` (and no ``--plan``): serve the type I/II grid's page
+    (:class:`~distval.live.grid.GridState`, from ``directory/cells.jsonl``) while the block
+    runs; it ends finished when every cell is done, else interrupted."""
+    if not getattr(args, "live", False) or getattr(args, "plan", False):
+        yield
+        return
+    from distval.live.grid import GridState
+
+    state = GridState(directory, config, backend=getattr(args, "backend", "inprocess"))
+    server = _start(state, args)
+    try:
+        yield
+    finally:
+        state.end()
+        server.linger()
+        server.close()
+
+
 def serve_directory(args: argparse.Namespace, directory: str | os.PathLike[str]) -> int:
     """``distval report DIR --live``: serve the page of the (finished or interrupted) run, or
     suite, in ``directory`` until Ctrl-C."""
     d = Path(directory)
     state: PageState
-    if (d / "suite.json").is_file():  # a suite's directory: its page, as it ended
+    if (d / "grid.json").is_file():  # a type I/II grid's directory
+        from distval.live.grid import GridState
+
+        state = GridState.from_directory(d)
+    elif (d / "suite.json").is_file():  # a suite's directory: its page, as it ended
         from distval.live.suite import SuiteState
 
         suite = SuiteState(d)
@@ -124,7 +153,7 @@ def serve_directory(args: argparse.Namespace, directory: str | os.PathLike[str])
     elif (d / "config.json").is_file():
         state = LiveState.from_directory(d)
     else:
-        raise DistvalError(f"{d} is not a run's (or a suite's) results directory")
+        raise DistvalError(f"{d} is not a run's (or a suite's or a grid's) results directory")
     server = _start(state, args)
     print("distval: serving until Ctrl-C", file=sys.stderr, flush=True)
     try:
