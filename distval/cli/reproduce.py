@@ -230,10 +230,11 @@ def main(args: argparse.Namespace) -> int:
     if args.plan:
         return 0
     progress = not args.no_progress
-    from distval.live.cli import live_grid
+    from distval.experiments.type_errors.live import grid_state
+    from distval.live.cli import live_served
 
     try:
-        with live_grid(args, output, config):
+        with live_served(args, lambda: grid_state(output, config, args.backend)):
             result = run_grid(
                 config,
                 output_dir=output,

@@ -16,19 +16,17 @@ import os
 import sys
 import time
 import webbrowser
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from distval.errors import DistvalError
 from distval.live.server import LiveServer, PageState, is_loopback
 from distval.live.state import LiveState
 
-if TYPE_CHECKING:
-    from distval.experiments.type_errors import GridConfig
-
-__all__ = ["add_arguments", "live_grid", "live_page", "live_suite", "serve_directory"]
+__all__ = ["EndingState", "add_arguments", "live_page", "live_served", "live_suite",
+           "serve_directory", "serve_until_interrupted"]
 
 
 def add_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -114,18 +112,20 @@ def live_suite(args: argparse.Namespace, directory: str | os.PathLike[str]) -> I
         server.close()
 
 
+class EndingState(PageState, Protocol):
+    """A page's state that is told when its command ends (a suite's, the grid's)."""
+
+    def end(self) -> None: ...
+
+
 @contextmanager
-def live_grid(args: argparse.Namespace, directory: str | os.PathLike[str],
-              config: GridConfig) -> Iterator[None]:
-    """With ``--live`` (and no ``--plan``): serve the type I/II grid's page
-    (:class:`~distval.live.grid.GridState`, from ``directory/cells.jsonl``) while the block
-    runs; it ends finished when every cell is done, else interrupted."""
+def live_served(args: argparse.Namespace, make: Callable[[], EndingState]) -> Iterator[None]:
+    """With ``--live`` (and no ``--plan``): serve the state ``make()`` returns while the
+    block runs, and tell it when the block ends (finished or interrupted, as it judges)."""
     if not getattr(args, "live", False) or getattr(args, "plan", False):
         yield
         return
-    from distval.live.grid import GridState
-
-    state = GridState(directory, config, backend=getattr(args, "backend", "inprocess"))
+    state = make()
     server = _start(state, args)
     try:
         yield
@@ -140,11 +140,7 @@ def serve_directory(args: argparse.Namespace, directory: str | os.PathLike[str])
     suite, in ``directory`` until Ctrl-C."""
     d = Path(directory)
     state: PageState
-    if (d / "grid.json").is_file():  # a type I/II grid's directory
-        from distval.live.grid import GridState
-
-        state = GridState.from_directory(d)
-    elif (d / "suite.json").is_file():  # a suite's directory: its page, as it ended
+    if (d / "suite.json").is_file():  # a suite's directory: its page, as it ended
         from distval.live.suite import SuiteState
 
         suite = SuiteState(d)
@@ -153,7 +149,12 @@ def serve_directory(args: argparse.Namespace, directory: str | os.PathLike[str])
     elif (d / "config.json").is_file():
         state = LiveState.from_directory(d)
     else:
-        raise DistvalError(f"{d} is not a run's (or a suite's or a grid's) results directory")
+        raise DistvalError(f"{d} is not a run's (or a suite's) results directory")
+    return serve_until_interrupted(args, state)
+
+
+def serve_until_interrupted(args: argparse.Namespace, state: PageState) -> int:
+    """Serve ``state`` until Ctrl-C."""
     server = _start(state, args)
     print("distval: serving until Ctrl-C", file=sys.stderr, flush=True)
     try:

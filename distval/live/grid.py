@@ -2,21 +2,27 @@
 of the grid's cells, the rate and the time left, and Tables 2-4 (bifet2015 §4.1) filling in
 beside the paper's values as cells finish. It reads the grid's ``cells.jsonl``, to which
 :func:`~distval.experiments.type_errors.run_grid` appends each finished cell: only the new
-complete lines, only when the file grew; the tables are those of
-:func:`~distval.experiments.type_errors.tables.collect`, made again at most once per request
-and only when cells were added.
+complete lines, only when the file grew. The tables come from a function of the cells read
+(the grid's, :func:`distval.experiments.type_errors.live.grid_state`, gives those of
+:func:`~distval.experiments.type_errors.tables.collect`), called again at most once per
+request and only when cells were added.
 
 >>> import json, tempfile
 >>> from pathlib import Path
->>> from distval.experiments.type_errors import make_grid
 >>> d = Path(tempfile.mkdtemp())
->>> state = GridState(d, make_grid("quick", streams=["SEA(50)"], runs=2, schemes=("cv",)))
+>>> count = lambda cells: {"table2": [{"row": "cells", "pnoise": 0.0, "scheme": "cv",
+...                                    "ours": len(cells), "paper": None}]}
+>>> state = GridState(d, {"S|0|cv", "S|1|cv"}, count)
 >>> page = json.loads(state.to_json())
 >>> page["status"]["state"], page["status"]["done"], page["status"]["total"]
 ('starting', 0, 2)
+>>> _ = (d / "cells.jsonl").write_text(json.dumps({"key": "S|0|cv"}) + "\n")
+>>> page = json.loads(state.to_json())
+>>> page["status"]["done"], page["charts"]["tables"]["table2"][0]["ours"]
+(1, 1)
 >>> state.end()
 >>> json.loads(state.to_json())["status"]["message"][:31]
-'interrupted after 0 of 2 cells '
+'interrupted after 1 of 2 cells '
 """
 
 from __future__ import annotations
@@ -26,17 +32,15 @@ import math
 import os
 import threading
 import time
-import warnings
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from distval.experiments.type_errors import GridConfig
+__all__ = ["GridState", "TableRows"]
 
-__all__ = ["GridState"]
-
-#: The tables the page shows, in order, with their titles (bifet2015 Tables 2-4).
-TABLES = ("table2", "table3", "table4")
+#: The tables of the cells read: per table (``table2``, ``table3``, ``table4``), its rows as
+#: dicts with ``row``, ``pnoise``, ``scheme``, ``ours`` and ``paper``.
+TableRows = Callable[[list[dict[str, Any]]], Mapping[str, list[dict[str, Any]]]]
 
 
 def _number(value: Any) -> float | None:
@@ -49,22 +53,23 @@ def _number(value: Any) -> float | None:
 
 
 class GridState:
-    """What the grid page shows, from ``directory/cells.jsonl``; :meth:`end` marks the end.
+    """What the grid page shows, from ``directory/cells.jsonl``: the cells whose ``key`` is
+    one of ``keys`` (the grid's), ``tables`` of them; :meth:`end` marks the end.
 
-    ``backend`` (``ray``/``inprocess``) names where the cells run, for the phase shown."""
+    ``about``: facts of the grid shown as they are (``learner``, ``streams``, ``runs``,
+    ``schemes``); ``backend`` (``ray``/``inprocess``) names where the cells run."""
 
     page: str = "grid.html"
 
-    def __init__(self, directory: str | os.PathLike[str], config: GridConfig,
+    def __init__(self, directory: str | os.PathLike[str], keys: Collection[str],
+                 tables: TableRows, *, about: Mapping[str, Any] | None = None,
                  backend: str = "inprocess", title: str | None = None) -> None:
-        from distval.experiments.type_errors import cell_key
-
         self.directory = Path(directory).absolute()
-        self.config = config
         self.backend = backend
         self.title = title or self.directory.name
-        self._keys = {cell_key(label, run, scheme) for run in range(config.runs)
-                      for label, _ in config.streams for scheme in config.schemes}
+        self.about = dict(about or {})
+        self._keys = set(keys)
+        self._table_rows = tables
         self._lock = threading.Lock()
         self._offset = 0  # bytes of cells.jsonl read
         self._inode: int | None = None
@@ -76,17 +81,6 @@ class GridState:
         self._tables: dict[str, list[dict[str, Any]]] = {}
         self._tables_version = -1
         self.version = 0
-
-    @classmethod
-    def from_directory(cls, directory: str | os.PathLike[str]) -> GridState:
-        """The page of a grid's directory as it is (``grid.json`` and ``cells.jsonl``),
-        ended: finished if every cell is done, else interrupted."""
-        from distval.experiments.type_errors import GridConfig
-
-        d = Path(directory)
-        state = cls(d, GridConfig.from_dict(json.loads((d / "grid.json").read_text())))
-        state.end()
-        return state
 
     @property
     def total(self) -> int:
@@ -139,19 +133,14 @@ class GridState:
             self.version += 1
 
     def _make_tables(self) -> None:
-        """Tables 2-4 of the cells read (``collect``), as rows of JSON numbers."""
-        from distval.experiments.type_errors.tables import collect
-
+        """The tables of the cells read, their numbers as JSON numbers (NaN: null)."""
         cells = [self._cells[k] for k in sorted(self._cells)]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # empty slices of a grid that has just begun
-            tables = collect(self.config, cells, None).tables if cells else {}
+        tables = self._table_rows(cells) if cells else {}
         self._tables = {
             name: [{"row": str(r["row"]), "pnoise": _number(r["pnoise"]),
                     "scheme": str(r["scheme"]), "ours": _number(r["ours"]),
-                    "paper": _number(r.get("paper"))}
-                   for r in tables[name].to_dict("records")]
-            for name in TABLES if name in tables
+                    "paper": _number(r.get("paper"))} for r in rows]
+            for name, rows in tables.items()
         }
         self._tables_version = self.version
 
@@ -184,9 +173,7 @@ class GridState:
                 "seconds": round(seconds, 1), "rate": None if rate is None else round(rate, 1),
                 "eta": None if eta is None else round(eta), "phase": phase,
                 "cpu_per_cell": round(sum(cpu) / len(cpu), 2) if cpu else None,
-                "directory": str(self.directory), "learner": self.config.learner,
-                "streams": [label for label, _ in self.config.streams],
-                "runs": self.config.runs, "schemes": list(self.config.schemes)}
+                "directory": str(self.directory)} | self.about
 
     def to_json(self, since: int = -1) -> str:
         """The status (cells done, rate, ETA, phase) and, when changed since version
@@ -199,5 +186,5 @@ class GridState:
             if self.version > since:
                 if self._tables_version != self.version:
                     self._make_tables()
-                charts = {"tables": self._tables, "alpha": self.config.alpha}
+                charts = {"tables": self._tables}
         return json.dumps({"status": status, "charts": charts}, allow_nan=False)

@@ -19,16 +19,16 @@ import pytest
 
 from distval.cli import main
 from distval.experiments.type_errors import make_grid, read_cells, run_grid
+from distval.experiments.type_errors.live import ended_grid_state, grid_state
 from distval.experiments.type_errors.tables import collect
 from distval.live import LiveServer
-from distval.live.grid import GridState
 
 #: The quick profile cut to one stream, three runs, one scheme and 300 rows: three cells.
 GRID = make_grid("quick", streams=["SEA(50)"], runs=3, n_rows=300, schemes=("cv",))
 
 
 def test_the_grid_page_fills_in_as_cells_finish(browser: Any, tmp_path: Path) -> None:
-    state = GridState(tmp_path, GRID)
+    state = grid_state(tmp_path, GRID)
     server = LiveServer(state)
 
     def run() -> None:
@@ -82,7 +82,7 @@ def test_the_grid_page_fills_in_as_cells_finish(browser: Any, tmp_path: Path) ->
 
 
 def test_a_request_without_the_token_gets_403(tmp_path: Path) -> None:
-    server = LiveServer(GridState(tmp_path, GRID))
+    server = LiveServer(grid_state(tmp_path, GRID))
     parts = urlsplit(server.url)
     try:
         for path in ("/", "/state", "/state?token=", f"/state?token={server.token[:-1]}"):
@@ -112,7 +112,7 @@ def test_the_command_line_serves_the_page_and_ends_it_interrupted_when_cut(
     with pytest.raises(urllib.error.URLError):  # the command has ended: nothing listens
         urllib.request.urlopen(url.group(1), timeout=5)
     # served again from its directory (distval report DIR --live): one cell of three
-    status = json.loads(GridState.from_directory(out).to_json())["status"]
+    status = json.loads(ended_grid_state(out).to_json())["status"]
     assert len(read_cells(out)) == 1
     assert (status["state"], status["done"], status["total"]) == ("interrupted", 1, 3)
     assert status["message"].startswith("interrupted after 1 of 3 cells")
