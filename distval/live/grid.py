@@ -16,10 +16,10 @@ request and only when cells were added.
 >>> page = json.loads(state.to_json())
 >>> page["status"]["state"], page["status"]["done"], page["status"]["total"]
 ('starting', 0, 2)
->>> _ = (d / "cells.jsonl").write_text(json.dumps({"key": "S|0|cv"}) + "\n")
+>>> _ = (d / "cells.jsonl").write_text(json.dumps({"key": "S|0|cv"}) + "\\n")
 >>> page = json.loads(state.to_json())
 >>> page["status"]["done"], page["charts"]["tables"]["table2"][0]["ours"]
-(1, 1)
+(1, 1.0)
 >>> state.end()
 >>> json.loads(state.to_json())["status"]["message"][:31]
 'interrupted after 1 of 2 cells '
