@@ -6,7 +6,8 @@ The run is the default job's (elec2, ht against nb, 10-fold bootstrap) on its fi
 
 Run: ``python benchmarks/live_screenshots.py [--rows 20000]`` from the repository root; it
 writes ``docs/images/live-running.png``, ``live-finished.png``, ``live-interrupted.png``
-and ``live-suite.png`` (a suite's page).
+``live-suite.png`` (a suite's page) and ``live-grid.png`` (the type I/II grid's page;
+``--only grid`` takes that one alone).
 """
 
 from __future__ import annotations
@@ -50,14 +51,50 @@ def suite_page(page: Any, out: Path) -> None:
     server.close()
 
 
+def grid_page(page: Any, out: Path) -> None:
+    """The type I/II grid's page: the quick profile on three streams, three runs each, 1,000
+    rows, every scheme (27 cells, in-process), pictured when 18 cells are done."""
+    from distval.experiments.type_errors import make_grid, run_grid
+    from distval.experiments.type_errors.live import grid_state
+
+    config = make_grid("quick", streams=["SEA(50)", "HYP(10,0.001)", "RBF(10,0.001)"],
+                       runs=3, n_rows=1000)
+    state = grid_state(out, config)
+    server = LiveServer(state)
+    page.goto(server.url)
+    worker = threading.Thread(target=lambda: run_grid(config, output_dir=out,
+                                                      backend="inprocess", progress=False))
+    worker.start()
+    page.wait_for_function("document.getElementById('progress').textContent"
+                           ".startsWith('cells 18 /')", timeout=600_000)
+    time.sleep(1.5)
+    page.screenshot(path=str(IMAGES / "live-grid.png"), full_page=True)
+    worker.join()
+    state.end()
+    time.sleep(1.5)
+    server.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=20000)
+    ap.add_argument("--only", choices=("grid",), default=None,
+                    help="take the grid's picture alone")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
     IMAGES.mkdir(parents=True, exist_ok=True)
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if args.only == "grid":
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, headless=True,
+                                        args=["--no-sandbox", "--disable-gpu"])
+            grid_dir = Path(tempfile.mkdtemp(prefix="distval-live-grid-"))
+            grid_page(browser.new_page(viewport={"width": 1400, "height": 1000}), grid_dir)
+            browser.close()
+        shutil.rmtree(grid_dir, ignore_errors=True)
+        print(f"wrote {IMAGES}/live-grid.png")
+        return
     half = threading.Event()
 
     def rows_done(n: int) -> None:
@@ -97,9 +134,10 @@ def main() -> None:
         page.screenshot(path=str(IMAGES / "live-interrupted.png"), full_page=True)
         saved.close()
         suite_page(page, out / "suite")
+        grid_page(page, out / "grid")
         browser.close()
     shutil.rmtree(out, ignore_errors=True)
-    print(f"wrote {IMAGES}/live-{{running,finished,interrupted,suite}}.png")
+    print(f"wrote {IMAGES}/live-{{running,finished,interrupted,suite,grid}}.png")
 
 
 if __name__ == "__main__":

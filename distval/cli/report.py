@@ -39,8 +39,12 @@ def main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     if args.live:
-        from distval.live.cli import serve_directory
+        from distval.live.cli import serve_directory, serve_until_interrupted
 
+        if (Path(args.results_dir) / "grid.json").is_file():  # a type I/II grid's
+            from distval.experiments.type_errors.live import ended_grid_state
+
+            return serve_until_interrupted(args, ended_grid_state(args.results_dir))
         return serve_directory(args, args.results_dir)
     if (Path(args.results_dir) / "suite.json").is_file():
         return _suite_report(args)

@@ -194,6 +194,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     te.add_argument("--overwrite", action="store_true", help="discard the cells stored in --output")
     te.add_argument("--no-progress", action="store_true", help="no progress line")
+    from distval.live.cli import add_arguments as add_live_arguments
+
+    add_live_arguments(te.add_argument_group("live page"))  # --live: cells and tables
     te.add_argument(
         "--cost-from",
         default=None,
@@ -227,16 +230,20 @@ def main(args: argparse.Namespace) -> int:
     if args.plan:
         return 0
     progress = not args.no_progress
+    from distval.experiments.type_errors.live import grid_state
+    from distval.live.cli import live_served
+
     try:
-        result = run_grid(
-            config,
-            output_dir=output,
-            overwrite=args.overwrite,
-            backend=args.backend,
-            address=args.address,
-            progress=progress,
-            max_cells=args.max_cells,
-        )
+        with live_served(args, lambda: grid_state(output, config, args.backend)):
+            result = run_grid(
+                config,
+                output_dir=output,
+                overwrite=args.overwrite,
+                backend=args.backend,
+                address=args.address,
+                progress=progress,
+                max_cells=args.max_cells,
+            )
     except KeyboardInterrupt:
         print(f"\ndistval: interrupted; finished cells are in {output}", file=sys.stderr)
         return 130

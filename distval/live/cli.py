@@ -16,15 +16,17 @@ import os
 import sys
 import time
 import webbrowser
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Protocol
 
 from distval.errors import DistvalError
 from distval.live.server import LiveServer, PageState, is_loopback
 from distval.live.state import LiveState
 
-__all__ = ["add_arguments", "live_page", "live_suite", "serve_directory"]
+__all__ = ["EndingState", "add_arguments", "live_page", "live_served", "live_suite",
+           "serve_directory", "serve_until_interrupted"]
 
 
 def add_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -110,6 +112,29 @@ def live_suite(args: argparse.Namespace, directory: str | os.PathLike[str]) -> I
         server.close()
 
 
+class EndingState(PageState, Protocol):
+    """A page's state that is told when its command ends (a suite's, the grid's)."""
+
+    def end(self) -> None: ...
+
+
+@contextmanager
+def live_served(args: argparse.Namespace, make: Callable[[], EndingState]) -> Iterator[None]:
+    """With ``--live`` (and no ``--plan``): serve the state ``make()`` returns while the
+    block runs, and tell it when the block ends (finished or interrupted, as it judges)."""
+    if not getattr(args, "live", False) or getattr(args, "plan", False):
+        yield
+        return
+    state = make()
+    server = _start(state, args)
+    try:
+        yield
+    finally:
+        state.end()
+        server.linger()
+        server.close()
+
+
 def serve_directory(args: argparse.Namespace, directory: str | os.PathLike[str]) -> int:
     """``distval report DIR --live``: serve the page of the (finished or interrupted) run, or
     suite, in ``directory`` until Ctrl-C."""
@@ -125,6 +150,11 @@ def serve_directory(args: argparse.Namespace, directory: str | os.PathLike[str])
         state = LiveState.from_directory(d)
     else:
         raise DistvalError(f"{d} is not a run's (or a suite's) results directory")
+    return serve_until_interrupted(args, state)
+
+
+def serve_until_interrupted(args: argparse.Namespace, state: PageState) -> int:
+    """Serve ``state`` until Ctrl-C."""
     server = _start(state, args)
     print("distval: serving until Ctrl-C", file=sys.stderr, flush=True)
     try:

@@ -55,7 +55,8 @@ def _page(name: str) -> bytes:
 
 class PageState(Protocol):
     """What a live page is served from: :class:`~distval.live.state.LiveState` (a run),
-    :class:`~distval.live.suite.SuiteState` (a suite). ``page``: its HTML file in this
+    :class:`~distval.live.suite.SuiteState` (a suite), :class:`~distval.live.grid.GridState`
+    (the type I/II grid). ``page``: its HTML file in this
     package; ``version``: one more whenever the charts change."""
 
     page: str
