@@ -7,7 +7,6 @@ from typing import Any
 
 from distval.cli import main
 
-
 #: A run's plain-text progress line (no terminal): ``distval: 0/400 rows ...``.
 PROGRESS = re.compile(r"distval: \d+(/\d+)? rows\b")
 
