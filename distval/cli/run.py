@@ -33,6 +33,7 @@ from distval.engine.loop import CHECKPOINT_SECONDS
 from distval.errors import DistvalError, DistvalWarning, RayUnavailable
 from distval.evaluation import evaluate, finished, resume
 from distval.results.writer import CHECKPOINT
+from distval.tasks import task_named
 
 __all__ = ["DESCRIPTION", "add_arguments", "add_config_arguments", "config_from_args", "main"]
 
@@ -218,7 +219,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         base.pop("labels", None)  # new learners: labels from them
     names = {f.name for f in dataclasses.fields(RunConfig)}
     config = RunConfig.from_dict({k: v for k, v in (base | given).items() if k in names})
-    if given.get("measure") == "accuracy" and config.task == "regression":
+    if given.get("measure") == "accuracy" and "accuracy" not in task_named(config.task).compared:
         # accuracy is also the default, which a regression run turns into rmse: said here
         raise DistvalError("measure 'accuracy' is a classification measure; a regression "
                            "run compares rmse (its default), mae or r2")
