@@ -41,7 +41,6 @@ from distval.columns import (
 )
 from distval.config import RunConfig
 from distval.metrics import (
-    LOWER_IS_BETTER,
     MEASURES,
     PROBA_MEASURES,
     Scored,
@@ -216,7 +215,7 @@ class Aggregator(BaseAggregator):
                 widths = tracker.widths if tracker.name == "adwin" else None
                 window.add(scored, widths)
             measure = self.comparison.measure
-            if self.verdicts is not None and measure in LOWER_IS_BETTER:
+            if self.verdicts is not None and not self.TASK.higher_is_better(measure):
                 k = self.n_folds
                 losses = scored.per_row(measure, pred.shape).reshape(len(self.labels), k, n)
         self._got, self._all_got = {}, None

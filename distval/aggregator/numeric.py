@@ -1,8 +1,10 @@
 """The aggregator of a numeric target (the regression task): per-fold errors, paired fold
 tests and verdicts.
 
-The regression counterpart of :class:`~distval.aggregator.core.Aggregator`, with the same
-interface (``update``, ``finish``, ``position``), so both backends drive it unchanged. It
+Like :class:`~distval.aggregator.core.Aggregator` it is a
+:class:`~distval.aggregator.base.BaseAggregator` (the schedule, the pairs' Sign and Wilcoxon
+tests, Friedman, the snapshot and ``from_config`` come from there), so both backends drive
+it unchanged; this module supplies what a numeric target needs. It
 receives each batch's targets and every slot's predictions (NaN where a slot did not test a
 row) and keeps:
 
@@ -66,8 +68,6 @@ from distval.tasks.regression import (
 
 __all__ = ["PairedErrors", "RegressionAggregator"]
 
-_TASK = Regression()
-
 
 
 class PairedErrors:
@@ -129,7 +129,7 @@ class RegressionAggregator(BaseAggregator):
     ``test_every`` rows (its ``folds`` in the regression task's fold schema).
     Slot ``s`` is learner ``s // n_folds``, fold ``s % n_folds``."""
 
-    TASK = _TASK
+    TASK = Regression()
     DEFAULT_COMPARISON = ComparisonSettings(tests=("sign", "wilcoxon"), measure="rmse")
     trackers: list[RegressionTracker]
 
@@ -221,7 +221,7 @@ class RegressionAggregator(BaseAggregator):
             "n": np.concatenate([g["n"] for g in got]),
             "width": np.concatenate([t.widths for t in self.trackers]),
             **{m: np.concatenate([g[m] for g in got]) for m in REGRESSION_MEASURES},
-        } if rows else to_columns([], _TASK.fold_schema)
+        } if rows else to_columns([], self.TASK.fold_schema)
 
     def _test_rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Sign and Wilcoxon per pair on the paired windows' values (no Q rows)."""
@@ -239,7 +239,7 @@ class RegressionAggregator(BaseAggregator):
         """Per pair and fold, both learners' measure over their paired window."""
         cmp, forgetting = self.comparison, self.tracker_settings.forgetting
         va_all, vb_all = self.paired.values(cmp.measure)
-        lower_better = not _TASK.higher_is_better(cmp.measure)
+        lower_better = not self.TASK.higher_is_better(cmp.measure)
         paired_rows: list[dict[str, Any]] = []
         widths = self.paired.widths
         for p, (ia, ib) in enumerate(self.pairs):
