@@ -325,7 +325,7 @@ def _check_state(state: object, path: Path) -> None:
     """Refuse a checkpoint's state that is not what :class:`Run` saves: a dict of the
     :class:`Checkpoint` (its row, learner hosts and aggregator), the configuration, the
     rows each place evaluated and the seconds so far."""
-    from distval.aggregator import AGGREGATORS
+    from distval.aggregator.base import BaseAggregator
     from distval.learners.host import LearnerHost
 
     cp = state.get("checkpoint") if isinstance(state, dict) else None
@@ -338,7 +338,7 @@ def _check_state(state: object, path: Path) -> None:
         and isinstance(cp.hosts, list)
         and len(cp.hosts) > 0
         and all(isinstance(h, LearnerHost) for h in cp.hosts)
-        and isinstance(cp.aggregator, tuple(AGGREGATORS.values()))
+        and isinstance(cp.aggregator, BaseAggregator)
         and isinstance(state.get("config"), dict)
         and isinstance(by, dict)
         and all(isinstance(k, str) and type(v) is int for k, v in by.items())

@@ -1,9 +1,13 @@
 """The aggregator: per-fold measures and across-fold tests from prediction batches.
 
+- :mod:`~distval.aggregator.base`: :class:`~distval.aggregator.base.BaseAggregator`, what
+  every task's aggregator shares (the schedule of looks, the learner pairs and their fold
+  tests, Friedman, the snapshot, the settings from a run), written once;
 - :mod:`~distval.aggregator.core`: :class:`~distval.aggregator.core.Aggregator`, the plain
   (actor-free) class, for 0/1 losses (the classification task);
 - :mod:`~distval.aggregator.numeric`: :class:`~distval.aggregator.numeric.RegressionAggregator`,
-  the same interface for numeric errors (the regression task);
+  for numeric errors (the regression task); each supplies only what its task needs
+  (its trackers and baselines, its fold-table columns, its extra tests, its verdicts);
 - :mod:`~distval.aggregator.settings`: their settings;
 - :mod:`~distval.aggregator.counts`: McNemar's pair counts;
 - :mod:`~distval.aggregator.snapshot`: what they emit.
@@ -13,16 +17,18 @@
 
 from __future__ import annotations
 
+from distval.aggregator.base import BaseAggregator
 from distval.aggregator.core import Aggregator
 from distval.aggregator.numeric import RegressionAggregator
 from distval.config import RunConfig
 
 __all__ = ["AGGREGATORS", "AnyAggregator", "aggregator_for"]
 
-AnyAggregator = Aggregator | RegressionAggregator
+#: What the engines drive: every task's aggregator is one.
+AnyAggregator = BaseAggregator
 
 #: The aggregator of each task by the task's name.
-AGGREGATORS: dict[str, type[Aggregator] | type[RegressionAggregator]] = {
+AGGREGATORS: dict[str, type[BaseAggregator]] = {
     "classification": Aggregator, "regression": RegressionAggregator,
 }
 

@@ -23,20 +23,17 @@ of the schemas of :mod:`distval.columns`, their one owner.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
+from distval.aggregator.base import BaseAggregator, favoured
 from distval.aggregator.counts import PairCounts
 from distval.aggregator.settings import ComparisonSettings, TrackerSettings
 from distval.aggregator.snapshot import Snapshot
 from distval.columns import (
-    EVENT_SCHEMA,
     PAIRED_SCHEMA,
-    Q_SCHEMA,
-    TEST_SCHEMA,
     VERDICT_SCHEMA,
     Columns,
     empty_columns,
@@ -44,7 +41,6 @@ from distval.columns import (
 )
 from distval.config import RunConfig
 from distval.metrics import (
-    LOWER_IS_BETTER,
     MEASURES,
     PROBA_MEASURES,
     Scored,
@@ -55,40 +51,14 @@ from distval.metrics import (
 )
 from distval.metrics.prequential import DriftMonitor, DriftSettings, q_statistic
 from distval.routing.delays import LastKnown, Release
-from distval.statistics.comparison import Decision
-from distval.statistics.friedman import friedman as stats_friedman
 from distval.statistics.pair_verdicts import PairVerdicts
 from distval.statistics.verdict import short_names
+from distval.tasks.classification import Classification
 
-__all__ = ["Aggregator", "Schedule", "comparison_row", "favoured"]
-
-
-class Schedule:
-    """When an aggregator takes its snapshots: every ``test_every`` rows and at the end of
-    the stream (:class:`Aggregator`,
-    :class:`~distval.aggregator.numeric.RegressionAggregator`)."""
-
-    position: int
-    test_every: int
-    last: Snapshot | None
-
-    def snapshot(self) -> Snapshot:
-        raise NotImplementedError
-
-    def _advance(self, rows: int) -> Snapshot | None:
-        self.position += rows
-        if rows and self.position % self.test_every == 0:
-            return self.snapshot()
-        return None
-
-    def finish(self) -> Snapshot | None:
-        """The snapshot at the end of the stream, unless the schedule just took it."""
-        if self.last is not None and self.last.position == self.position:
-            return None
-        return self.snapshot()
+__all__ = ["Aggregator"]
 
 
-class Aggregator(Schedule):
+class Aggregator(BaseAggregator):
     """Consumes prediction batches of every slot; emits :class:`Snapshot` on schedule.
 
     ``labels`` names the learners; slot ``s`` is learner ``s // n_folds``, fold
@@ -112,6 +82,8 @@ class Aggregator(Schedule):
     """
 
     PAIRED = True
+    TASK = Classification()
+    trackers: list[Tracker]
 
     def __init__(
         self,
@@ -125,30 +97,17 @@ class Aggregator(Schedule):
         n_classes: int | None = None,
         planned_rows: int | None = None,
     ) -> None:
-        tr = self.tracker_settings = trackers or TrackerSettings()
-        cmp = self.comparison = comparison or ComparisonSettings()
-        self.test_every = test_every
-        self.labels = list(labels)
-        self.n_folds = n_folds
-        self.n_slots = len(self.labels) * self.n_folds
-        kw: dict[str, Any] = {
-            "window": tr.window,
-            "fading": tr.fading,
-            "adwin_delta": tr.adwin_delta,
-        }
+        super().__init__(labels, n_folds, trackers=trackers, comparison=comparison,
+                         test_every=test_every, planned_rows=planned_rows)
+        tr, cmp = self.tracker_settings, self.comparison
+        kw = dict(self.tracker_kw)
         if n_classes is not None:
             kw["n_classes"] = n_classes
-        self.trackers = [make_tracker(tr.forgetting, self.n_slots, **kw)]
-        if tr.forgetting != "cumulative":
-            self.trackers.append(make_tracker("cumulative", self.n_slots, **kw))
+        self.trackers = [make_tracker(kind, self.n_slots, **kw) for kind in self.kinds]
         #: The fold table's columns that every look repeats: a row per (tracker, slot).
         rows = len(self.trackers) * self.n_slots
-        slots = np.tile(np.arange(self.n_slots, dtype=np.int64), len(self.trackers))
         self._fold_keys: Columns = {
-            "learner": np.array(self.labels, dtype=object)[slots // max(self.n_folds, 1)],
-            "fold": slots % max(self.n_folds, 1),
-            "forgetting": np.repeat(np.array([t.name for t in self.trackers], dtype=object),
-                                    self.n_slots),
+            **self._key_columns(),
             **{name: np.full(rows, None, dtype=object) for name in PROBA_MEASURES},
         }
         #: With a probabilistic measure (:data:`~distval.metrics.PROBA_MEASURES`), each
@@ -160,13 +119,7 @@ class Aggregator(Schedule):
                              n_classes=n_classes)
                 for t in self.trackers
             ]
-        self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
         self.pair_counts = PairCounts(len(self.pairs), tr.window, tr.fading)
-        self.comparisons = [
-            cmp.comparison(self.n_folds, planned_rows, tr.forgetting) for _ in self.pairs
-        ]
-        spending = cmp.plan(planned_rows)
-        self.friedman_rule = Decision(cmp.alpha, spending, canonical=tr.forgetting == "cumulative")
         #: Per pair and fold, the (row, fold) pairs where A alone was right and where B
         #: alone was (the e-process of ``sequential="evalue"`` bets on them).
         evalue = cmp.sequential in ("evalue", "both")
@@ -187,38 +140,21 @@ class Aggregator(Schedule):
                 names=short_names(self.labels),
             )
         self.drift = None if drift is None else DriftMonitor(self.n_slots, drift)
-        self._events: list[dict[str, Any]] = []
-        self.position = 0
+        self._drifts: list[dict[str, Any]] = []
         self._last_label = 0  # the Persistent classifier's guess for row 0 is class 0 (MOA)
         self._known = LastKnown()  # the no-change guesses under delayed labels
-        self.last: Snapshot | None = None
         self._got: dict[int, dict[str, np.ndarray]] = {}  # measures per tracker, this position
         #: The measures of every tracker's slots, one after the other, when one call gave them.
         self._all_got: dict[str, np.ndarray] | None = None
 
     @classmethod
-    def from_config(
-        cls, config: RunConfig, n_classes: int | None = None, planned_rows: int | None = None
-    ) -> Aggregator:
-        """The aggregator of a run: its settings taken from ``config``.
+    def options_of(cls, config: RunConfig, n_classes: int | None) -> dict[str, Any]:
+        """The class count and, with ``--drift``, the Page-Hinkley settings of a run.
 
         >>> agg = Aggregator.from_config(RunConfig(learners=("nb", "ht"), n_folds=3))
         >>> agg.labels, agg.n_slots, agg.tracker_settings.forgetting
         (['nb', 'ht'], 6, 'adwin')
         """
-        trackers = TrackerSettings(
-            config.forgetting, config.window, config.fading, config.adwin_delta
-        )
-        comparison = ComparisonSettings(
-            tests=tuple(config.tests or ()),
-            alpha=config.alpha,
-            measure=config.measure,
-            mcnemar_alpha=config.mcnemar_alpha,
-            sign_method=config.sign_method,
-            sequential=config.sequential,
-            spending_function=config.spending_function,
-            margin=config.margin,
-        )
         drift = None
         if config.drift:
             drift = DriftSettings(
@@ -227,16 +163,7 @@ class Aggregator(Schedule):
                 window=config.window,
                 fading=config.fading,
             )
-        return cls(
-            config.labels,
-            config.n_folds,
-            trackers=trackers,
-            comparison=comparison,
-            drift=drift,
-            test_every=config.test_every,
-            n_classes=n_classes,
-            planned_rows=planned_rows,
-        )
+        return {"drift": drift, "n_classes": n_classes}
 
     @property
     def primary(self) -> Tracker:
@@ -288,7 +215,7 @@ class Aggregator(Schedule):
                 widths = tracker.widths if tracker.name == "adwin" else None
                 window.add(scored, widths)
             measure = self.comparison.measure
-            if self.verdicts is not None and measure in LOWER_IS_BETTER:
+            if self.verdicts is not None and not self.TASK.higher_is_better(measure):
                 k = self.n_folds
                 losses = scored.per_row(measure, pred.shape).reshape(len(self.labels), k, n)
         self._got, self._all_got = {}, None
@@ -312,7 +239,7 @@ class Aggregator(Schedule):
         if self.drift is not None:
             k = self.n_folds
             for row, slot, detector in self.drift.update(pred, y, start):
-                self._events.append(
+                self._drifts.append(
                     {
                         "position": row if release is None else int(release.rows[row - start]),
                         "learner": self.labels[slot // k],
@@ -332,11 +259,6 @@ class Aggregator(Schedule):
             out[ids] = 0.0
             out[ids, :, : p.shape[2]] = p
         return out
-
-    def fold_values(self) -> np.ndarray:
-        """(learners, folds) values of the run's measure under its forgetting mechanism."""
-        m = self._measures(self.primary)[self.comparison.measure]
-        return np.asarray(m).reshape(len(self.labels), self.n_folds)
 
     def _measures(self, tracker: Tracker) -> dict[str, np.ndarray]:
         """``tracker.get()``, computed once per stream position.
@@ -366,57 +288,15 @@ class Aggregator(Schedule):
             got = self._got[id(tracker)] = got | window.get()
         return got
 
-    def snapshot(self) -> Snapshot:
-        cmp, forgetting = self.comparison, self.tracker_settings.forgetting
-        folds = self._fold_table()
-        tests, q_rows = self._test_rows()
-        friedman = None
-        if "friedman" in cmp.tests and len(self.labels) >= 3:
-            values = self.fold_values()
-            if cmp.measure in LOWER_IS_BETTER:
-                values = -values
-            ok = np.isfinite(values).all(axis=0)
-            if ok.sum() >= 2:
-                r = stats_friedman(values[:, ok].T, alpha=cmp.alpha)
-                friedman = r.to_dict() | {"position": self.position}
-                best = int(np.argmin(r.average_ranks))
-                reject, boundary, valid = self.friedman_rule(self.position, r.pvalue, r.reject)
-                tests.append(
-                    comparison_row(
-                        self.position,
-                        "friedman",
-                        "*",
-                        "*",
-                        cmp.measure,
-                        forgetting,
-                        float("nan"),
-                        float("nan"),
-                        r.statistic,
-                        r.pvalue,
-                        reject,
-                        self.labels[best] if reject else None,
-                        folds_used=int(ok.sum()),
-                        boundary=boundary,
-                        anytime_valid=valid,
-                    )
-                )
-        events, self._events = self._events, []
-        if self.verdicts is not None:
-            paired, verdict_rows = self.verdicts.look(self.position, tests)
-            verdicts = to_columns(verdict_rows, VERDICT_SCHEMA)
-        else:
-            paired, verdicts = empty_columns(PAIRED_SCHEMA), empty_columns(VERDICT_SCHEMA)
-        self.last = Snapshot(
-            self.position,
-            folds,
-            to_columns(tests, TEST_SCHEMA),
-            friedman,
-            to_columns(events, EVENT_SCHEMA),
-            to_columns(q_rows, Q_SCHEMA),
-            paired,
-            verdicts,
-        )
-        return self.last
+    def _events(self) -> list[dict[str, Any]]:
+        events, self._drifts = self._drifts, []
+        return events
+
+    def _verdict_tables(self, tests: list[dict[str, Any]]) -> tuple[Columns, Columns]:
+        if self.verdicts is None:
+            return empty_columns(PAIRED_SCHEMA), empty_columns(VERDICT_SCHEMA)
+        paired, verdict_rows = self.verdicts.look(self.position, tests)
+        return paired, to_columns(verdict_rows, VERDICT_SCHEMA)
 
     def _fold_table(self) -> Columns:
         """The fold table (:data:`~distval.columns.FOLD_SCHEMA`): a row per slot of each
@@ -461,13 +341,11 @@ class Aggregator(Schedule):
         (``--sequential evalue``) the same errors per fold. Each row names the learner its
         data favour.
         """
-        cmp, forgetting = self.comparison, self.tracker_settings.forgetting
         values = self.fold_values()
         paired = None
         if self.verdicts is not None:
             paired = self.verdicts.fold_values()
         counts = self.pair_counts.counts()
-        pos = self.position
         tests: list[dict[str, Any]] = []
         q_rows: list[dict[str, Any]] = []
         for p, (ia, ib) in enumerate(self.pairs):
@@ -475,47 +353,16 @@ class Aggregator(Schedule):
             va, vb = values[ia], values[ib]
             if paired is not None:
                 va, vb = paired[0][p], paired[1][p]
-            ok = np.isfinite(va) & np.isfinite(vb)
-            n_ok = int(ok.sum())  # the means over the folds with both values (np.mean's sums)
-            mean_a = float(va[ok].sum() / n_ok) if n_ok else float("nan")
-            mean_b = float(vb[ok].sum() / n_ok) if n_ok else float("nan")
-            if cmp.measure in LOWER_IS_BETTER:  # the tests see "higher is better" values
-                va, vb = -va, -vb
-            losses = {kind: (float(c[2][p]), float(c[3][p])) for kind, c in counts.items()}
             wins = None
             if self.fold_wins is not None:
                 wins = (self.fold_wins[0, p], self.fold_wins[1, p])
-            outcomes = self.comparisons[p].look(
-                pos, va, vb, {kind: (c[0][p], c[1][p]) for kind, c in counts.items()}, wins
-            )
-            for o in outcomes:
-                if o.test in ("sign", "wilcoxon"):
-                    compared = (cmp.measure, forgetting, mean_a, mean_b)
-                else:
-                    compared = ("errors", o.forgetting, *losses[o.forgetting])
-                pairs = o.test.startswith("mcnemar")
-                tests.append(
-                    comparison_row(
-                        pos,
-                        o.test,
-                        a,
-                        b,
-                        *compared,
-                        o.statistic,
-                        o.pvalue,
-                        o.reject,
-                        favoured(a, b, o.margin),
-                        boundary=o.boundary,
-                        anytime_valid=o.anytime_valid,
-                        folds_used=None if pairs else o.n,
-                        discordant_pairs=o.n if pairs else None,
-                    )
-                )
+            rows, losses = self._fold_tests(p, va, vb, counts, wins)
+            tests.extend(rows)
             sides = np.array(list(losses.values())).T  # (A, B) x forgetting
             for (kind, (la, lb)), q in zip(losses.items(), q_statistic(*sides).tolist()):
                 q_rows.append(
                     {
-                        "position": pos,
+                        "position": self.position,
                         "learner_a": a,
                         "learner_b": b,
                         "forgetting": kind,
@@ -526,58 +373,3 @@ class Aggregator(Schedule):
                     }
                 )
         return tests, q_rows
-
-
-def favoured(a: str, b: str, margin: float) -> str | None:
-    """``a`` for a positive margin (A better), ``b`` for a negative one, None for a tie."""
-    if not margin or margin != margin:
-        return None
-    return a if margin > 0 else b
-
-
-def comparison_row(
-    position: int,
-    test: str,
-    a: str,
-    b: str,
-    measure: str,
-    forgetting: str,
-    value_a: float,
-    value_b: float,
-    statistic: float,
-    pvalue: float,
-    reject: bool,
-    favours: str | None,
-    *,
-    folds_used: int | None = None,
-    discordant_pairs: int | None = None,
-    boundary: float | None = None,
-    anytime_valid: bool = False,
-) -> dict[str, Any]:
-    """One test row: what it compared (``measure`` under ``forgetting``; A's and B's
-    values), the outcome and the learner the data favour; ``reject`` used the p-value limit
-    ``boundary`` (None: alpha of a fixed-sample test) and is valid under peeking when
-    ``anytime_valid``.
-
-    >>> comparison_row(10, "sign", "a", "b", "accuracy", "adwin", 0.9, 0.8, 9, 0.02, True, "a",
-    ...           folds_used=10)["favours"]
-    'a'
-    """
-    return {
-        "position": position,
-        "test": test,
-        "learner_a": a,
-        "learner_b": b,
-        "measure": measure,
-        "forgetting": forgetting,
-        "value_a": float(value_a),
-        "value_b": float(value_b),
-        "statistic": float(statistic),
-        "pvalue": float(pvalue),
-        "reject": bool(reject),
-        "favours": favours,
-        "folds_used": folds_used,
-        "discordant_pairs": discordant_pairs,
-        "boundary": None if boundary is None else float(boundary),
-        "anytime_valid": bool(anytime_valid),
-    }

@@ -1,8 +1,10 @@
 """The aggregator of a numeric target (the regression task): per-fold errors, paired fold
 tests and verdicts.
 
-The regression counterpart of :class:`~distval.aggregator.core.Aggregator`, with the same
-interface (``update``, ``finish``, ``position``), so both backends drive it unchanged. It
+Like :class:`~distval.aggregator.core.Aggregator` it is a
+:class:`~distval.aggregator.base.BaseAggregator` (the schedule, the pairs' Sign and Wilcoxon
+tests, Friedman, the snapshot and ``from_config`` come from there), so both backends drive
+it unchanged; this module supplies what a numeric target needs. It
 receives each batch's targets and every slot's predictions (NaN where a slot did not test a
 row) and keeps:
 
@@ -38,28 +40,23 @@ row) and keeps:
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from distval.aggregator.core import Schedule, comparison_row, favoured
+from distval.aggregator.base import BaseAggregator
 from distval.aggregator.settings import ComparisonSettings, TrackerSettings
 from distval.aggregator.snapshot import Snapshot
 from distval.columns import (
     PAIRED_SCHEMA,
-    TEST_SCHEMA,
     VERDICT_SCHEMA,
     Columns,
     to_columns,
 )
-from distval.config import RunConfig
 from distval.metrics.sums import SumWindows
 from distval.routing.delays import Release
 from distval.statistics.anytime import DifferenceCS
-from distval.statistics.comparison import Decision
-from distval.statistics.friedman import friedman as stats_friedman
 from distval.statistics.multiplicity import holm_adjusted
 from distval.statistics.verdict import short_names
 from distval.tasks.regression import (
@@ -70,8 +67,6 @@ from distval.tasks.regression import (
 )
 
 __all__ = ["PairedErrors", "RegressionAggregator"]
-
-_TASK = Regression()
 
 
 
@@ -129,10 +124,14 @@ class PairedErrors:
         return self.windows.widths.reshape(self.n_pairs, self.n_folds)
 
 
-class RegressionAggregator(Schedule):
+class RegressionAggregator(BaseAggregator):
     """Consumes the prediction batches of a regression run; a :class:`Snapshot` every
     ``test_every`` rows (its ``folds`` in the regression task's fold schema).
     Slot ``s`` is learner ``s // n_folds``, fold ``s % n_folds``."""
+
+    TASK = Regression()
+    DEFAULT_COMPARISON = ComparisonSettings(tests=("sign", "wilcoxon"), measure="rmse")
+    trackers: list[RegressionTracker]
 
     def __init__(
         self,
@@ -144,57 +143,28 @@ class RegressionAggregator(Schedule):
         test_every: int = 1000,
         planned_rows: int | None = None,
     ) -> None:
-        tr = self.tracker_settings = trackers or TrackerSettings()
-        cmp = self.comparison = comparison or ComparisonSettings(
-            tests=("sign", "wilcoxon"), measure="rmse"
-        )
-        self.labels, self.n_folds, self.test_every = list(labels), n_folds, test_every
-        self.n_slots = len(self.labels) * n_folds
-        kw: dict[str, Any] = {"window": tr.window, "fading": tr.fading,
-                              "adwin_delta": tr.adwin_delta}
-        kinds = [tr.forgetting] + (["cumulative"] if tr.forgetting != "cumulative" else [])
-        self.trackers = [RegressionTracker(k, self.n_slots, **kw) for k in kinds]
-        self.pairs = list(itertools.combinations(range(len(self.labels)), 2))
-        self.paired = PairedErrors(tr.forgetting, len(self.pairs), n_folds, **kw)
-        self.comparisons = [
-            cmp.comparison(n_folds, planned_rows, tr.forgetting) for _ in self.pairs
-        ]
-        self.friedman_rule = Decision(cmp.alpha, cmp.plan(planned_rows),
-                                      canonical=tr.forgetting == "cumulative")
+        super().__init__(labels, n_folds, trackers=trackers, comparison=comparison,
+                         test_every=test_every, planned_rows=planned_rows)
+        cmp, kw = self.comparison, self.tracker_kw
+        self.trackers = [RegressionTracker(k, self.n_slots, **kw) for k in self.kinds]
+        self.paired = PairedErrors(self.tracker_settings.forgetting, len(self.pairs), n_folds,
+                                   **kw)
         self.level_alpha = cmp.alpha / max(1, len(self.pairs))
         self.sequences = [DifferenceCS(self.level_alpha, lo=-1.0, hi=1.0)
                           for _ in self.pairs]
         self.names = short_names(self.labels)
         self._a = np.array([a for a, _ in self.pairs], dtype=np.int64)
         self._b = np.array([b for _, b in self.pairs], dtype=np.int64)
-        self.position = 0
-        self.last: Snapshot | None = None
         self._shift: float | None = None
         self._total = 0.0  # the stream's targets so far: the mean baseline
         self._count = 0
         self._previous = 0.0  # the persistent baseline's prediction of the next row
 
-    @classmethod
-    def from_config(cls, config: RunConfig, n_classes: int | None = None,
-                    planned_rows: int | None = None) -> RegressionAggregator:
-        """The aggregator of a regression run, its settings taken from ``config``
-        (``n_classes``, the classification aggregator's, is not used)."""
-        trackers = TrackerSettings(config.forgetting, config.window, config.fading,
-                                   config.adwin_delta)
-        comparison = ComparisonSettings(
-            tests=tuple(config.tests or ()), alpha=config.alpha, measure=config.measure,
-            sign_method=config.sign_method, sequential=config.sequential,
-            spending_function=config.spending_function, margin=config.margin,
-        )
-        return cls(config.labels, config.n_folds, trackers=trackers, comparison=comparison,
-                   test_every=config.test_every, planned_rows=planned_rows)
-
     def update(
         self,
         start: int,
         y: np.ndarray,
-        parts: Sequence[tuple[np.ndarray, np.ndarray]],
-        *,
+        parts: Iterable[tuple[Any, Any]],
         arrived: int | None = None,
         release: Release | None = None,
     ) -> Snapshot | None:
@@ -236,61 +206,40 @@ class RegressionAggregator(Schedule):
         self._previous = float(y[-1])
         return self._advance(n if arrived is None else arrived)
 
-    def fold_values(self) -> np.ndarray:
-        """(learners, folds) values of the run's measure under its forgetting (own windows)."""
-        m = self.trackers[0].get()[self.comparison.measure]
-        return np.asarray(m).reshape(len(self.labels), self.n_folds)
-
-    def snapshot(self) -> Snapshot:
-        folds = self._fold_table()
-        tests, paired_cols = self._tests()
-        friedman = None
-        cmp = self.comparison
-        if "friedman" in cmp.tests and len(self.labels) >= 3:
-            values = self.fold_values()
-            if not _TASK.higher_is_better(cmp.measure):
-                values = -values
-            ok = np.isfinite(values).all(axis=0)
-            if ok.sum() >= 2:
-                r = stats_friedman(values[:, ok].T, alpha=cmp.alpha)
-                friedman = r.to_dict() | {"position": self.position}
-                best = int(np.argmin(r.average_ranks))
-                reject, boundary, valid = self.friedman_rule(self.position, r.pvalue, r.reject)
-                tests.append(comparison_row(
-                    self.position, "friedman", "*", "*", cmp.measure,
-                    self.tracker_settings.forgetting, float("nan"), float("nan"),
-                    r.statistic, r.pvalue, reject, self.labels[best] if reject else None,
-                    folds_used=int(ok.sum()), boundary=boundary, anytime_valid=valid,
-                ))
-        verdicts = self._verdicts(tests, paired_cols)
-        self.last = Snapshot(
-            self.position, folds, to_columns(tests, TEST_SCHEMA), friedman,
-            paired=paired_cols, verdicts=to_columns(verdicts, VERDICT_SCHEMA),
-        )
-        return self.last
+    def _measures(self, tracker: RegressionTracker) -> dict[str, np.ndarray]:
+        return tracker.get()
 
     def _fold_table(self) -> Columns:
         got = [t.get() for t in self.trackers]
-        slots = np.tile(np.arange(self.n_slots), len(self.trackers))
-        k = max(self.n_folds, 1)
-        rows = len(slots)
+        keys = self._key_columns()
+        rows = len(keys["fold"])
         return {
             "position": np.full(rows, self.position, dtype=np.int64),
-            "learner": np.array(self.labels, dtype=object)[slots // k],
-            "fold": (slots % k).astype(np.int32),
-            "forgetting": np.repeat(np.array([t.name for t in self.trackers], dtype=object),
-                                    self.n_slots),
+            "learner": keys["learner"],
+            "fold": keys["fold"].astype(np.int32),
+            "forgetting": keys["forgetting"],
             "n": np.concatenate([g["n"] for g in got]),
             "width": np.concatenate([t.widths for t in self.trackers]),
             **{m: np.concatenate([g[m] for g in got]) for m in REGRESSION_MEASURES},
-        } if rows else to_columns([], _TASK.fold_schema)
+        } if rows else to_columns([], self.TASK.fold_schema)
 
-    def _tests(self) -> tuple[list[dict[str, Any]], Columns]:
-        """Sign and Wilcoxon per pair on the paired windows' values, and the paired table."""
+    def _test_rows(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Sign and Wilcoxon per pair on the paired windows' values (no Q rows)."""
+        va, vb = self.paired.values(self.comparison.measure)
+        tests: list[dict[str, Any]] = []
+        for p in range(len(self.pairs)):
+            tests.extend(self._fold_tests(p, va[p], vb[p])[0])
+        return tests, []
+
+    def _verdict_tables(self, tests: list[dict[str, Any]]) -> tuple[Columns, Columns]:
+        paired = self._paired_table()
+        return paired, to_columns(self._verdicts(tests, paired), VERDICT_SCHEMA)
+
+    def _paired_table(self) -> Columns:
+        """Per pair and fold, both learners' measure over their paired window."""
         cmp, forgetting = self.comparison, self.tracker_settings.forgetting
         va_all, vb_all = self.paired.values(cmp.measure)
-        lower_better = not _TASK.higher_is_better(cmp.measure)
-        tests: list[dict[str, Any]] = []
+        lower_better = not self.TASK.higher_is_better(cmp.measure)
         paired_rows: list[dict[str, Any]] = []
         widths = self.paired.widths
         for p, (ia, ib) in enumerate(self.pairs):
@@ -304,18 +253,7 @@ class RegressionAggregator(Schedule):
                     "difference": float(diff), "value_a": float(va[f]),
                     "value_b": float(vb[f]),
                 })
-            ok = np.isfinite(va) & np.isfinite(vb)
-            n_ok = int(ok.sum())
-            mean_a = float(va[ok].sum() / n_ok) if n_ok else float("nan")
-            mean_b = float(vb[ok].sum() / n_ok) if n_ok else float("nan")
-            sa, sb = (-va, -vb) if lower_better else (va, vb)
-            for o in self.comparisons[p].look(self.position, sa, sb, {}):
-                tests.append(comparison_row(
-                    self.position, o.test, a, b, cmp.measure, forgetting, mean_a, mean_b,
-                    o.statistic, o.pvalue, o.reject, favoured(a, b, o.margin),
-                    folds_used=o.n, boundary=o.boundary, anytime_valid=o.anytime_valid,
-                ))
-        return tests, to_columns(paired_rows, PAIRED_SCHEMA)
+        return to_columns(paired_rows, PAIRED_SCHEMA)
 
     def _verdicts(self, tests: list[dict[str, Any]], paired: Columns) -> list[dict[str, Any]]:
         cmp = self.comparison
