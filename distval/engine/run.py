@@ -169,10 +169,10 @@ class Run:
                 bar_format=_BAR_FORMAT, initial=self.result.n_rows,
             )
             self._ticker = _Ticker(self._bar)
-        elif self._lines:  # the first line at once, with the total
-            total = self._total()
-            of = f"/{total} rows" if total else " rows"
-            self._print(f"{self.result.n_rows}{of}" + (" (starting Ray)" if self._starting else ""))
+        elif self._lines and self._total():  # the first line at once, with the total
+            # (a stream of unknown length waits for the first timed line: "0 rows" says nothing)
+            starting = " (starting Ray)" if self._starting else ""
+            self._print(f"{self.result.n_rows}/{self._total()} rows{starting}")
         self._rows_at_start = self.result.n_rows
         self._start = time.perf_counter()
         self._last_line = self._start

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_errors import PROGRESS
 
 import distval
 from distval.config import RunConfig
@@ -497,7 +498,7 @@ def run_cli(args: list[str], *, env: dict | None = None, patch: str = "", timeou
 
 def assert_one_error_line(done, says: str):
     assert done.returncode == 2, done.stderr
-    lines = done.stderr.strip().splitlines()
+    lines = [x for x in done.stderr.strip().splitlines() if not PROGRESS.match(x)]
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("distval: error: ")
     assert says in lines[0]
