@@ -50,7 +50,18 @@ def plotly_js() -> bytes:
 
 @cache
 def _page(name: str) -> bytes:
-    return resources.files("distval.live").joinpath(name).read_bytes()
+    """The page ``name`` with the pages' shared style (``live.css``) and script
+    (``live.js``) written into it, so that each page is one self-contained document.
+
+    >>> page = _page("page.html").decode()
+    >>> "/* live.css */" in page, "async function poll(" in page
+    (False, True)
+    """
+    files = resources.files("distval.live")
+    text = files.joinpath(name).read_text(encoding="utf-8")
+    text = text.replace("/* live.css */\n", files.joinpath("live.css").read_text("utf-8"), 1)
+    text = text.replace("// live.js\n", files.joinpath("live.js").read_text("utf-8"), 1)
+    return text.encode("utf-8")
 
 
 class PageState(Protocol):
