@@ -169,13 +169,10 @@ class Run:
                 bar_format=_BAR_FORMAT, initial=self.result.n_rows,
             )
             self._ticker = _Ticker(self._bar)
-        elif self._lines and self._total():  # the first line at once, with the total
-            # (a stream of unknown length waits for the first timed line: "0 rows" says nothing)
-            starting = " (starting Ray)" if self._starting else ""
-            self._print(f"{self.result.n_rows}/{self._total()} rows{starting}")
         self._rows_at_start = self.result.n_rows
         self._start = time.perf_counter()
         self._last_line = self._start
+        self._lines_printed = False  # the plain-text lines: none yet
         self._closed: str | None = None
         self.observer = observer  # told of the start, every snapshot and the end
         if observer is not None:
@@ -238,9 +235,12 @@ class Run:
         if self._bar is not None:
             self._bar.update(n_rows)
         elif self._lines and n_rows:
+            # the first line once the first rows are evaluated (their total, speed and the
+            # time left; an error found at the start stays the only line), then one a period
             now = time.perf_counter()
-            if now - self._last_line >= self._line_seconds:
+            if not self._lines_printed or now - self._last_line >= self._line_seconds:
                 self._last_line = now
+                self._lines_printed = True
                 self._print(self.progress_line(now - self._start))
 
     def _total(self) -> int | None:
