@@ -23,8 +23,12 @@ def test_the_suite_page_fills_in_as_streams_finish(browser: Any, tmp_path: Path)
     server = LiveServer(state)
     out: dict[str, Any] = {}
 
+    # a learner that sleeps 0.6 s on its first prediction in each fold: each stream takes
+    # over a second, so the page (one look a second) sees the suite between its streams
+    slow = {**OPTIONS, "learners": ("nb", "odd_learners:SlowStart(seconds=0.6)")}
+
     def run() -> None:
-        out["result"] = suite(STREAMS, output_dir=tmp_path, **OPTIONS)
+        out["result"] = suite(STREAMS, output_dir=tmp_path, **slow)
         time.sleep(1.5)  # the page sees the last stream before the end
         state.end()
 
