@@ -97,19 +97,10 @@ def live_suite(args: argparse.Namespace, directory: str | os.PathLike[str]) -> I
     """With ``--live`` (and no ``--plan``): serve the suite's page
     (:class:`~distval.live.suite.SuiteState`, from ``directory/suite.json``) while the block
     runs; it ends finished when every stream is done, else interrupted."""
-    if not getattr(args, "live", False) or getattr(args, "plan", False):
-        yield
-        return
     from distval.live.suite import SuiteState
 
-    state = SuiteState(directory)
-    server = _start(state, args)
-    try:
+    with live_served(args, lambda: SuiteState(directory)):
         yield
-    finally:
-        state.end()
-        server.linger()
-        server.close()
 
 
 class EndingState(PageState, Protocol):
