@@ -7,16 +7,19 @@ the end by this script, by the process ids of that cluster alone. Each run is th
 job (elec2, Hoeffding tree against Gaussian naive Bayes, 10-fold prequential bootstrap;
 ``--rows`` rows) in a fresh Python process, variants alternated in every round:
 
-- ``joined``: ``--backend ray`` with ``RAY_ADDRESS`` naming the running Ray;
+- ``joined, warm``: ``--backend ray`` with ``RAY_ADDRESS`` naming the running Ray, on the
+  actors the run before kept warm there (one such run, not timed, fills the pool first);
+- ``joined, nothing kept``: the same with ``DISTVAL_KEEP_ACTORS=0`` (new actors);
 - ``auto, joined``: the default backend, ``RAY_ADDRESS`` set (it decides at the first batch);
 - ``fresh``: ``--backend ray --private`` (``ray.init`` starts a Ray of the run's own);
 - ``in-process``: the reference numbers.
 
-For each run: seconds from the command's launch to Ray up (``ray_init_end``) and to the
-first batch evaluated on the actors (``first_actor_step``), the whole command's seconds, and
-whether every fold row equals the in-process run's.
+For each run: seconds from the command's launch to Ray up (``ray_init_end``), to the
+hand-over (the actors get the driver's state and start evaluating: ``hand_over``) and to the
+first batch evaluated on the actors coming back (``first_actor_step``), the whole command's
+seconds, and whether every fold row equals the in-process run's.
 
-    python benchmarks/bench_ray_join.py --rounds 2 --rows 15000
+    python benchmarks/bench_ray_join.py --rounds 3 --rows 15000
 """
 
 from __future__ import annotations
@@ -101,9 +104,11 @@ def one(variant: str, rows: int, address: str, out: Path) -> dict:
     argv = ["run", "--n-rows", str(rows), "--no-progress", "--output", str(out)]
     env = os.environ | {"PYTHONPATH": str(ROOT), "RAY_AUTH_MODE": "disabled"}
     env.pop("RAY_ADDRESS", None)
-    if variant == "joined":
+    if variant.startswith("joined"):
         argv += ["--backend", "ray"]
         env["RAY_ADDRESS"] = address
+        if variant == "joined, nothing kept":
+            env["DISTVAL_KEEP_ACTORS"] = "0"
     elif variant == "auto, joined":
         env["RAY_ADDRESS"] = address
     elif variant == "fresh":
@@ -122,7 +127,9 @@ def one(variant: str, rows: int, address: str, out: Path) -> dict:
         "variant": variant,
         "Ray up (s)": round(marks["ray_init_end"] - launched, 2) if "ray_init_end" in marks
         else "",
-        "first actor batch (s)": round(marks["first_actor_step"] - launched, 2)
+        "hand-over (s)": round(marks["hand_over"] - launched, 2) if "hand_over" in marks
+        else "",
+        "first actor batch back (s)": round(marks["first_actor_step"] - launched, 2)
         if "first_actor_step" in marks else "",
         "whole command (s)": round(total, 2),
         "first line": first_line[:90],
@@ -142,8 +149,9 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--rows", type=int, default=15000)
     p.add_argument("--name", default="ray_join")
+    p.add_argument("--machine", default="2-core VM, shared (other sessions' work running)")
     args = p.parse_args()
-    variants = ["joined", "auto, joined", "fresh", "in-process"]
+    variants = ["joined, warm", "joined, nothing kept", "auto, joined", "fresh", "in-process"]
     tmp = tempfile.mkdtemp(prefix="dvray-", dir="/tmp")
     load_before = list(os.getloadavg())
     t0 = time.time()
@@ -152,6 +160,8 @@ def main() -> None:
         address = start_cluster(tmp)
         cluster_start = round(time.time() - t0, 2)
         with tempfile.TemporaryDirectory() as outs:
+            first = one("joined, warm", args.rows, address, Path(outs) / "fill")
+            print("fills the pool:", first, flush=True)
             for r in range(args.rounds):
                 runs = {}
                 for v in variants:
@@ -165,11 +175,12 @@ def main() -> None:
                                                            runs["in-process"])
     finally:
         stopped = stop_cluster(tmp)
-    cols = ["round", "variant", "Ray up (s)", "first actor batch (s)", "whole command (s)",
-            "folds = in-process", "first line"]
-    info = machine() | {"machine": "2-core VM, shared (other sessions' work running)",
+    cols = ["round", "variant", "Ray up (s)", "hand-over (s)", "first actor batch back (s)",
+            "whole command (s)", "folds = in-process", "first line"]
+    info = machine() | {"machine": args.machine,
                         "load average at the start": load_before, "rows": args.rows,
                         "ray start --head (s)": cluster_start,
+                        "the run that filled the pool": first,
                         "cluster processes stopped": len(stopped)}
     text = (f"# Default job's start-up: a running local Ray against a fresh one\n\n"
             f"`python benchmarks/bench_ray_join.py --rounds {args.rounds} --rows {args.rows}`"

@@ -8,6 +8,11 @@ Actors start empty and receive their state with ``load`` (a fresh host, the driv
 after warming up, or a checkpoint), so their processes can boot while the driver works.
 Calls from the driver to one actor run in the order they were made.
 
+In a running Ray that a run joined, the actors are kept warm between runs
+(:mod:`distval.ray_backend.fleet`): ``release`` drops a run's state, :class:`WarmPool` holds
+the idle actors, and every kept actor ends itself once no call has come for the seconds it
+was told to ``keep`` (so a driver killed mid-run leaves nothing behind for long).
+
 >>> from distval.learners import parse_learner
 >>> actor = LearnerActor([parse_learner("nb")])   # the body alone, without Ray
 >>> actor.host is None
@@ -30,28 +35,83 @@ if TYPE_CHECKING:  # types only: this module imports nothing of distval at run t
     from distval.learners.host import LearnerHost
     from distval.learners.registry import LearnerSpec
 
-__all__ = ["AggregatorActor", "LearnerActor", "warm_aggregator"]
+__all__ = ["AggregatorActor", "LearnerActor", "WarmPool", "warm_aggregator"]
 
 
-class LearnerActor:
+class _Kept:
+    """What a body kept warm in a running Ray shares: :meth:`keep` and :meth:`ping`.
+
+    >>> import time
+    >>> body = _Kept()
+    >>> body.ping() <= time.monotonic()
+    True
+    """
+
+    _seen = 0.0
+    _keep_for = 0.0
+    _keeper: Any = None
+
+    def ping(self) -> float:
+        """Mark a call (any call the driver or the pool makes); returns the time of it."""
+        import time
+
+        self._seen = time.monotonic()
+        return self._seen
+
+    def keep(self, seconds: float) -> None:
+        """End this actor (``ray.kill``) once no call has come for ``seconds`` (the last
+        such call sets them)."""
+        import threading
+
+        self.ping()
+        self._keep_for = seconds
+        if self._keeper is None:
+            self._keeper = threading.Thread(target=self._expire, name="distval-keep",
+                                            daemon=True)
+            self._keeper.start()
+
+    def _expire(self) -> None:
+        import time
+
+        import ray
+
+        while (left := self._seen + self._keep_for - time.monotonic()) > 0:
+            time.sleep(min(left, 5.0) + 0.01)
+        ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
+
+
+class LearnerActor(_Kept):
     """Hosts a :class:`~distval.learners.host.LearnerHost`: a share of the replicas."""
 
     def __init__(self, specs: Iterable[LearnerSpec] = ()) -> None:
+        self.prepare(specs)
+        self.host: LearnerHost | None = None
+
+    def prepare(self, specs: Iterable[LearnerSpec]) -> None:
+        """Import each learner's module and start what its first replicas need (a JVM)
+        now, while the driver is busy: not at the hand-over."""
+        self.ping()
         for spec in specs:
             # LearnerSpec.build is unannotated (distval/learners/registry.py): typed here.
             build: Callable[[], Any] = spec.build
-            build()  # import each learner's module now, while the driver is busy
-            spec.start()  # and what its first replicas need (a JVM): not at the hand-over
-        self.host: LearnerHost | None = None
+            build()
+            spec.start()
 
     def load(self, host: LearnerHost) -> None:
+        self.ping()
         # Arrays deserialised from the object store are read-only: keep a private copy.
         self.host = copy.deepcopy(host)
         self.host.set_threads(1)  # one actor per core
 
+    def release(self) -> None:
+        """Drop the run's replicas (the actor goes back to the warm pool)."""
+        self.ping()
+        self.host = None
+
     def process(self, parcel: list[Batch]) -> list[np.ndarray]:
         """Each batch of a parcel (consecutive batches), in order: its predictions."""
         assert self.host is not None, "load() comes first"
+        self.ping()
         return [self.host.process(batch) for batch in parcel]
 
     def checkpoint(self) -> tuple[LearnerHost | None, bool]:
@@ -64,7 +124,7 @@ class LearnerActor:
         return list(zip(self.host.slots, self.host.busy))
 
 
-class AggregatorActor:
+class AggregatorActor(_Kept):
     """Hosts an :class:`~distval.aggregator.core.Aggregator`, fed whole batches and every
     learner actor's predictions (``slot_ids[i]`` are the slots of learner actor ``i``).
 
@@ -87,10 +147,17 @@ class AggregatorActor:
             warm_aggregator(config, n_classes)
 
     def load(self, aggregator: Aggregator) -> None:
+        self.ping()
         self.aggregator = copy.deepcopy(aggregator)
+
+    def release(self) -> None:
+        """Drop the run's aggregator (the actor goes back to the warm pool)."""
+        self.ping()
+        self.aggregator = None
 
     def regroup(self, slot_ids: list[list[int]]) -> None:
         """The learner actors host these slots from the next batch on."""
+        self.ping()
         self.slot_ids = slot_ids
 
     def consume(self, parcel: list[Batch], *parts: list[np.ndarray]) -> list[Snapshot | None]:
@@ -98,6 +165,7 @@ class AggregatorActor:
         aggregator's answer per batch."""
         agg = self.aggregator
         assert agg is not None, "load() comes first"
+        self.ping()
         # Arrays from the object store are read-only: private copies (a few kB) let the
         # compiled kernels use the specializations the driver's in-process run compiled
         # and cached, instead of compiling read-only ones (seconds on a cold cache).
@@ -116,6 +184,42 @@ class AggregatorActor:
 
     def checkpoint(self) -> tuple[Aggregator | None, bool]:
         return self.aggregator, True
+
+
+class WarmPool(_Kept):
+    """The idle actors of a running Ray's warm pool, by kind (``"learner:1.0"``: learner
+    actors of one CPU each; ``"aggregator"``). A run takes what it needs with :meth:`lease`
+    and gives its actors back with :meth:`give_back` when it ends.
+
+    >>> pool = WarmPool()   # the body alone, without Ray
+    >>> pool.give_back("aggregator", [])
+    >>> pool.lease("aggregator", 1)
+    []
+    """
+
+    def __init__(self) -> None:
+        self.idle: dict[str, list[Any]] = {}
+
+    def lease(self, kind: str, n: int) -> list[Any]:
+        """At most ``n`` idle actors of ``kind``, each alive (it answered a ping: an actor
+        that ended itself meanwhile is dropped)."""
+        self.ping()
+        import ray
+
+        idle, out = self.idle.get(kind, []), list[Any]()
+        while idle and len(out) < n:
+            handle = idle.pop()
+            try:
+                ray.get(handle.ping.remote(), timeout=2.0)
+            except Exception:  # ended (kept too long) or lost: not leased
+                continue
+            out.append(handle)
+        return out
+
+    def give_back(self, kind: str, handles: list[Any]) -> None:
+        """Idle again: ``handles`` (released actors of ``kind``)."""
+        self.ping()
+        self.idle.setdefault(kind, []).extend(handles)
 
 
 def _own(preds: Any) -> Any:

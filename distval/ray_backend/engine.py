@@ -46,7 +46,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import ray
@@ -60,8 +60,7 @@ from distval.engine.run import Timeline
 from distval.errors import DistvalError
 from distval.learners.batch import Batch
 from distval.learners.host import LearnerHost
-from distval.learners.registry import LearnerSpec
-from distval.ray_backend.actors import AggregatorActor, LearnerActor
+from distval.ray_backend.fleet import Fleet, kept_seconds
 from distval.ray_backend.session import ray_session
 from distval.ray_backend.starter import RayStarter
 from distval.streams import Stream
@@ -194,68 +193,6 @@ class ParcelSizer:
         return self._last
 
 
-class _Actors:
-    """The learner actors and the aggregator actor of one run; they start empty."""
-
-    def __init__(
-        self,
-        specs: list[LearnerSpec],
-        slot_ids: list[list[int]],
-        cpus_per_actor: float,
-        warm: tuple[RunConfig, int | None] | None = None,
-    ) -> None:
-        learner = ray.remote(max_restarts=0)(LearnerActor).options(num_cpus=cpus_per_actor)
-        aggregator = ray.remote(max_restarts=0)(AggregatorActor).options(num_cpus=0)
-        # Actor handles as Any: Ray types a handle's methods as the plain methods, not as
-        # objects with .remote() and .options().
-        # The aggregator first: its boot and warm-up (statistics, kernels) take the longest.
-        self.aggregator: Any = aggregator.remote(slot_ids)
-        self.learners: list[Any] = [learner.remote(specs) for _ in slot_ids]
-        self._booting = [a.__ray_ready__.remote() for a in self.all]
-        if warm is not None:  # after the readiness call: the hand-over does not wait for it
-            handle: Any = self.aggregator
-            handle.warm.remote(*warm)
-
-    @property
-    def all(self) -> list[Any]:
-        return [*self.learners, self.aggregator]
-
-    def ready(self) -> bool:
-        """Whether every actor has started; one lost while starting raises RayActorError."""
-        if self._booting:
-            n = len(self._booting)
-            done, self._booting = ray.wait(self._booting, num_returns=n, timeout=0)
-            ray.get(done)
-        return not self._booting
-
-    def load(self, states: Iterable[object]) -> None:
-        """Give every actor its state (objects or object refs), before any other call."""
-        for actor, state in zip(self.all, states):
-            actor.load.remote(state)
-
-    def submit(self, parcel_ref: ObjectRef[list[Batch]]) -> ObjectRef[list[Snapshot | None]]:
-        parts = [a.process.remote(parcel_ref) for a in self.learners]
-        snaps: ObjectRef[list[Snapshot | None]] = self.aggregator.consume.remote(
-            parcel_ref, *parts
-        )
-        return snaps
-
-    def checkpoint(self) -> tuple[list[ObjectRef[Any]], list[ObjectRef[bool]]]:
-        """(state refs, ok refs): the states stay in the object store, owned by the driver."""
-        calls = [a.checkpoint.options(num_returns=2).remote() for a in self.all]
-        return [c[0] for c in calls], [c[1] for c in calls]
-
-    def regroup(self, states: list[ObjectRef[LearnerHost]], slot_ids: list[list[int]]) -> None:
-        """Give every learner actor its new share and the aggregator the new layout."""
-        for actor, state in zip(self.learners, states):
-            actor.load.remote(state)
-        self.aggregator.regroup.remote(slot_ids)
-
-    def kill(self) -> None:
-        for a in self.all:
-            ray.kill(a, no_restart=True)
-
-
 class RayRun:
     """One evaluation on a running Ray; :meth:`steps` yields what the in-process backend would.
 
@@ -269,8 +206,10 @@ class RayRun:
     the seconds each took in the warm-up, :func:`balance_slots`) or ``"round-robin"``
     (:func:`deal_slots`, as before any cost is known). ``checkpoint_seconds``: time between
     checkpoints yielded to the caller (None: none). ``timeline``: where the hand-over and
-    the first and last actor steps are marked. ``actors`` is the live set, rebuilt after a
-    fault.
+    the first and last actor steps are marked. ``keep_actors``: seconds the actors stay
+    warm in the Ray for the next run (default:
+    :func:`~distval.ray_backend.fleet.kept_seconds`).
+    ``actors`` is the live set, rebuilt after a fault.
     """
 
     def __init__(
@@ -290,6 +229,7 @@ class RayRun:
         checkpoint_seconds: float | None = None,
         placement: str = "cost",
         timeline: Timeline | None = None,
+        keep_actors: float | None = None,
     ) -> None:
         self.config, self.stream = config, stream
         self.checkpoint_seconds = checkpoint_seconds
@@ -307,6 +247,7 @@ class RayRun:
         self.placement = placement
         self.timeline = Timeline() if timeline is None else timeline
         self._warm = (config, getattr(stream, "n_classes", None))
+        self.keep_actors = kept_seconds() if keep_actors is None else keep_actors
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1  # type: ignore[no-untyped-call]
         k = config.n_folds
         self.groups = deal_slots(len(config.learners), k, n_actors or cpus)
@@ -337,8 +278,9 @@ class RayRun:
         self._busy: dict[Slot, float] = {}  # each slot's busy seconds at the last look
         self._looked_at = 0.0
 
-    def _new_actors(self, states: list[ObjectRef[Any]] | None = None) -> _Actors:
-        actors = _Actors(self.config.specs, self._slot_ids, self._cpus_per_actor, self._warm)
+    def _new_actors(self, states: list[ObjectRef[Any]] | None = None) -> Fleet:
+        actors = Fleet(self.config.specs, self._slot_ids, self._cpus_per_actor, self._warm,
+                       self.keep_actors)
         if states is not None:
             actors.load(states)
         return actors
@@ -375,7 +317,7 @@ class RayRun:
                 rest = item
         if rest is None:  # the driver alone got to the end of the stream
             yield Step(0, local.aggregator.finish(), "driver")
-            self.actors.kill()
+            self.actors.done()
             return
         yield from self.take_over(local, rest, batches)
 
@@ -420,7 +362,7 @@ class RayRun:
                 self._recover()
                 yield from self._drain(0)
         yield Step(0, snap, "actors")
-        self.actors.kill()
+        self.actors.done()
 
     def placed(self, costs: dict[Slot, float]) -> list[list[Slot]]:
         """The layout the hand-over gives the actors: with ``placement="cost"`` and a

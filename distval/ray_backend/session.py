@@ -15,7 +15,7 @@ import secrets
 import signal
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -26,7 +26,8 @@ from ray.exceptions import RayError
 from distval.errors import DistvalError, RayUnavailable
 from distval.learners.moa.jvm import keep_jvm_signals
 
-__all__ = ["PRIVATE", "find_ray", "joining_line", "ray_session", "unwrap"]
+__all__ = ["KEEP_ENV", "KEEP_SECONDS", "PRIVATE", "find_ray", "joining_line", "keep_seconds",
+           "ray_session", "unwrap"]
 
 #: Ray's notice when ``ray.init`` runs outside the main thread (the auto backend starts Ray
 #: in a background thread; a Ray Client server starts each client's session in one and
@@ -98,6 +99,34 @@ def dashboard_wanted() -> bool:
     return os.environ.get("DISTVAL_RAY_DASHBOARD", "") not in ("", "0")
 
 
+#: Seconds an idle actor stays warm in a running one-machine Ray by default
+#: (:mod:`distval.ray_backend.fleet`).
+KEEP_SECONDS = 300.0
+#: The environment variable that sets them (0: a run's actors end with it).
+KEEP_ENV = "DISTVAL_KEEP_ACTORS"
+
+
+def keep_seconds(env: Mapping[str, str] = os.environ) -> float:
+    """Seconds an idle actor stays warm in a running Ray (``DISTVAL_KEEP_ACTORS``).
+
+    >>> keep_seconds({"DISTVAL_KEEP_ACTORS": "0"}), keep_seconds({})
+    (0.0, 300.0)
+    >>> keep_seconds({"DISTVAL_KEEP_ACTORS": "soon"})
+    Traceback (most recent call last):
+    distval.errors.DistvalError: DISTVAL_KEEP_ACTORS='soon': give seconds (a number, 0 or more)
+    """
+    text = env.get(KEEP_ENV, "").strip()
+    if not text:
+        return KEEP_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise DistvalError(f"{KEEP_ENV}={text!r}: give seconds (a number, 0 or more)")
+    return seconds
+
+
 #: ``--private``: a Ray of this run's own even where one is running (Ray's word for it).
 PRIVATE = "local"
 
@@ -145,8 +174,11 @@ def joining_line(address: str | None, backend: str) -> str | None:
     if found == PRIVATE or why == "--address":
         return None
     when = "" if backend == "ray" else " if the run is long enough to move there"
+    keep = keep_seconds()
+    kept = (f"; on one machine its actors stay warm {keep:g} s for the next run "
+            f"({KEEP_ENV}=0: not kept)") if keep else ""
     return (f"using the running Ray at {found} (found by {why}){when}; --backend ray "
-            "--private starts a Ray of this run's own")
+            f"--private starts a Ray of this run's own{kept}")
 
 
 def _start(address: str | None) -> bool:

@@ -338,9 +338,9 @@ def test_an_actor_lost_during_the_hand_over_is_replaced(ray_local, assert_same_r
     killed as it is handed over is rebuilt from it, and the numbers do not change."""
     import ray
 
-    from distval.ray_backend import engine as ray_engine
+    from distval.ray_backend.fleet import Fleet
 
-    load, killed = ray_engine._Actors.load, []
+    load, killed = Fleet.load, []
 
     def load_after_a_kill(self, states):
         if not killed:
@@ -348,12 +348,16 @@ def test_an_actor_lost_during_the_hand_over_is_replaced(ray_local, assert_same_r
             killed.append(True)
         load(self, states)
 
-    monkeypatch.setattr(ray_engine._Actors, "load", load_after_a_kill)
+    monkeypatch.setattr(Fleet, "load", load_after_a_kill)
     cfg = RunConfig(**SMALL)
     ray_run = RayRun(cfg, open_config_stream(cfg), n_actors=2, warm_up_batches=2)
     steps = list(ray_run.steps())
     assert killed and ray_run.recoveries == 1
     assert_same_rows(distval.evaluate(cfg).fold_rows, _fold_rows(steps))
+    # the tests' own Ray was started here: nothing is kept warm, the actors ended
+    assert ray_run.keep_actors == 0.0
+    with pytest.raises(ray.exceptions.RayActorError):
+        ray.get(ray_run.actors.learners[0].ping.remote(), timeout=10)
 
 
 def test_an_actor_lost_while_starting_is_replaced(ray_local, assert_same_rows):

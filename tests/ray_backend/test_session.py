@@ -229,6 +229,7 @@ def test_which_ray_a_run_uses(tmp_path, monkeypatch):
         (tmp_path / "ray" / "ray_current_cluster").write_text(address + "\n")
         assert find_ray(None) == (address, "ray start")
         assert find_ray("local") == ("local", "private")
+        monkeypatch.setenv("DISTVAL_KEEP_ACTORS", "0")  # nothing kept: no word of it
         assert joining_line(None, "ray") == (
             f"using the running Ray at {address} (found by ray start); --backend ray "
             "--private starts a Ray of this run's own")
@@ -282,19 +283,22 @@ def test_a_run_joins_a_running_ray_and_gives_the_in_process_numbers(tmp_path):
                         "--disable-usage-stats", *ports],
                        check=True, capture_output=True, timeout=180, env=env)
         address = (ray_dir / "ray_current_cluster").read_text().strip()
-        out = tmp_path / "joined"
         opts = ["--stream", "sea(noise=0.1)", "--learners", "nb", "majority", "--folds", "3",
                 "--test-every", "1000", "--batch-size", "500", "--n-rows", "6000"]
-        done = subprocess.run(
-            [sys.executable, "-m", "distval.cli", "run", *opts, "--backend", "ray",
-             "--actors", "2", "--no-progress", "--output", str(out)],
-            capture_output=True, text=True, timeout=300, env=env | {"RAY_ADDRESS": address})
-        assert done.returncode == 0, done.stderr[-3000:]
-        assert done.stderr.splitlines()[0] == (
-            f"distval: using the running Ray at {address} (found by RAY_ADDRESS); "
-            "--backend ray --private starts a Ray of this run's own")
-        summary = json.loads((out / "summary.json").read_text())
-        assert summary["evaluated_by"].get("actors", 0) > 0
+        outs = [tmp_path / "joined", tmp_path / "warm"]  # the second on the first's actors
+        for out in outs:
+            done = subprocess.run(
+                [sys.executable, "-m", "distval.cli", "run", *opts, "--backend", "ray",
+                 "--actors", "2", "--no-progress", "--output", str(out)],
+                capture_output=True, text=True, timeout=300,
+                env=env | {"RAY_ADDRESS": address, "DISTVAL_KEEP_ACTORS": "60"})
+            assert done.returncode == 0, done.stderr[-3000:]
+            assert done.stderr.splitlines()[0] == (
+                f"distval: using the running Ray at {address} (found by RAY_ADDRESS); "
+                "--backend ray --private starts a Ray of this run's own; on one machine its "
+                "actors stay warm 60 s for the next run (DISTVAL_KEEP_ACTORS=0: not kept)")
+            summary = json.loads((out / "summary.json").read_text())
+            assert summary["evaluated_by"].get("actors", 0) > 0
     finally:
         for sig in (signal.SIGTERM, signal.SIGKILL):
             for pid in _cluster_pids(ray_dir):
@@ -304,6 +308,7 @@ def test_a_run_joins_a_running_ray_and_gives_the_in_process_numbers(tmp_path):
         shutil.rmtree(ray_dir, ignore_errors=True)
     ref = distval.evaluate(stream="sea(noise=0.1)", learners=("nb", "majority"), n_folds=3,
                            test_every=1000, batch_size=500, n_rows=6000)
-    got = pq.read_table(out / "folds.parquet").to_pandas()
-    assert got.drop(columns="run_id", errors="ignore").equals(
-        ref.folds().drop(columns="run_id", errors="ignore"))
+    for out in outs:
+        got = pq.read_table(out / "folds.parquet").to_pandas()
+        assert got.drop(columns="run_id", errors="ignore").equals(
+            ref.folds().drop(columns="run_id", errors="ignore"))
