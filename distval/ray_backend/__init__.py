@@ -3,6 +3,7 @@
 - :mod:`~distval.ray_backend.session`: start or join Ray, shut down what we started;
 - :mod:`~distval.ray_backend.actors`: the thin actor bodies (imported by every Ray worker, so
   they import almost nothing);
+- :mod:`~distval.ray_backend.fleet`: a run's actors, kept warm in a running Ray for the next;
 - :mod:`~distval.ray_backend.engine`: the evaluation's hosts and aggregator in actors;
 - :mod:`~distval.ray_backend.tasks`: one bounded fan-out of independent tasks, for studies.
 
