@@ -229,33 +229,39 @@ def _own(preds: Any) -> Any:
 
 
 def warm_aggregator(config: RunConfig, n_classes: int | None, rows: int = 100) -> None:
-    """Feed a throw-away aggregator of ``config`` (tests every ``rows`` rows) two batches of
-    ``rows`` random rows (writeable arrays, as :meth:`AggregatorActor.consume` passes on), so
-    that the first real batch finds the statistics imported and the compiled kernels loaded.
+    """Feed a throw-away aggregator of ``config`` (its task's; tests every ``rows`` rows)
+    two batches of ``rows`` random rows (writeable arrays, as :meth:`AggregatorActor.consume`
+    passes on), so that the first real batch finds the statistics imported and the compiled
+    kernels loaded.
 
     >>> from distval.config import RunConfig
     >>> warm_aggregator(RunConfig(learners=("nb", "majority"), n_folds=3), 2)
+    >>> warm_aggregator(RunConfig(learners=("linreg", "htr"), n_folds=3), None)
     """
     import dataclasses
 
     import numpy as np
 
-    from distval.aggregator.core import Aggregator
+    from distval.aggregator import aggregator_for
+    from distval.tasks import task_named
 
     config = dataclasses.replace(config, test_every=rows)
-    aggregator = Aggregator.from_config(config, n_classes=n_classes)
+    aggregator = aggregator_for(config, n_classes=n_classes)
     k = max(2, n_classes or 2)
     n_slots = len(config.learners) * config.n_folds
     rng = np.random.default_rng(0)
     ids = np.arange(n_slots)
+    numeric = task_named(config.task).numeric_target
     for start in (0, rows):
-        y = rng.integers(0, k, rows)
-        preds = rng.integers(-1, k, (n_slots, rows)).astype(np.int32)
-        if config.measure in _proba_measures():
-            pair: Any = (preds, rng.dirichlet(np.ones(k), (n_slots, rows)))
-            aggregator.update(start, y, [(ids, pair)], arrived=rows)
+        if numeric:
+            y: Any = rng.normal(size=rows)
+            preds: Any = rng.normal(size=(n_slots, rows))
         else:
-            aggregator.update(start, y, [(ids, preds)], arrived=rows)
+            y = rng.integers(0, k, rows)
+            preds = rng.integers(-1, k, (n_slots, rows)).astype(np.int32)
+        if config.measure in _proba_measures():
+            preds = (preds, rng.dirichlet(np.ones(k), (n_slots, rows)))
+        aggregator.update(start, y, [(ids, preds)], arrived=rows)
 
 
 def _proba_measures() -> frozenset[str]:
