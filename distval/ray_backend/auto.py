@@ -160,7 +160,8 @@ def _long_at_first_batch(
 def _ray_starter(
     config: RunConfig, stream: Stream, checkpoint_seconds: float | None, timeline: Timeline
 ) -> RayStarter:
-    """A private local Ray and a :class:`~distval.ray_backend.engine.RayRun`, started in a
+    """Ray (the running one :func:`~distval.ray_backend.session.find_ray` finds, else a
+    private local one) and a :class:`~distval.ray_backend.engine.RayRun`, started in a
     background thread (:class:`~distval.ray_backend.starter.RayStarter`)."""
 
     def make() -> object:
