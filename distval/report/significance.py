@@ -157,7 +157,7 @@ def _label_bars(
 
     if not labels:
         return
-    renderer = FigureCanvasAgg(fig).get_renderer()
+    renderer = FigureCanvasAgg(fig).get_renderer()  # type: ignore[no-untyped-call]
     fig.draw_without_rendering()  # the constrained layout: the panels' final widths
     px = fig.dpi / 72.0  # pixels per point
     for ax in dict.fromkeys(lab[0] for lab in labels):
