@@ -142,8 +142,8 @@ def compact_tables(
     if same is not None:
         units = "%, " if task.percent(measure) else ""
         out.append((f"What the verdicts compare: {title} on the same rows ({units}mean ±sd "
-                    f"over folds of the paired {forgetting} windows: per fold, the rows it "
-                    "tested with both):", same))
+                    f"over folds of the paired windows, {forgetting} forgetting: per fold, the "
+                    "rows it tested with both):", same))
     total = task.cumulative
     units = "%" if task.percent(total) else "target units"
     caption = (f"Each learner over its own windows ({forgetting} forgetting), which may hold "
