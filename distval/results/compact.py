@@ -146,8 +146,9 @@ def compact_tables(
                     "rows it tested with both):", same))
     total = task.cumulative
     units = "%" if task.percent(total) else "target units"
-    caption = (f"Each learner over its own windows ({forgetting} forgetting), which may hold "
-               "other rows than another learner's (so they need not agree with the verdicts), and "
+    warning = (", which may hold other rows than another learner's (so they need not agree "
+               "with the verdicts)," if same is not None else "")
+    caption = (f"Each learner over its own windows ({forgetting} forgetting){warning} and "
                f"{dict(task.compact).get(total, total)} over all rows ({units}, mean ±sd over "
                "folds):")
     own = forgetting != "cumulative"
