@@ -617,6 +617,7 @@ def test_long_names_keep_titles_and_labels_in_the_figure_and_legends_off_the_dat
         r = _drawn(fig)
         titles = [fig._suptitle] + [ax.title for ax in fig.axes if ax.get_visible()]
         boxes = [t.get_window_extent(r) for t in titles if t is not None and t.get_text()]
+        assert all(t.get_fontsize() >= 9 for t in titles if t is not None and t.get_text())
         for box in boxes:
             assert _inside(box, fig.bbox), "a title runs off the figure"
         for i, a in enumerate(boxes):  # no two titles overlap
