@@ -296,6 +296,6 @@ def test_with_three_learners_the_live_bar_names_every_learner_and_the_verdict():
     width = status_width(80, "elec2", 45312)
     status = live_status(snap, cfg, width=width)
     assert len(status) <= width
-    assert all(f"{name} ." in status for name in ("ht", "nb", "majority")), status
+    assert all(f"{name} " in status for name in ("ht", "nb", "majority")), status
     assert "ht>nb +15.0" in status
-    assert status.index("ht .85") < status.index("nb .70")  # the leader first
+    assert status.index("ht 85%") < status.index("nb 70%")  # the leader first, in percent

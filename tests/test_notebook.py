@@ -1,7 +1,8 @@
 """``_repr_html_`` of a run's result (distval/results/notebook.py), read back with the standard
-library's HTML parser: the verdict cells are the result's verdict lines, the measures table's
-cumulative accuracy is the folds' mean and sd computed here with numpy, and the figure is a
-PNG that Pillow opens."""
+library's HTML parser: the verdict cells are the result's verdict lines, the first measures
+table is each pair's accuracy on the same rows (pandas' means of the saved paired table), the
+own-window table's cumulative accuracy is the folds' mean and sd computed here with numpy,
+and the figure is a PNG that Pillow opens."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from html.parser import HTMLParser
 
 import numpy as np
 from PIL import Image
+from screen_tables import paired_means
 
 import distval
 
@@ -62,8 +64,18 @@ def test_a_result_in_jupyter_shows_its_verdicts_measures_and_a_figure():
     s = res.summary()
     assert page.verdicts == [v["line"] for v in s["verdicts"]] and len(page.verdicts) == 3
     assert page.baseline == s["baseline"]["line"]
+    assert len(page.tables) == 3  # the verdicts, the same rows, the own windows
+    same = page.tables[1]
+    assert same[0] == ["A", "accuracy of A", "B", "accuracy of B", "folds"]
+    want = paired_means(res)
+    assert len(same) - 1 == len(want) == 3
+    for a, va, b, vb, folds in same[1:]:
+        m = want.loc[(a, b)]
+        assert [float(va.split(" ±")[0]), float(vb.split(" ±")[0]), int(folds)] == [
+            round(100 * m["value_a"], 1), round(100 * m["value_b"], 1), m["folds"]]
     measures = page.tables[-1]
     head = measures[0]
+    assert head[1] == "accuracy (own)"
     col = head.index("accuracy, cumulative")
     final = res.final_folds()
     for row in measures[1:]:

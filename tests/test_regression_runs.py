@@ -13,6 +13,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from interrupted_stream import StopAfter
+from screen_tables import check_first_table
 
 import distval
 from distval.cli import main as cli_main
@@ -198,3 +199,11 @@ def test_the_live_status_leads_with_the_lowest_error_without_a_verdict():
         values = pd.Series(folds[measure]).groupby(folds["learner"]).mean()
         want = values.idxmin() if measure == "rmse" else values.idxmax()
         assert live_status(snap, cfg).split(" ")[0] == want, measure
+
+
+def test_the_screen_leads_with_the_rmse_on_the_same_rows_the_verdict_compares(reference):
+    """The end-of-run screen's first table: each pair's RMSE on the same rows, pandas' means
+    of the saved paired table, the lower one the verdict's winner (or the verdict says why)."""
+    _, res = reference
+    decided = check_first_table(res, higher_is_better=False, scale=1.0, tolerance=5e-4 + 1e-9)
+    assert decided == 1

@@ -11,7 +11,11 @@ Checked, from the files and the result objects, with plain string parsing:
   or the line says that the recent paired windows favour the other;
 - ``summary.md``'s tests table: a spending row that says "yes" beside a p-value above its
   limit names the earlier check's row;
-- "valid under peeking" is said only of the verdict (its confidence sequence).
+- "valid under peeking" is said only of the verdict (its confidence sequence);
+- the end-of-run screen (``to_text``) leads with the numbers the verdicts compare: its first
+  table is each pair's accuracy on the same rows, equal to pandas' means of the saved paired
+  table, and the learner it puts ahead is the verdict's winner, or the verdict line says that
+  folds favour it (:mod:`screen_tables`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from screen_tables import check_first_table
 
 import distval
 from distval.aggregator.snapshot import Snapshot
@@ -73,12 +78,17 @@ def _check_live_lines(res) -> int:
     return checked
 
 
-def _check_run(res) -> None:
+def _check_run(res) -> int:
+    """The checks of the module's docstring; the number of pairs with a decided verdict
+    whose same-row numbers the screen's first table was checked against."""
     for v in res.summary()["verdicts"]:
         _check_verdict_line(v["line"])
     for line in res.verdicts()["line"]:
         _check_verdict_line(line)
     assert _check_live_lines(res) > 0
+    if not hasattr(res, "to_text"):  # a suite's runs, read back, have no screen
+        return 0
+    return check_first_table(res, higher_is_better=True, scale=100, tolerance=0.05 + 1e-9)
 
 
 @pytest.mark.parametrize("options", [
@@ -87,7 +97,7 @@ def _check_run(res) -> None:
 ])
 def test_the_default_job_and_a_three_learner_run_name_one_leader(tmp_path, options):
     res = distval.evaluate(**options, n_folds=10, test_every=250, output_dir=tmp_path / "r")
-    _check_run(res)
+    assert _check_run(res) >= len(options["learners"]) - 1
 
 
 def test_a_spending_run_names_the_row_of_an_earlier_rejection(tmp_path):

@@ -21,7 +21,7 @@ from distval.columns import rows_of
 from distval.config import RunConfig
 from distval.engine.loop import Checkpoint, Step, unpicklable
 from distval.engine.observer import Progress, RunObserver
-from distval.engine.standing import standing
+from distval.engine.standing import standing, value_text
 from distval.errors import DistvalWarning
 from distval.metrics.trackers import MIN_SCORED
 from distval.results import EvaluationResult, ResultWriter
@@ -364,13 +364,14 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     with two learners, each one's measure over the rows both were tested on (mean over folds
     of the paired windows); with more, the leader's over the rows it shares with the learner
     its verdict names and every other learner's *difference* to the leader over the rows
-    those two share (``nb 0.912 | ... | ht -3.1 pts vs nb``). The leader is the learner the verdict
-    shown puts ahead (without one, the learner ahead in most pairs). Each learner's mean
-    over its own windows is shown only while no pair has paired values yet. Where the
-    verdict and its pair's numbers disagree (the sequence covers every row, the paired
-    windows the recent ones), the verdict comes first and the pair's numbers follow as
-    ``recent paired windows favour nb: ...``: one leader, the verdict's, and the other side
-    said in words.
+    those two share (``nb 91.2 % | ... | ht -3.1 pts vs nb``), each number with its unit
+    (percent and points for a share or a κ, as the end-of-run tables). The leader is the
+    learner the verdict shown puts ahead (without one, the learner ahead in most pairs).
+    Each learner's mean over its own windows is shown only while no pair has paired values
+    yet. Where the verdict and its pair's numbers disagree (the sequence covers every row,
+    the paired windows the recent ones), the verdict comes first and the pair's numbers
+    follow as ``recent paired windows favour nb: ...``: one leader, the verdict's, and the
+    other side said in words.
 
     Without paired values (own windows):
 
@@ -386,9 +387,9 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     ...          "favours": np.array(["ht"], dtype=object), "reject": np.array([False]),
     ...          "boundary": np.array([0.0012]), "anytime_valid": np.array([True])}
     >>> live_status(Snapshot(100, folds, tests), cfg)
-    'ht 0.850 | nb 0.700 | wilcoxon p 0.03 (ht)'
+    'ht 85.0 % | nb 70.0 % | wilcoxon p 0.03 (ht)'
     >>> live_status(Snapshot(100, folds, tests), cfg, width=20)
-    'ht .85 nb .70'
+    'ht 85% nb 70%'
 
     The same folds with paired windows, where nb is ahead over the rows both were tested on
     (ht's own windows covered other rows), and a verdict for nb:
@@ -403,16 +404,16 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     ...      "decision": "B", "folds": 2, "folds_favouring": 2}
     >>> verdicts = to_columns([v], VERDICT_SCHEMA)
     >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=verdicts), cfg)
-    'nb 0.760 | nb>ht +6.0 pts (CS 3.0..9.0) | ht 0.700'
+    'nb 76.0 % | nb>ht +6.0 pts (CS 3.0..9.0) | ht 70.0 %'
     >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=verdicts), cfg, width=30)
-    'nb .76 ht .70 | nb>ht +6.0'
+    'nb 76% ht 70% | nb>ht +6.0'
 
     A verdict for ht over every row while the recent paired windows favour nb:
 
     >>> ht = to_columns([v | {"mean": 0.02, "lower": 0.01, "upper": 0.03, "decision": "A"}],
     ...                 VERDICT_SCHEMA)
     >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=ht), cfg)
-    'ht>nb +2.0 pts (CS 1.0..3.0) | recent paired windows favour nb: nb 0.760 ht 0.700'
+    'ht>nb +2.0 pts (CS 1.0..3.0) | recent paired windows favour nb: nb 76.0 % ht 70.0 %'
 
     >>> spend = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="spending")
     >>> live_status(Snapshot(100, folds, tests), spend).split(" | ")[-1]
@@ -439,13 +440,11 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     lead = next(iter(values), "")
 
     def number(k: str, v: float, short: bool = False) -> str:
-        """The leader's value, the others' (or, relative, their difference to it)."""
-        if short:
-            return (f"{v:+.2f}" if relative and k != lead else f"{v:.2f}").replace("0.", ".", 1)
-        if not (relative and k != lead):
-            return f"{v:.3f}"
-        behind = f"{100 * v:+.1f} pts" if config.measure == "accuracy" else f"{v:+.3f}"
-        return f"{behind} vs {names.get(lead, lead)}"
+        """The leader's value, the others' (or, relative, their difference to it), each with
+        its unit (:func:`~distval.engine.standing.value_text`)."""
+        difference = relative and k != lead
+        text = value_text(v, config.measure, config.task, difference=difference, short=short)
+        return f"{text} vs {names.get(lead, lead)}" if difference and not short else text
 
     shown = {names.get(k, k): number(k, v) for k, v in values.items()}
     verdict = status_verdict(verdicts, names, config.measure) if verdicts else ""

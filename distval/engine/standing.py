@@ -18,6 +18,7 @@ a value: the ``value_a`` / ``value_b`` of the pair's sign and Wilcoxon rows.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,7 @@ from distval.columns import Columns
 from distval.statistics.verdict import clearest_verdict, verdict_winner
 from distval.tasks import task_named
 
-__all__ = ["Standing", "higher_is_better", "pair_means", "standing"]
+__all__ = ["Standing", "higher_is_better", "pair_means", "standing", "value_text"]
 
 
 def higher_is_better(measure: str, task: str = "classification") -> bool:
@@ -39,6 +40,33 @@ def higher_is_better(measure: str, task: str = "classification") -> bool:
     (True, False, False)
     """
     return task_named(task).higher_is_better(measure)
+
+
+def value_text(value: float, measure: str, task: str = "classification", *,
+               difference: bool = False, short: bool = False) -> str:
+    """A number of the live line with its unit, as the end-of-run tables print it: a share
+    or a κ in percent (``78.5 %``; a ``difference`` between two learners in points,
+    ``-3.1 pts``), any other measure as a plain number (``0.912``, ``-0.031``); ``short``
+    for a narrow terminal (whole percent, two decimals).
+
+    >>> value_text(0.785, "accuracy"), value_text(-0.031, "accuracy", difference=True)
+    ('78.5 %', '-3.1 pts')
+    >>> value_text(0.781, "accuracy", short=True), value_text(-0.031, "kappa", difference=True,
+    ...                                                      short=True)
+    ('78%', '-3pt')
+    >>> value_text(0.9123, "auc"), value_text(-0.031, "auc", difference=True, short=True)
+    ('0.912', '-.03')
+    >>> value_text(2.4512, "rmse", "regression"), value_text(10.52, "mae", "regression", short=True)
+    ('2.451', '10.52')
+    """
+    if task_named(task).percent(measure):
+        sign = "+" if difference else ""
+        if short:  # whole percent, as two decimals of a share
+            return f"{100 * value:{sign}.0f}{'pt' if difference else '%'}"
+        return f"{100 * value:{sign}.1f}{' pts' if difference else ' %'}"
+    if short:  # a leading zero dropped (.91, -.03), never another (10.52 stays)
+        return re.sub(r"^([+-]?)0\.", r"\1.", f"{value:{'+' if difference else ''}.2f}")
+    return f"{value:{'+' if difference else ''}.3f}"
 
 
 def pair_means(paired: Columns) -> dict[tuple[str, str], tuple[float, float]]:

@@ -207,7 +207,7 @@ def plot_measure(res: SavedRun, measure: str = "accuracy") -> Figure:
         ax0.set_xlabel(_ROWS)
         ax0.set_ylabel(name)
         ax0.tick_params(labelsize=8)
-        _figure_legend(fig, [ax0], fontsize=8, title="learners (first panel)", title_fontsize=8)
+        _figure_legend(fig, [ax0], fontsize=8, title="learners (first panel)", title_fontsize=9)
     axes = grid[1:] if compare else grid
     for i, (ax, label) in enumerate(zip(axes, labels)):
         st = _style(i)

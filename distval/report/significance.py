@@ -54,6 +54,7 @@ def plot_tests(res: SavedRun) -> Figure | None:
     fig = _figure(14, 3.0 * len(keys) + 1.0)
     axes = fig.subplots(len(keys), 2, squeeze=False, width_ratios=(1.3, 1))
     favoured: dict[str, str] = {}  # learner -> colour, for the decision legend
+    labels: list[tuple[Any, int, str, float, str]] = []  # the last bars' "favours" labels
     for row, (a, b) in enumerate(keys):
         sub = res.tests[(res.tests["learner_a"] == a) & (res.tests["learner_b"] == b)]
         ax_p, ax_d = axes[row]
@@ -93,14 +94,12 @@ def plot_tests(res: SavedRun) -> Figure | None:
                     color=colour,
                     lw=0,
                 )
-            last = s.iloc[-1]
-            fav = last.get("favours") if "favours" in s else None
-            if bool(last["reject"]) and isinstance(fav, str):  # inside the axes, at the end
-                ax_d.text(
-                    res.final_position, j, f"favours {_fit(fav, 22)} ", va="center",
-                    ha="right", fontsize=7, clip_on=True,
-                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8},
-                )  # fmt: skip
+            fav = favours[-1] if len(favours) and rej[-1] else None
+            if isinstance(fav, str):  # the last bar, from the start of its run of rejections
+                run = np.flatnonzero(~(rej & (favours == fav)))
+                start = float((x - step)[run[-1] + 1] if len(run) else (x - step)[0])
+                labels.append((ax_d, j, f"favours {_fit(fav, 22)}", start,
+                               _learner_colour(res, fav)))
         for i, ((xs, ys), which) in enumerate(limits.items()):
             ax_p.plot(xs, np.clip(ys, P_FLOOR, 1.0), color="0.25", ls=(0, (1, 1 + i)), lw=1.6,
                       marker="_", ms=8, label=f"valid limit: {', '.join(which)}")
@@ -134,10 +133,65 @@ def plot_tests(res: SavedRun) -> Figure | None:
 
         handles = [Patch(color=c, label=f"favours {_fit(f, 30)}") for f, c in favoured.items()]
         fig.legend(handles=handles, loc="outside lower center", ncol=min(4, len(handles)),
-                   fontsize=8, title="decision bars", title_fontsize=8)  # fmt: skip
+                   fontsize=8, title="decision bars", title_fontsize=9)  # fmt: skip
     fig.suptitle(f"Tests over time ({res.config.get('measure', 'accuracy')} across folds; "
                  "McNemar on errors)")
+    _label_bars(fig, labels, float(res.final_position))
     return fig
+
+
+def _label_bars(
+    fig: Figure, labels: list[tuple[Any, int, str, float, str]], end: float, pad: float = 3.0,
+) -> None:
+    """Each decision panel's "favours" labels at the end of their bars (each bar runs from
+    its ``start`` to ``end``, the last check): inside the bar's end, in a colour that
+    contrasts with it, where the bar is long enough for the text; else just beside it, with
+    the panel's x axis extended to hold the text (its ticks stay within the stream). ``pad``:
+    points between the text and the bar's end.
+
+    Placed from the text's rendered width and the panel's width once the figure is laid out
+    (matplotlib's renderer), so no label covers another bar or leaves its panel.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.colors import to_rgb
+
+    if not labels:
+        return
+    renderer = FigureCanvasAgg(fig).get_renderer()  # type: ignore[no-untyped-call]
+    fig.draw_without_rendering()  # the constrained layout: the panels' final widths
+    px = fig.dpi / 72.0  # pixels per point
+    for ax in dict.fromkeys(lab[0] for lab in labels):
+        mine = [lab for lab in labels if lab[0] is ax]
+        texts = [ax.text(end, j, text, va="center", fontsize=8) for _, j, text, _, _ in mine]
+        width = ax.get_window_extent(renderer).width
+        need = [t.get_window_extent(renderer).width + 2 * pad * px for t in texts]
+        right = end
+        beside = [False] * len(mine)
+        while True:  # extend until every label beside its bar fits; extending shortens bars
+            scale = width / right  # pixels per row (the axis starts at 0)
+            beside = [b or (end - lab[3]) * scale < n for b, lab, n in zip(beside, mine, need)]
+            room = min(max((n for b, n in zip(beside, need) if b), default=0.0) * 1.1,
+                       width / 2)
+            wanted = end / (1 - room / width) if room else end
+            if wanted <= right:
+                break
+            right = wanted
+        ax.set_xlim(0, right)
+        if right > end:
+            ax.set_xticks([t for t in ax.get_xticks() if 0 <= t <= end])
+            ax.set_xlim(0, right)
+        for t, b, (_, _, _, _, colour) in zip(texts, beside, mine):
+            light = sum(w * c for w, c in zip((0.299, 0.587, 0.114), to_rgb(colour))) > 0.55
+            t.set_horizontalalignment("left" if b else "right")
+            t.set_color("black" if b or light else "white")
+            t.set_transform(ax.transData + _offset(fig, pad if b else -pad))
+
+
+def _offset(fig: Figure, points: float) -> Any:
+    """A horizontal shift by ``points``, added to a text's data transform."""
+    from matplotlib.transforms import ScaledTranslation
+
+    return ScaledTranslation(points / 72.0, 0, fig.dpi_scale_trans)
 
 
 def _missing(values: np.ndarray) -> np.ndarray:

@@ -19,13 +19,12 @@ from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns, concat, rows_of, select
 from distval.config import RunConfig
 from distval.errors import DistvalError
-from distval.results.compact import compact_measures, verdict_block, wrap
+from distval.results.compact import compact_tables, verdict_block, wrap
 from distval.results.reader import SavedRun
 from distval.results.schema import TEST_SCHEMA, columns_of, finite_or_none, schemas_of, table
 from distval.results.series import Series, TimeSeries
 from distval.results.summary import (
     Block,
-    _measures_caption,
     label_note,
     measured,
     measures_block,
@@ -323,10 +322,11 @@ class EvaluationResult:
         return "\n".join(lines) + "\n"
 
     def to_text(self, verbose: bool = False, width: int = 100) -> str:
-        """The end-of-run print for a terminal: the verdict lines and a compact measures
-        table, the sentences wrapped at word boundaries to ``width`` columns (the terminal's,
-        at most 100); ``verbose`` adds every measure and every test row (aligned plain-text
-        tables, as wide as they need).
+        """The end-of-run print for a terminal: the verdict lines and compact measures tables
+        (what the verdicts compare, on the same rows, first; then each learner's own
+        windows: :func:`~distval.results.compact.compact_tables`), the sentences wrapped at
+        word boundaries to ``width`` columns (the terminal's, at most 100); ``verbose`` adds
+        every measure and every test row (aligned plain-text tables, as wide as they need).
 
         >>> res = EvaluationResult(RunConfig(learners=("nb",), n_folds=2), n_rows=0)
         >>> print(res.to_text().splitlines()[0])
@@ -341,17 +341,12 @@ class EvaluationResult:
                 lines += [caption.replace("`", ""), text_table(cols, rows, align), ""]
         else:
             s = self.summary()
-            fg = self.config.forgetting
-            units = "%" if self.task.percent(self.task.cumulative) else "target units"
-            lines += [
-                *textwrap.wrap(_measures_caption(fg, f"({units}, mean ±sd over folds)", "",
-                                                 self.task.cumulative), width),
-                compact_measures(
-                    s["learners"], fg, short_names(self.config.labels), self.config.measure,
-                    self.task,
-                ),
-                "",
-            ]
+            for caption, table in compact_tables(
+                s["learners"], self.final.paired if self.final else None,
+                self.config.forgetting, short_names(self.config.labels), self.config.measure,
+                self.task,
+            ):
+                lines += [*textwrap.wrap(caption, width), table, ""]
             if s["tests"]:
                 lines.append("Every test row: --verbose, or summary.md in the results.")
         lines += [part for line in self._footer() for part in textwrap.wrap(line, width)]

@@ -3,8 +3,9 @@
 
 One self-contained HTML fragment: the run's title, the verdicts as a table (one row per
 learner pair: the pair and its verdict line, the same line the terminal, ``summary.md`` and
-the report print), the baseline line, the measures table the terminal prints (the same
-columns and numbers, as an HTML table) and one figure, :meth:`EvaluationResult.plot`, as
+the report print), the baseline line, the measures tables the terminal prints (what the
+verdicts compare, on the same rows, first, then each learner's own windows; the same columns
+and numbers, as HTML tables) and one figure, :meth:`EvaluationResult.plot`, as
 a PNG data URI.
 
 >>> import distval
@@ -87,8 +88,9 @@ def _figure_uri(result: Shown) -> str:
 def result_html(result: Shown, figure: bool = True) -> str:
     """``result`` as one HTML fragment (see the module); ``figure=False`` leaves the figure
     out."""
-    from distval.results.compact import compact_measures
+    from distval.results.compact import compact_tables
     from distval.statistics.verdict import short_names
+    from distval.tasks import task_named
 
     s: dict[str, Any] = result.summary()
     cfg = result.config
@@ -103,10 +105,11 @@ def result_html(result: Shown, figure: bool = True) -> str:
         parts.append(f"<table><tr><th>pair</th><th>verdict</th></tr>{rows}</table>")
     if s.get("baseline"):
         parts.append(f'<p class="baseline">{html.escape(s["baseline"]["line"])}</p>')
-    measures = compact_measures(s["learners"], cfg.forgetting, short_names(cfg.labels),
-                                cfg.measure)
-    parts.append("<p>Measures at the end: the table the terminal prints.</p>")
-    parts.append(text_table_html(measures))
+    for caption, table in compact_tables(
+        s["learners"], result.final.paired if result.final is not None else None,
+        cfg.forgetting, short_names(cfg.labels), cfg.measure, task_named(cfg.task),
+    ):
+        parts += [f"<p>{html.escape(caption)}</p>", text_table_html(table)]
     if figure and result.final is not None:
         parts.append(f'<img alt="{html.escape(cfg.measure)} over the stream" '
                      f'src="{_figure_uri(result)}">')

@@ -7,11 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 from distval.config import RunConfig
 from distval.metrics import PROBA_MEASURES
-from distval.results.compact import label_words
+from distval.results.compact import label_words, same_row_means
 from distval.tasks import Task, task_named
 
 #: A summary table: (caption, columns, rows, alignment), drawn by every renderer.
@@ -75,21 +73,8 @@ def same_rows_block(paired: Mapping[str, Any], measure: str, task: Task) -> Bloc
     >>> same_rows_block(p, "accuracy", task_named("classification"))[2]
     [['a', 'b', '2', '85.00 ± 7.07', '70.00 ± 0.00']]
     """
-    if not len(paired.get("learner_a", ())):
-        return None
-    a = np.asarray(paired["learner_a"], dtype=object)
-    b = np.asarray(paired["learner_b"], dtype=object)
-    va = np.asarray(paired["value_a"], dtype=np.float64)
-    vb = np.asarray(paired["value_b"], dtype=np.float64)
-    rows = []
-    for pair in dict.fromkeys(zip(a.tolist(), b.tolist())):
-        ok = (a == pair[0]) & (b == pair[1]) & np.isfinite(va) & np.isfinite(vb)
-        if not ok.any():
-            continue
-        n = int(ok.sum())
-        cells = [task.cell(measure, float(v[ok].mean()),
-                           float(v[ok].std(ddof=1)) if n > 1 else None) for v in (va, vb)]
-        rows.append([str(pair[0]), str(pair[1]), str(n), *cells])
+    rows = [[a, b, str(n), task.cell(measure, ma, sa), task.cell(measure, mb, sb)]
+            for a, b, n, ma, sa, mb, sb in same_row_means(paired)]
     if not rows:
         return None
     return (f"What the verdicts compare: {measure} of both learners of each pair on the same "

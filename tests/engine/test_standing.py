@@ -115,13 +115,16 @@ def test_the_line_names_no_leader_its_verdict_contradicts():
 
 def assert_agrees(status: str, snap, cfg) -> None:
     """The line's numbers are the pair's paired means (pandas, folds where both have a
-    value), and its first learner is not behind the other on them."""
+    value; accuracy in percent, AUC as a plain number), and its first learner is not behind
+    the other on them."""
     paired = pd.DataFrame(snap.paired).dropna(subset=["value_a", "value_b"])
     if paired.empty:
         return
     want = {"ht": paired["value_a"].mean(), "nb": paired["value_b"].mean()}
-    got = dict(re.findall(rf"\b(ht|nb) {NUMBER}", status))
-    assert got == {k: f"{v:.3f}" for k, v in want.items()}, status
+    got = dict(re.findall(rf"\b(ht|nb) ({NUMBER[1:-1]}(?: %)?)", status))
+    shown = (lambda v: f"{100 * v:.1f} %") if cfg.measure == "accuracy" else (
+        lambda v: f"{v:.3f}")
+    assert got == {k: shown(v) for k, v in want.items()}, status
     verdict = pd.DataFrame(snap.verdicts)
     if status.startswith(("ht ", "nb ")):  # a leader, then (maybe) the verdict
         lead = status.split(" ")[0]
@@ -154,3 +157,27 @@ def test_at_every_look_of_a_run_with_delayed_labels_the_numbers_are_the_paired_o
             continue
         assert_agrees(status, step.snapshot, cfg)
     assert looks >= 10 and 1 <= waiting < looks
+
+
+def test_with_three_learners_every_number_of_the_line_has_its_unit():
+    """Accuracy, three learners, no verdict yet: nb leads (ahead of both on the rows it
+    shares with each), its accuracy in percent over the rows it shares with the closest
+    learner, the others' differences to it in points; the numbers are pandas' means."""
+    from distval.aggregator.snapshot import Snapshot
+    from distval.columns import PAIRED_SCHEMA, to_columns
+
+    values = {("ht", "nb"): (0.80, 0.90), ("ht", "lb"): (0.70, 0.75), ("nb", "lb"): (0.92, 0.70)}
+    paired = to_columns([{f: None for f in PAIRED_SCHEMA.names} | {
+        "position": 100, "learner_a": a, "learner_b": b, "fold": f, "value_a": va + 0.01 * f,
+        "value_b": vb} for (a, b), (va, vb) in values.items() for f in range(3)], PAIRED_SCHEMA)
+    status = live_status(Snapshot(100, {}, {}, paired=paired),
+                         RunConfig(learners=("ht", "nb", "lb"), n_folds=3))
+    means = pd.DataFrame(paired).groupby(["learner_a", "learner_b"])[["value_a", "value_b"]]
+    m = means.mean()
+    nb_vs_ht = m.loc[("ht", "nb"), "value_b"] - m.loc[("ht", "nb"), "value_a"]
+    nb_vs_lb = m.loc[("nb", "lb"), "value_a"] - m.loc[("nb", "lb"), "value_b"]
+    assert nb_vs_ht < nb_vs_lb  # ht is the closer learner
+    assert status == (f"nb {100 * m.loc[('ht', 'nb'), 'value_b']:.1f} % | "
+                      f"ht {-100 * nb_vs_ht:+.1f} pts vs nb | lb {-100 * nb_vs_lb:+.1f} pts vs nb")
+    numbers = re.findall(r"[+-]?\d+\.\d+( %| pts)?", status)
+    assert len(numbers) == 3 and all(numbers), status

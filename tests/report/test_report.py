@@ -617,6 +617,7 @@ def test_long_names_keep_titles_and_labels_in_the_figure_and_legends_off_the_dat
         r = _drawn(fig)
         titles = [fig._suptitle] + [ax.title for ax in fig.axes if ax.get_visible()]
         boxes = [t.get_window_extent(r) for t in titles if t is not None and t.get_text()]
+        assert all(t.get_fontsize() >= 9 for t in titles if t is not None and t.get_text())
         for box in boxes:
             assert _inside(box, fig.bbox), "a title runs off the figure"
         for i, a in enumerate(boxes):  # no two titles overlap
@@ -665,6 +666,65 @@ def test_decision_bars_have_the_colour_of_the_favoured_learner(long_names):
             assert bar.get_facecolor() == pytest.approx(colour[fav]), (test, end, fav)
             checked += 1
     assert checked > 0
+
+
+def _bar_runs(bars, renderer):
+    """The rendered extents of the bars, each run of adjoining bars of one colour in one lane
+    (a bar per check) merged into one."""
+    from matplotlib.transforms import Bbox
+
+    runs = []
+    key = lambda b: (round(b.get_y(), 6), b.get_facecolor(), b.get_x())  # noqa: E731
+    for bar in sorted(bars, key=key):
+        box = bar.get_window_extent(renderer)
+        same = runs and runs[-1][0] == key(bar)[:2] and abs(runs[-1][1].x1 - box.x0) < 1.0
+        if same:
+            runs[-1][1] = Bbox.union([runs[-1][1], box])
+        else:
+            runs.append([key(bar)[:2], box])
+    return [box for _, box in runs]
+
+
+def test_favours_labels_cover_no_other_bar_and_stay_in_their_panel(long_names):
+    """The "favours" labels of the decision panels, from matplotlib's rendered extents: each
+    inside its panel, none over another label or over a bar other than the one it ends (a
+    label inside a bar lies wholly within that bar), at a readable size; every title at
+    9 pt or more. The run's tests are edited so that one test rejects at the last check only
+    (a short bar: its label goes beside it, the x axis extended, its ticks within the
+    stream) beside bars that reject throughout (labels inside them)."""
+    from matplotlib.patches import Rectangle
+
+    res = load_results(long_names)
+    t = res.tests
+    last = t["position"] == t["position"].max()
+    pair = (t["learner_a"] == t["learner_a"].iloc[0]) & (t["learner_b"] == t["learner_b"].iloc[0])
+    short = pair & (t["test"] == "mcnemar")
+    res.tests = t.assign(reject=np.where(short, last, t["reject"]),
+                         favours=np.where(short & last, t["learner_a"], t["favours"]))
+    fig = plot_tests(res)
+    r = _drawn(fig)
+    titles = [fig._suptitle] + [ax.title for ax in fig.axes]
+    titles += [leg.get_title() for leg in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+               if leg is not None]
+    assert all(x.get_fontsize() >= 9 for x in titles if x is not None and x.get_text())
+    placed = {"left": 0, "right": 0}
+    for ax in fig.axes:
+        if not ax.texts:
+            continue
+        assert max(ax.get_xticks()) <= res.final_position
+        bars = _bar_runs([b for b in ax.patches if isinstance(b, Rectangle)
+                          and b.get_width() > 0], r)
+        boxes = [x.get_window_extent(r) for x in ax.texts]
+        end = ax.transData.transform((res.final_position, 0))[0]
+        for i, (text, box) in enumerate(zip(ax.texts, boxes)):
+            assert text.get_fontsize() >= 8 and _inside(box, ax.bbox), text.get_text()
+            assert not any(box.overlaps(other) for other in boxes[i + 1:]), text.get_text()
+            for extent in bars:
+                if box.overlaps(extent):  # only the bar it ends, and wholly inside it
+                    assert _inside(box, extent, tol=0.0), (text.get_text(), extent)
+                    assert extent.x1 == pytest.approx(end), text.get_text()
+            placed[text.get_horizontalalignment()] += 1
+    assert placed["left"] >= 1 and placed["right"] >= 1  # beside a bar, and inside one
 
 
 def test_the_measure_figure_draws_every_learner_on_one_axis(long_names):

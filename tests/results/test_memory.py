@@ -33,10 +33,12 @@ def test_repr_is_short_and_text_tables_are_aligned():
     assert s["verdicts"][0]["line"] in text and s["baseline"]["line"] in text
     assert "baseline: every learner beats the no-change" in res.to_text()
     lines = res.to_text().splitlines()
-    rule = next(i for i, line in enumerate(lines) if set(line) <= {"-", " "} and line)
-    widths = [len(part) for part in lines[rule].split("  ")]
-    header = lines[rule - 1]
-    assert header.startswith("learner".ljust(widths[0]))
+    rules = [i for i, line in enumerate(lines) if set(line) <= {"-", " "} and line]
+    firsts = [lines[i - 1].split()[0] for i in rules]
+    assert firsts == ["A", "learner"]  # the pair on the same rows, then each learner's own
+    for rule, first in zip(rules, firsts):
+        widths = [len(part) for part in lines[rule].split("  ")]
+        assert lines[rule - 1].startswith(first.ljust(widths[0]))
 
 
 @pytest.mark.ray
@@ -105,7 +107,7 @@ def test_the_measures_caption_says_what_rows_each_forgetting_covers():
             "test_every": 300}
     cum = distval.evaluate(forgetting="cumulative", **opts)
     text = " ".join(cum.to_text().split())
-    assert "under cumulative forgetting: each learner over every row its folds tested" in text
+    assert "Each learner under cumulative forgetting: over every row its folds tested" in text
     assert "own windows" not in text and "own windows" not in cum.to_markdown()
     adwin = " ".join(distval.evaluate(**opts).to_text().split())
     assert "over its own windows" in adwin and "need not agree with the verdicts" in adwin
