@@ -191,8 +191,8 @@ def _ray_descendants() -> list[int]:
     """This process's descendants whose command line is Ray's (a path in Ray's package,
     or a Ray worker's title ``ray::...``), from ``/proc``.
 
-    >>> _ray_descendants()
-    []
+    >>> os.getpid() in _ray_descendants()  # below this process, never itself
+    False
     """
     children: dict[int, list[int]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
