@@ -189,7 +189,8 @@ def main(args: argparse.Namespace) -> int:
 
             start = RAY_START_SECONDS if backend == "ray" and address in (None, "local") \
                 else 0.0
-            print(plan_suite(cfg, out_dir, cost_from=args.cost_from, startup=start).to_text())
+            print(plan_suite(cfg, out_dir, cost_from=args.cost_from, startup=start,
+                             workers=None if backend == "ray" else 1).to_text())
             return 0
         if backend == "ray":
             _say_which_ray(address, backend)
