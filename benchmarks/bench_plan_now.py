@@ -3,9 +3,11 @@ time, run just after it on the same machine (whatever its load).
 
 For each repetition: the plan (``python -m distval.cli suite ... --plan``, its own wall time
 measured too), then the same suite into a fresh directory; the 1-minute load average before
-each. The ratio real / projected is the goal's number (within 1.5x either way).
+each. The ratio real / projected is the goal's number (within 1.5x either way). Optional
+busy-loop counts add that many busy processes (at this script's niceness) for the plan and
+the suite of a repetition, a known load on top of the machine's own.
 
-    python benchmarks/bench_plan_now.py [repetitions]   # writes results/plan_now.{json,md}
+    python benchmarks/bench_plan_now.py [repetitions] [busy ...]   # results/plan_now.{json,md}
 """
 
 from __future__ import annotations
@@ -43,20 +45,34 @@ def timed(argv: list[str], cwd: Path) -> tuple[float, float, str]:
     return time.perf_counter() - t0, load, done.stdout
 
 
+def busy(n: int) -> list[subprocess.Popen[bytes]]:
+    """``n`` busy loops, each a process of its own."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+
 def main() -> None:
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+    loads = [int(x) for x in sys.argv[2:]] or [0]
     rows = []
-    for _ in range(reps):
-        with tempfile.TemporaryDirectory() as tmp:
-            plan_wall, plan_load, text = timed([*SUITE, "--plan"], Path(tmp))
-            projected = seconds(re.search(r"On this machine now: about (.+?) on its", text)
-                                .group(1))
-            real, load, _ = timed([*SUITE, "--output", "s"], Path(tmp))
-        rows.append({"plan wall s": round(plan_wall, 1), "load at plan": round(plan_load, 1),
-                     "projected s": round(projected, 1), "suite wall s": round(real, 1),
-                     "load at suite": round(load, 1),
-                     "real / projected": round(real / projected, 2)})
-        print(rows[-1], flush=True)
+    for extra in loads:
+        for _ in range(reps):
+            loops = busy(extra)
+            try:
+                with tempfile.TemporaryDirectory() as tmp:
+                    plan_wall, plan_load, text = timed([*SUITE, "--plan"], Path(tmp))
+                    projected = seconds(re.search(
+                        r"On this machine now: about (.+?) on its", text).group(1))
+                    real, load, _ = timed([*SUITE, "--output", "s"], Path(tmp))
+            finally:
+                for p in loops:
+                    p.kill()
+                    p.wait()
+            rows.append({"busy loops added": extra, "plan wall s": round(plan_wall, 1),
+                         "load at plan": round(plan_load, 1),
+                         "projected s": round(projected, 1), "suite wall s": round(real, 1),
+                         "load at suite": round(load, 1),
+                         "real / projected": round(real / projected, 2)})
+            print(rows[-1], flush=True)
     head = "| " + " | ".join(rows[0]) + " |"
     lines = [f"### suite --plan 'on this machine now' vs the suite run just after "
              f"({time.strftime('%Y-%m-%d %H:%M')}, 2-core VM, shared)", "",

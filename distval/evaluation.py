@@ -6,11 +6,12 @@ This is the one place that knows the backends (:data:`BACKENDS`) and checks thei
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -134,12 +135,17 @@ def _steps(
 
 
 def _drive(run: Run, steps: Iterator[Step]) -> EvaluationResult:
-    """Feed ``steps`` to ``run``; its result (one type for every task)."""
+    """Feed ``steps`` to ``run``; its result (one type for every task). Stopped by an
+    error or an interrupt, the engine is closed at once (its Ray shut down, or its start
+    abandoned), not when the garbage collector gets to it."""
     try:
         for step in steps:
             run.feed(step)
     except BaseException:
         run.close(interrupted=True)
+        if isinstance(steps, Generator):
+            with contextlib.suppress(Exception):  # the first error is the one to see
+                steps.close()
         raise
     return run.close()
 

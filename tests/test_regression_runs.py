@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from cli_errors import one_line_error
 from interrupted_stream import StopAfter
 from screen_tables import check_first_table
 
@@ -207,3 +208,52 @@ def test_the_screen_leads_with_the_rmse_on_the_same_rows_the_verdict_compares(re
     _, res = reference
     decided = check_first_table(res, higher_is_better=False, scale=1.0, tolerance=5e-4 + 1e-9)
     assert decided == 1
+
+
+def _as_killed(ref_dir, d, cut):
+    """``d`` as a SIGKILL at row ``cut`` leaves a run's directory: its config, each table
+    as the Arrow stream the writer appends to (one batch per check, no end-of-stream
+    marker) up to ``cut`` and then half of the next batch (torn mid-write), no summary;
+    ``cut=None``: killed before its first write (the config alone)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    d.mkdir()
+    (d / "config.json").write_bytes((ref_dir / "config.json").read_bytes())
+    for name in TABLES:
+        if cut is None or not (ref_dir / f"{name}.parquet").exists():
+            continue
+        table = pq.read_table(ref_dir / f"{name}.parquet")
+        sink = pa.BufferOutputStream()
+        writer = pa.ipc.new_stream(sink, table.schema)
+        end = sink.tell()  # the end of the last whole check's batch
+        for pos in sorted(set(table["position"].to_pylist())):
+            writer.write_table(table.filter(pc.equal(table["position"], pos)))
+            if pos > cut:  # the batch being written when the kill came: half of it
+                end = (end + sink.tell()) // 2
+                break
+            end = sink.tell()
+        # no close(): a killed writer writes no end-of-stream marker
+        (d / f"{name}.arrows").write_bytes(sink.getvalue().to_pybytes()[:end])
+
+
+def test_a_killed_regression_run_is_reported_up_to_its_last_whole_check(
+        reference, tmp_path, capsys):
+    """Before (the audit of 88745bf): `distval report` could not report a regression run
+    killed with SIGKILL. Now it reports what was written, marked interrupted at the last
+    whole check, as for classification (tests/cli/test_interrupt.py kills a real run)."""
+    ref_dir, _ = reference
+    d = tmp_path / "killed"
+    _as_killed(ref_dir, d, 3000)
+    back = distval.load_results(d)
+    assert back.task.name == "regression" and back.interrupted and back.final.position == 3000
+    want = pq.read_table(ref_dir / "folds.parquet").to_pandas()
+    assert back.folds().equals(want[want["position"] <= 3000].reset_index(drop=True))
+    assert cli_main(["report", str(d)]) == 0
+    title = (d / "report.md").read_text().splitlines()[0]
+    assert "regression" in title and "interrupted at row 3000" in title
+    for cut in (0, None):  # killed in its first check's write, or before any
+        bare = tmp_path / f"bare-{cut}"
+        _as_killed(ref_dir, bare, cut)
+        line = one_line_error(capsys, "report", str(bare))
+        assert "stopped before its first check" in line, line

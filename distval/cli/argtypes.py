@@ -9,8 +9,11 @@ import argparse
 import math
 import os
 import sys
+from typing import Any
 
-__all__ = ["positive_integer", "progress_wanted", "seconds"]
+from distval.errors import DistvalError
+
+__all__ = ["add_private", "positive_integer", "progress_wanted", "ray_address", "seconds"]
 
 
 def positive_integer(text: str) -> int:
@@ -50,3 +53,36 @@ def progress_wanted(args: argparse.Namespace) -> bool:
     if os.environ.get("DISTVAL_PROGRESS"):
         return True
     return not getattr(args, "no_progress", False) and sys.stderr.isatty()
+
+
+def add_private(group: Any, **kwargs: Any) -> None:
+    """``--private``, the one definition every command that can use Ray shares (``run``,
+    its ``--permute``, ``suite``, ``reproduce``); ``kwargs`` (a default) go to argparse.
+
+    >>> p = argparse.ArgumentParser()
+    >>> add_private(p)
+    >>> p.parse_args(["--private"]).private
+    True
+    """
+    kwargs.setdefault("default", False)
+    group.add_argument(
+        "--private", action="store_true",
+        help="with Ray: start a private local Ray (loopback only, its own token) even where "
+        "one is running", **kwargs,
+    )
+
+
+def ray_address(address: str | None, private: bool) -> str | None:
+    """The address a command gives Ray: ``"local"`` (a Ray of its own: Ray's word, and
+    :data:`distval.ray_backend.session.PRIVATE`) with ``--private``, else ``--address``
+    (None: the Ray that Ray's own rules find, else a private one).
+
+    >>> ray_address(None, True), ray_address("auto", False), ray_address(None, False)
+    ('local', 'auto', None)
+    >>> ray_address("auto", True)
+    Traceback (most recent call last):
+    distval.errors.DistvalError: --private starts a Ray of the command's own; drop --address
+    """
+    if private and address:
+        raise DistvalError("--private starts a Ray of the command's own; drop --address")
+    return "local" if private else address

@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from distval.cli.argtypes import positive_integer
+from distval.cli.argtypes import add_private, positive_integer, ray_address
 
 if TYPE_CHECKING:
     from distval.experiments.type_errors import GridConfig
@@ -178,6 +178,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="ray: cells as Ray tasks, one CPU each (default); inprocess: one at a time",
     )
     te.add_argument("--address", default=None, help="join a Ray cluster ('auto', ray://...)")
+    add_private(te)
     te.add_argument(
         "--max-cells",
         type=_count,
@@ -222,8 +223,9 @@ def main(args: argparse.Namespace) -> int:
         raise DistvalError("choose an experiment: distval reproduce type-errors [options]")
     from distval.experiments.type_errors import run_grid
 
-    if args.address is not None and args.backend != "ray":
-        raise DistvalError("--address needs --backend ray")
+    address = ray_address(args.address, args.private)
+    if address is not None and args.backend != "ray":
+        raise DistvalError("--address and --private need --backend ray")
     config = _grid(args)
     output = Path(args.output or Path("distval-results") / f"type-errors-{args.profile}")
     _print_projection(args, config, output)
@@ -240,7 +242,7 @@ def main(args: argparse.Namespace) -> int:
                 output_dir=output,
                 overwrite=args.overwrite,
                 backend=args.backend,
-                address=args.address,
+                address=address,
                 progress=progress,
                 max_cells=args.max_cells,
             )

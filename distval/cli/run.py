@@ -27,7 +27,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from distval.cli.argtypes import progress_wanted, seconds
+from distval.cli.argtypes import add_private, progress_wanted, ray_address, seconds
 from distval.config import RunConfig, read_config
 from distval.engine.loop import CHECKPOINT_SECONDS
 from distval.errors import DistvalError, DistvalWarning, RayUnavailable
@@ -121,11 +121,7 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         help="join this Ray cluster: 'auto' or 'ray://host:10001' (default: RAY_ADDRESS, "
         "else the cluster 'ray start' started on this machine, else a private local Ray)",
     )
-    g.add_argument(
-        "--private", action="store_true",
-        help="with Ray: start a private local Ray (loopback only, its own token) even where "
-        "one is running",
-    )
+    add_private(g)
     g.add_argument(
         "--actors", type=int, default=None, metavar="N",
         help="learner actors (default: one per CPU)",
@@ -312,12 +308,13 @@ def main(args: argparse.Namespace) -> int:
         config = config_from_args(args)
         output = Path(args.output).absolute() if args.output else default_output()
     options = {}
-    if args.private and args.address:
-        raise DistvalError("--private starts a Ray of the run's own; drop --address")
-    if args.backend != "inprocess":
-        address = "local" if args.private else args.address
+    address = ray_address(args.address, args.private)
+    backend = args.backend
+    if args.permute and backend == "auto":  # copies go to Ray only when it is asked for
+        backend = "ray" if address or args.actors else "inprocess"
+    if backend != "inprocess":
         options = {"address": address, "n_actors": args.actors}
-    elif args.address or args.actors or args.private:
+    elif address or args.actors:
         raise DistvalError("--address, --private and --actors need --backend ray")
     if args.actors is not None and args.actors < 1:
         raise DistvalError(f"--actors must be at least 1, got {args.actors}")
@@ -329,14 +326,14 @@ def main(args: argparse.Namespace) -> int:
         "output_dir": output,
         "overwrite": args.overwrite,
         "progress": progress,
-        "backend": args.backend,
+        "backend": backend,
         "checkpoint_seconds": every,
         **options,
     }
     if getattr(args, "live", False) and args.permute:
         raise DistvalError("--live shows one run; it does not apply to --permute")
-    if args.backend != "inprocess":
-        _say_which_ray(options["address"], args.backend)
+    if backend != "inprocess":
+        _say_which_ray(options["address"], backend)
     from distval.live.cli import live_page
 
     try:

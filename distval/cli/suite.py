@@ -20,8 +20,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from distval.cli.argtypes import positive_integer, progress_wanted
-from distval.cli.run import _one_line, add_config_arguments
+from distval.cli.argtypes import add_private, positive_integer, progress_wanted, ray_address
+from distval.cli.run import _one_line, _say_which_ray, add_config_arguments
 from distval.config import RunConfig
 from distval.errors import DistvalError, DistvalWarning
 
@@ -35,7 +35,7 @@ DESCRIPTION = (
 )
 
 #: Keys of a suite's TOML file besides RunConfig's fields.
-SUITE_KEYS = ("streams", "rope", "final", "output", "backend", "address", "tasks")
+SUITE_KEYS = ("streams", "rope", "final", "output", "backend", "address", "private", "tasks")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,6 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--address", default=argparse.SUPPRESS, help="join a Ray cluster ('auto', ray://...)"
     )
+    add_private(g, default=argparse.SUPPRESS)
     g.add_argument(
         "--tasks",
         type=positive_integer,
@@ -160,10 +161,10 @@ def main(args: argparse.Namespace) -> int:
     if not streams:
         raise DistvalError("give the streams: --streams SPEC ... or streams = [...] in a TOML file")
     backend = s.pop("backend", "ray")
-    address = s.pop("address", None)
+    address = ray_address(s.pop("address", None), bool(s.pop("private", False)))
     tasks = s.pop("tasks", None)
     if address is not None and backend != "ray":
-        raise DistvalError("--address needs --backend ray")
+        raise DistvalError("--address and --private need --backend ray")
     default = Path("distval-results") / (Path(args.toml).stem if args.toml else "suite")
     output = Path(s.pop("output", None) or default)
     final = s.pop("final", "cumulative")
@@ -186,9 +187,13 @@ def main(args: argparse.Namespace) -> int:
             out_dir = output if (output / "suite.json").is_file() else None
             from distval.experiments.suite.plan import RAY_START_SECONDS
 
-            start = RAY_START_SECONDS if backend == "ray" and address is None else 0.0
-            print(plan_suite(cfg, out_dir, cost_from=args.cost_from, startup=start).to_text())
+            start = RAY_START_SECONDS if backend == "ray" and address in (None, "local") \
+                else 0.0
+            print(plan_suite(cfg, out_dir, cost_from=args.cost_from, startup=start,
+                             workers=None if backend == "ray" else 1).to_text())
             return 0
+        if backend == "ray":
+            _say_which_ray(address, backend)
         try:
             result = suite(
                 cfg,

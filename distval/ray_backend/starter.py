@@ -16,11 +16,13 @@ it then took several times as long. While Ray starts, the interval is cut to
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 __all__ = ["START_SWITCH_SECONDS", "RayStarter"]
@@ -40,8 +42,14 @@ class RayStarter:
 
     ``ray.init`` installs Ray's C++ crash handler for SIGTERM in any thread, but only the
     main thread may set a Python handler again: the first :meth:`ready` or :meth:`wait`
-    after the start (the driver's loop, in the main thread) reinstalls the Python SIGTERM
+    after ``ray.init`` returns (the driver's loop, in the main thread) reinstalls the Python SIGTERM
     handler the caller had (the command line's, which closes the results as Ctrl-C does).
+
+    Closed by Ctrl-C (or SIGTERM, which the command line turns into it) while ``ray.init``
+    runs, :meth:`close` does not wait for it (it then waited 6-11 s for processes the
+    signal had ended): it kills the processes that start has started so far (this
+    process's descendants that run Ray; none of a Ray it joins) and returns at once; the
+    thread shuts down whatever else it built once its start returns.
     """
 
     def __init__(
@@ -54,6 +62,8 @@ class RayStarter:
         self.error: BaseException | None = None
         self.started = False
         self._signals_kept = False
+        self._abandoned = False
+        self._initialising = False  # in session._start (ray.init)
         self._mark = mark or (lambda event: None)
         self._up = threading.Event()  # Ray and the run exist, or the start failed
         self._stop = threading.Event()
@@ -69,7 +79,9 @@ class RayStarter:
             self._mark("ray_init_start")
             from distval.ray_backend.session import _start
 
+            self._initialising = True
             self.started = _start(address)
+            self._initialising = False
             self._mark("ray_init_end")
             self.run = make()
         except BaseException as exc:  # reported to the driver, which then stays in-process
@@ -78,6 +90,8 @@ class RayStarter:
             sys.setswitchinterval(self._switch)
         self._up.set()
         self._stop.wait()  # keeps the cluster's processes alive (class docstring)
+        if self._abandoned:  # closed by an interrupt before the start returned
+            self._shut_down()
 
     def wait_started(self) -> None:
         """Block until Ray runs and the actors are asked for (or the start failed)."""
@@ -95,9 +109,10 @@ class RayStarter:
 
     def ready(self) -> bool:
         """Whether Ray and every actor are up (False while booting or if the start failed)."""
+        if self.started or self._up.is_set():  # ray.init has returned: its handler goes
+            self._keep_python_sigterm()
         if not self._up.is_set():
             return False
-        self._keep_python_sigterm()
         if self.run is None:
             return False
         up = bool(self.run.ready())
@@ -113,7 +128,20 @@ class RayStarter:
             time.sleep(0.02)
 
     def close(self) -> None:
+        """Kill the actors and shut down a Ray this started; by an interrupt while Ray
+        still starts, at once, without waiting for the start (class docstring)."""
+        if not self._up.is_set() and _interrupted():
+            self._abandoned = True
+            self._stop.set()
+            if self._initialising or self.started:
+                _kill_ray_descendants()
+            return
         self._up.wait()
+        self._shut_down()
+        self._stop.set()
+        self._thread.join()
+
+    def _shut_down(self) -> None:
         if self.started:  # the run is over: what its actors' processes say as they are
             from distval.ray_backend.session import quiet_workers  # killed is noise
 
@@ -127,5 +155,57 @@ class RayStarter:
             self._mark("shutdown_start")
             _stop()
             self._mark("shutdown_end")
-        self._stop.set()
-        self._thread.join()
+
+
+def _interrupted() -> bool:
+    """Whether the exception being handled is, or arose from, an interrupt (Ctrl-C, or
+    SIGTERM turned into it): a generator closed while one propagates gets ``GeneratorExit``.
+
+    >>> try:
+    ...     raise KeyboardInterrupt
+    ... except KeyboardInterrupt:
+    ...     _interrupted()
+    True
+    >>> _interrupted()
+    False
+    """
+    exc = sys.exc_info()[1]
+    while exc is not None:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__context__
+    return False
+
+
+def _kill_ray_descendants() -> None:
+    """SIGKILL the processes below this one that run Ray (a GCS, raylet, agents and
+    workers that ``ray.init`` is starting), the whole tree as it stands first, then once
+    more for any started meanwhile; nothing where there is no ``/proc``."""
+    for _ in range(2):
+        for pid in _ray_descendants():
+            with contextlib.suppress(OSError):  # gone already
+                os.kill(pid, signal.SIGKILL)
+
+
+def _ray_descendants() -> list[int]:
+    """This process's descendants whose command line is Ray's (a path in Ray's package,
+    or a Ray worker's title ``ray::...``), from ``/proc``.
+
+    >>> os.getpid() in _ray_descendants()  # below this process, never itself
+    False
+    """
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):  # gone meanwhile
+            text = stat.read_text()
+            children.setdefault(int(text.rsplit(")", 1)[1].split()[1]), []).append(
+                int(text.split()[0]))
+    found, todo = [], list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        with contextlib.suppress(OSError):
+            line = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if line.startswith(b"ray::") or b"/ray/" in line:
+                found.append(pid)
+    return found

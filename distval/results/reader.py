@@ -183,6 +183,11 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
         raise DistvalError(f"{d} is not a directory")
     if not has_table(d, "folds") and has_table(d / "original", "folds"):
         d = d / "original"  # a robustness run (--permute): report the original order
+    if not has_table(d, "folds") and (d / "config.json").is_file():
+        raise DistvalError(  # a run killed (or still starting) before it wrote anything
+            f"{d} holds a run's configuration but no results: the run stopped before its "
+            "first check"
+        )
     if not has_table(d, "folds"):
         raise DistvalError(
             f"{d} holds no folds.parquet: not a distval results directory "

@@ -272,3 +272,38 @@ def test_ctrl_c_while_ray_starts_names_the_resume_and_the_resume_is_exact(tmp_pa
         want = pq.read_table(ref / f"{name}.parquet")
         want = want.drop_columns(["run_id"]) if "run_id" in want.column_names else want
         assert got.to_pandas().equals(want.to_pandas()), name
+
+
+def test_ctrl_c_while_ray_init_runs_ends_at_once_and_the_run_can_resume(tmp_path):
+    """Before: Ctrl-C while ``ray.init`` ran waited for it to return: 6-11 s where the
+    Ctrl-C had also ended the private Ray's processes, and for ever here, where the run
+    joins a Ray address (RAY_ADDRESS) that accepts connections and never answers. Now the
+    command ends with its one line at once, and the directory is resumable."""
+    import socket
+
+    out, n = tmp_path / "run", 6000
+    args = [sys.executable, "-m", "distval.cli", "run", *STREAM, "--n-rows", str(n),
+            "--backend", "ray", "--no-progress", "--output", str(out)]
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        env = {**os.environ, "RAY_ADDRESS": f"127.0.0.1:{silent.getsockname()[1]}"}
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True, env=env)
+        try:
+            deadline = time.monotonic() + 120
+            while not (out / CHECKPOINT).exists() and time.monotonic() < deadline:
+                time.sleep(0.02)  # written just after the start of ray.init is asked for
+            os.killpg(proc.pid, signal.SIGINT)
+            _, err = proc.communicate(timeout=60)  # before: no end (ray.init never returns)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+    lines = [x for x in err.strip().splitlines() if x.strip()]
+    assert proc.returncode == 130, err[-3000:]
+    assert all(x.startswith("distval: ") for x in lines), err[-3000:]
+    assert lines[-1] == (f"distval: interrupted; results so far are in {out}; continue "
+                         f"with: distval run --resume {out}"), err[-3000:]
+    state, _ = read_checkpoint(out)  # resumable (the resume's numbers: the test above)
+    assert 0 <= state["checkpoint"].rows < n

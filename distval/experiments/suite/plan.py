@@ -31,14 +31,27 @@ from distval.experiments.suite.probe import BUDGET, probe_streams
 from distval.experiments.suite.run import SuiteConfig
 from distval.experiments.type_errors.projection import measured_costs
 
-__all__ = ["CORES", "SuitePlan", "plan_suite", "schedule"]
+__all__ = ["CORES", "FINISH_SECONDS", "RAY_START_SECONDS", "START_SECONDS", "SuitePlan",
+           "plan_suite", "schedule"]
 
 #: A probe's share of its stream's rows below which the plan warns that growth may be missed.
 SHORT_PROBE = 1 / 6
-#: Seconds a local Ray takes to start and put its workers to work on an idle 2-core machine
-#: (docs/performance.md, start-up: ``ray.init`` 2.2 s, the actors at work at 6.9 s, median
-#: run), charged to a suite on Ray at the share of a core measured now.
-RAY_START_SECONDS = 7.0
+#: Seconds a local Ray takes to start and to stop for a suite on an idle 2-core machine:
+#: ``ray.init`` 2.2 s (docs/performance.md, start-up) and ``ray.shutdown`` 1.4 s (1.35-1.37 s
+#: in three runs, 2026-11-29, 2-core VM, shared, load 2.9); its workers' start is
+#: :data:`START_SECONDS`.
+RAY_START_SECONDS = 3.6
+#: CPU-seconds a fresh process spends before it evaluates anything: Python's start and the
+#: imports of distval's suite runner (numpy, pandas, pyarrow, scipy, river's first learners
+#: aside: the probes' warm-up measures those); paid by the suite's own process and by each Ray
+#: worker before its first stream (1.1-1.2 s, 2026-11-29, 2-core VM, shared, load 3).
+START_SECONDS = 1.2
+#: CPU-seconds of the suite's own process after the last stream: the cross-stream statistics,
+#: tables, figures and page (0.95 s for 4 streams x 2 learners, 2026-11-29, 2-core VM, load 1).
+FINISH_SECONDS = 1.0
+#: A share of a core from which the probes count as having had a whole one (the cores then
+#: had room beside them, and their share says nothing of how much).
+WHOLE_CORE = 0.95
 #: Numbers of cores the plan projects.
 CORES = (1, 2, 8, 32, 128)
 
@@ -64,9 +77,16 @@ class SuitePlan:
     ``probed``: the rows a probe ran); ``probe_seconds``: the CPU-seconds the probes
     took (0 without probes).
 
-    >>> SuitePlan([{"name": "a", "rows": 1000, "cpu_per_krow": 8.0, "done": False,
-    ...             "source": "probe"}], probe_seconds=2.0, probe_wall=4.0).wall_now(2)
-    16.0
+    On this machine now (:meth:`wall_now`): a probe that got half a core of 2 says three
+    other processes' worth of work ran beside it; the suite's 2 workers then get 2/5 of a
+    core each, for their start-up (1.2 CPU-s) and their 4 CPU-s of a stream, and its own
+    process 2/4, for its start-up and its end (1.2 + 1.0 CPU-s): 13 s + 4.4 s.
+
+    >>> two = [{"name": n, "rows": 1000, "cpu_per_krow": 4.0, "done": False,
+    ...         "source": "probe"} for n in "ab"]
+    >>> p = SuitePlan(two, probe_seconds=2.0, probe_wall=4.0, finish_seconds=1.0)
+    >>> p.others(2), p.share(2, 2), round(p.wall_now(2), 6)
+    (3.0, 0.4, 17.4)
     """
 
     streams: list[dict[str, Any]]
@@ -74,8 +94,16 @@ class SuitePlan:
     #: The probes' wall seconds (0 without probes): with their CPU, the share of a core
     #: this process got while they ran, the machine's load included.
     probe_wall: float = field(default=0.0)
-    #: Fixed seconds before the first stream runs (a local Ray's start), at full speed.
+    #: Wall seconds of a local Ray's start and stop on an idle machine (0: no local Ray).
     startup_seconds: float = field(default=0.0)
+    #: Threads running besides the probes, on average (None: not known).
+    elsewhere: float | None = field(default=None)
+    #: Streams run at once: None, one per core on Ray; 1, one after another in-process.
+    workers: int | None = field(default=None)
+    #: CPU-seconds a fresh process pays before its work (:data:`START_SECONDS`).
+    start_seconds: float = field(default=START_SECONDS)
+    #: CPU-seconds of the suite's process after the last stream (:data:`FINISH_SECONDS`).
+    finish_seconds: float = field(default=FINISH_SECONDS)
 
     @property
     def core_share(self) -> float:
@@ -85,10 +113,38 @@ class SuitePlan:
             return 1.0
         return min(1.0, self.probe_seconds / self.probe_wall)
 
+    def others(self, cores: int) -> float:
+        """The machine's other work while the probes ran, in processes like the probes' on
+        ``cores`` cores. The kernel shares busy cores out fairly: a probe that got a share
+        ``s`` under a whole core ran beside ``cores / s - 1`` such processes (their
+        niceness included); one that got a whole core says only that the others left it
+        room, and the threads running besides it are counted instead (at most
+        ``cores - 1``: more would have taken part of its core)."""
+        share = self.core_share
+        if share < WHOLE_CORE:
+            return cores / share - 1.0
+        return min(float(cores - 1), self.elsewhere or 0.0)
+
+    def share(self, processes: int, cores: int) -> float:
+        """The share of a core each of ``processes`` processes like the probes' gets on
+        ``cores`` cores beside the work measured now (:meth:`others`)."""
+        return min(1.0, cores / (self.others(cores) + processes))
+
     def wall_now(self, cores: int) -> float:
-        """Wall seconds on ``cores`` cores at the speed measured now: the start-up and the
-        idle-core schedule over the share of a core the probes got (the load included)."""
-        return (self.startup_seconds + self.wall_seconds(cores)) / self.core_share
+        """Wall seconds on ``cores`` cores at the speed measured now, the load included.
+
+        The suite's own process pays its start-up, a local Ray's start and stop, and the
+        statistics and figures after the last stream at the share of a core one process
+        gets; the streams run ``min(cores, streams)`` at once on Ray (each worker's start-up
+        first, then the idle-core schedule) at the share each of that many processes gets
+        beside the same load, or one after another in the suite's process."""
+        left = self._left()
+        alone = self.share(1, cores)
+        own = (self.start_seconds + self.startup_seconds + self.finish_seconds) / alone
+        if self.workers == 1:
+            return own + sum(left) / alone
+        k = min(cores, max(1, len(left)))
+        return own + (self.start_seconds + schedule(left, k)) / self.share(k, cores)
 
     def _left(self) -> list[float]:
         return [s["rows"] * s["cpu_per_krow"] / 1000.0 for s in self.streams if not s["done"]]
@@ -160,14 +216,18 @@ class SuitePlan:
             import os
 
             here = os.cpu_count() or 1
+            k = 1 if self.workers == 1 else min(here, max(1, len(self._left())))
             lines += [
                 "",
                 f"On this machine now: about {duration(self.wall_now(here))} on its {here} "
                 f"cores (the table above assumes idle cores; the probes got "
-                f"{100 * self.core_share:.0f} % of a core, the load included, and each "
-                "stream's run is charged the same share"
-                + (f"; Ray's start, {self.startup_seconds:.0f} s when idle, too)."
-                   if self.startup_seconds else ")."),
+                f"{100 * self.core_share:.0f} % of a core beside about "
+                f"{self.others(here):.1f} other processes' work, so each of the suite's "
+                f"{k} at once gets {100 * self.share(k, here):.0f} %; charged too: each "
+                f"process's start, {self.start_seconds:.1f} CPU-s"
+                + (f", Ray's start and stop, {self.startup_seconds:.1f} s when idle"
+                   if self.startup_seconds else "")
+                + f", the statistics and figures at the end, {self.finish_seconds:.1f} CPU-s).",
             ]
         lines += [
             "",
@@ -208,11 +268,13 @@ def plan_suite(
     cost_from: str | Path | None = None,
     budget: float = BUDGET,
     startup: float = 0.0,
+    workers: int | None = None,
 ) -> SuitePlan:
     """Project a suite's cost; streams without a measured cost are probed in this process
     (:func:`~distval.experiments.suite.probe.probe_streams`), the probes taking at most
-    about ``budget`` of the smallest stream's projected CPU; ``startup``: the seconds before
-    the first stream runs (:data:`RAY_START_SECONDS` for a suite on a local Ray)."""
+    about ``budget`` of the smallest stream's projected CPU; ``startup``: a local Ray's
+    start and stop (:data:`RAY_START_SECONDS` for a suite on a local Ray); ``workers``:
+    the streams run at once (None: one per core, on Ray; 1: in-process)."""
     here = _suite_costs(Path(output_dir)) if output_dir is not None else {}
     done: set[str] = set()
     if output_dir is not None:
@@ -239,6 +301,7 @@ def plan_suite(
             row["source"] = "done"
         rows.append(row)
     spent = wall = 0.0
+    elsewhere = None
     if todo:
         known = [r["rows"] * r["cpu_per_krow"] / 1000.0 for r in rows if "source" in r]
         probes = probe_streams(
@@ -253,6 +316,6 @@ def plan_suite(
                 "source": f"probe of {curve.rows:,d} rows, 1 of {cfg.run.n_folds} folds",
                 "probed": curve.rows,
             }
-        spent, wall = probes.spent, probes.wall
+        spent, wall, elsewhere = probes.spent, probes.wall, probes.elsewhere
     return SuitePlan(rows, probe_seconds=spent, probe_wall=wall if todo else 0.0,
-                     startup_seconds=startup)
+                     startup_seconds=startup, elsewhere=elsewhere, workers=workers)

@@ -20,7 +20,9 @@ worker that starts with that stream pays them.
 :func:`probe_streams` probes every stream in turn, a batch at a time, until the probes'
 CPU would pass ``budget`` (10 %) of the smallest stream's projected cost, or their wall time
 :data:`PROBE_SECONDS` (20 s); at least ``min_batches`` batches each. The probes' CPU over
-their wall time is the share of a core this process gets now, under the machine's load.
+their wall time is the share of a core this process gets now, under the machine's load;
+beside it, the threads the machine ran at once besides this one (:func:`running_elsewhere`),
+for the load that still leaves one process a whole core.
 
 >>> cfg = RunConfig(stream="sea", n_rows=4000, learners=("nb",), n_folds=2, test_every=500)
 >>> [curve] = probe_streams([cfg], budget=1.0).curves
@@ -47,7 +49,8 @@ from distval.errors import DistvalError
 from distval.evaluation import evaluate
 
 __all__ = [
-    "CostCurve", "Probes", "StreamProbe", "affordable", "fit_cost", "probe_streams", "warm_up",
+    "CostCurve", "Probes", "StreamProbe", "affordable", "fit_cost", "probe_streams",
+    "running_elsewhere", "warm_up",
 ]
 
 #: Share of the smallest stream's projected CPU the probes may spend (``--plan``).
@@ -217,15 +220,33 @@ class StreamProbe:
         return CostCurve(once + self.setup, float(sum(self.costs)), self.rows, a, b)
 
 
+def running_elsewhere() -> float | None:
+    """Threads running or ready to run on this machine now besides this one (Linux's
+    ``/proc/loadavg``: the running count includes the reader); None where it cannot say.
+
+    >>> n = running_elsewhere()
+    >>> n is None or n >= 0
+    True
+    """
+    try:
+        with open("/proc/loadavg") as fh:
+            running = int(fh.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return float(max(0, running - 1))
+
+
 @dataclass
 class Probes:
     """The probes' result: a cost curve per stream, the one-off costs (``once``), the
-    CPU-seconds the probing took in all (``spent``) and its wall seconds (``wall``)."""
+    CPU-seconds the probing took in all (``spent``), its wall seconds (``wall``) and the
+    mean of :func:`running_elsewhere` over its rounds (``elsewhere``; None: not known)."""
 
     curves: list[CostCurve]
     once: float
     spent: float
     wall: float = 0.0
+    elsewhere: float | None = None
 
 
 def probe_streams(
@@ -247,8 +268,12 @@ def probe_streams(
     probes = [StreamProbe(c) for c in configs]
     lengths = [c.n_rows for c in configs]
     active = list(range(len(probes)))
+    seen: list[float] = []
     while active:
         before, round0 = time.process_time(), time.perf_counter()
+        now_elsewhere = running_elsewhere()
+        if now_elsewhere is not None:
+            seen.append(now_elsewhere)
         for j in list(active):
             if not probes[j].step():
                 active.remove(j)
@@ -264,4 +289,4 @@ def probe_streams(
         if wall - wall0 + (wall - round0) > seconds:
             break
     return Probes([p.curve(once) for p in probes], once, time.process_time() - start,
-                  time.perf_counter() - wall0)
+                  time.perf_counter() - wall0, float(np.mean(seen)) if seen else None)

@@ -134,23 +134,52 @@ def test_plan_text_gives_the_probes_share_of_the_smallest_stream():
     )
     text = plan.to_text()
     assert "The probes took 1.2 CPU-s in 2.4 s, 4 % of the smallest stream" in text  # 1.2 / 30
-    # half a core for the probes: the wall time on this machine's cores, load included, is
-    # the idle-core schedule (40 s and 30 s of CPU, LPT) doubled
+    # half a core for the probes: beside them, cores / 0.5 - 1 processes' worth of other
+    # work, so each of the suite's k workers gets cores / (others + k) of a core (a fair
+    # share), its own process cores / (others + 1); the workers run the idle-core schedule
+    # (40 s and 30 s of CPU, LPT) after their start-up, the suite's process its start-up
+    # and the statistics at the end
     import os
 
+    from distval.experiments.suite.plan import FINISH_SECONDS, START_SECONDS
+
     cores = os.cpu_count() or 1
-    idle = 70.0 if cores == 1 else 40.0
-    assert plan.wall_now(cores) == pytest.approx(2 * idle)
-    assert f"On this machine now: about {duration(2 * idle)} on its {cores} cores" in text
-    ray = SuitePlan(plan.streams, probe_seconds=1.2, probe_wall=2.4, startup_seconds=7.0)
-    assert ray.wall_now(cores) == pytest.approx(2 * (7.0 + idle))  # Ray's start, at half speed
-    assert "Ray's start, 7 s when idle, too" in ray.to_text()
+    others, k = cores / 0.5 - 1, min(cores, 2)
+    idle = 70.0 if k == 1 else 40.0
+    own = (START_SECONDS + FINISH_SECONDS) / min(1, cores / (others + 1))
+    want = own + (START_SECONDS + idle) / min(1, cores / (others + k))
+    assert plan.wall_now(cores) == pytest.approx(want)
+    assert f"On this machine now: about {duration(want)} on its {cores} cores" in text
+    ray = SuitePlan(plan.streams, probe_seconds=1.2, probe_wall=2.4, startup_seconds=3.6)
+    assert ray.wall_now(cores) == pytest.approx(  # Ray's start, at the suite process's share
+        want + 3.6 / min(1, cores / (others + 1)))
+    assert "Ray's start and stop, 3.6 s when idle" in ray.to_text()
+    # in-process: the streams one after another in the suite's own process
+    alone = SuitePlan(plan.streams, probe_seconds=1.2, probe_wall=2.4, workers=1)
+    assert alone.wall_now(cores) == pytest.approx(
+        (START_SECONDS + FINISH_SECONDS + 70.0) / min(1, cores / (others + 1)))
+
     assert "probes" not in SuitePlan(plan.streams).to_text()
     assert "covered" not in text
     plan.streams[1]["probed"] = 1000  # a tenth of b's rows: the growth may be missed
     assert "A probe covered only 10 % of its stream" in plan.to_text()
     plan.streams[1]["probed"] = 2000
     assert "covered" not in plan.to_text()
+
+def test_the_load_beside_a_probe_that_had_a_whole_core_is_the_threads_running():
+    """A probe under a whole core measures the others by its share (fair sharing); one
+    that had a whole core only says they left it room: the threads running beside it
+    count, at most cores - 1, and 2 workers on 2 cores beside one busy thread get 2/3."""
+    streams = [{"name": n, "rows": 1000, "cpu_per_krow": 3.0, "done": False, "source": "p"}
+               for n in "ab"]
+    idle = SuitePlan(streams, probe_seconds=2.0, probe_wall=2.0, elsewhere=0.0)
+    busy = SuitePlan(streams, probe_seconds=2.0, probe_wall=2.0, elsewhere=1.0)
+    crowded = SuitePlan(streams, probe_seconds=2.0, probe_wall=2.0, elsewhere=9.0)
+    assert idle.share(2, 2) == 1.0 and busy.share(2, 2) == pytest.approx(2 / 3)
+    assert crowded.others(2) == 1.0  # 9 threads beside it would have taken part of its core
+    loaded = SuitePlan(streams, probe_seconds=1.0, probe_wall=4.0)  # a quarter of a core
+    assert loaded.others(2) == pytest.approx(7.0)
+    assert loaded.share(2, 2) == pytest.approx(2 / 9)
 
 
 def test_the_probes_stop_at_their_wall_time_budget_on_a_long_stream():
