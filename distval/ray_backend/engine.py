@@ -61,7 +61,7 @@ from distval.errors import DistvalError
 from distval.learners.batch import Batch
 from distval.learners.host import LearnerHost
 from distval.ray_backend.fleet import Fleet, kept_seconds
-from distval.ray_backend.session import ray_session
+from distval.ray_backend.session import PRIVATE, find_ray, ray_session
 from distval.ray_backend.starter import RayStarter
 from distval.streams import Stream
 
@@ -70,6 +70,7 @@ __all__ = [
     "MIN_GAIN",
     "PARCEL_SECONDS",
     "REBALANCE_SECONDS",
+    "WARM_WAIT_SECONDS",
     "ParcelSizer",
     "RayRun",
     "balance_slots",
@@ -87,6 +88,9 @@ REBALANCE_SECONDS = 20.0
 #: Seconds after the hand-over of the first look (the layout chosen at the hand-over rests
 #: on the warm-up's few batches).
 FIRST_LOOK_SECONDS = 2.0
+#: Seconds the driver of a run joining a running Ray waits, before its first batch, to learn
+#: whether the run's actors come warm from the pool (connecting takes a fraction of it).
+WARM_WAIT_SECONDS = 2.0
 #: Replicas move when that cuts the busiest actor's excess over the mean work by at least
 #: this share of the mean.
 MIN_GAIN = 0.02
@@ -511,7 +515,9 @@ def iter_ray(
     started it) and the actors start in a background thread (:class:`RayStarter`) while the
     driver evaluates the first batches, from ``resume`` if given; once every actor is up the
     driver hands over (:meth:`RayRun.take_over`). ``options`` go to :class:`RayRun`; with
-    ``warm_up_batches`` the driver evaluates that many batches, then waits for the actors.
+    ``warm_up_batches`` the driver evaluates that many batches, then waits for the actors;
+    without, in a running Ray it joins, it waits up to :data:`WARM_WAIT_SECONDS` to learn
+    whether every actor comes warm from the pool, and if so hands over before its first batch.
     """
     timeline = Timeline() if timeline is None else timeline
 
@@ -519,6 +525,7 @@ def iter_ray(
         return RayRun(config, stream, n_actors=n_actors, timeline=timeline, **options)
 
     fixed = options.get("warm_up_batches")
+    joined = find_ray(address)[0] != PRIVATE  # warm actors may be waiting there
     starter = RayStarter(make, address, timeline.mark)
     try:
         local, batches = starting_point(config, stream, resume, options.get("checkpoint_seconds"))
@@ -527,6 +534,8 @@ def iter_ray(
         for done, batch in enumerate(batches):
             if fixed is not None and done >= fixed:
                 starter.wait()
+            elif done == 0 and fixed is None and joined and starter.warm(WARM_WAIT_SECONDS):
+                starter.wait()  # warm actors: on them from the first batch
             if starter.error is not None:
                 raise starter.error
             if starter.ready():

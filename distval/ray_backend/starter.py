@@ -120,6 +120,15 @@ class RayStarter:
             self._mark("actors_up")
         return up
 
+    def warm(self, seconds: float) -> bool:
+        """Whether every actor of the run came warm from a running Ray's pool
+        (:mod:`~distval.ray_backend.fleet`), waiting at most ``seconds`` for Ray and the
+        run to exist: then the driver had better hand over at once than evaluate on."""
+        if not self._up.wait(seconds) or self.run is None:
+            return False
+        actors = self.run.actors
+        return bool(actors.leased == len(actors.all))
+
     def wait(self) -> None:
         """Block until Ray and the actors are up (or their start failed)."""
         self._up.wait()
