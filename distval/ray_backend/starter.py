@@ -25,8 +25,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["START_SWITCH_SECONDS", "RayStarter"]
+__all__ = ["CLOSE_WAIT_SECONDS", "START_SWITCH_SECONDS", "RayStarter"]
 
+#: Seconds :meth:`RayStarter.close` waits, once the run is over, for a start still under
+#: way (a private Ray's start ends, in success or Ray's own time-out, well before).
+CLOSE_WAIT_SECONDS = 60.0
 #: Python's thread switch interval while Ray starts beside an evaluation.
 START_SWITCH_SECONDS = 0.0005
 
@@ -140,15 +143,28 @@ class RayStarter:
         """Kill the actors and shut down a Ray this started; by an interrupt while Ray
         still starts, at once, without waiting for the start (class docstring)."""
         if not self._up.is_set() and _interrupted():
-            self._abandoned = True
-            self._stop.set()
-            if self._initialising or self.started:
-                _kill_ray_descendants()
+            self._abandon()
             return
-        self._up.wait()
+        if not self._up.wait(CLOSE_WAIT_SECONDS):  # an address that accepts, never answers
+            import warnings
+
+            from distval.errors import DistvalWarning
+
+            self._abandon()
+            warnings.warn(f"Ray did not answer in {CLOSE_WAIT_SECONDS:g} s after the run's "
+                          "end; the run went on in-process", DistvalWarning, stacklevel=2)
+            return
         self._shut_down()
         self._stop.set()
         self._thread.join()
+
+    def _abandon(self) -> None:
+        """Leave the start to itself (its thread shuts down what it built, if it ever
+        returns), killing what it has started of a private Ray so far."""
+        self._abandoned = True
+        self._stop.set()
+        if self._initialising or self.started:
+            _kill_ray_descendants()
 
     def _shut_down(self) -> None:
         if self.started:  # the run is over: what its actors' processes say as they are
