@@ -38,17 +38,32 @@ if TYPE_CHECKING:  # types only: this module imports nothing of distval at run t
 __all__ = ["AggregatorActor", "LearnerActor", "WarmPool", "warm_aggregator"]
 
 
+#: Seconds without a call after which a kept actor still in a run ends (its driver is
+#: gone); at least its keep. A run calls its actors many times a second.
+IN_RUN_SECONDS = 600.0
+
+
 class _Kept:
-    """What a body kept warm in a running Ray shares: :meth:`keep` and :meth:`ping`.
+    """What a body kept warm in a running Ray shares: :meth:`keep`, :meth:`ping`, and
+    :meth:`busy_with` around long calls.
+
+    An actor in a run (from :meth:`keep` to :meth:`idle`) ends after
+    :data:`IN_RUN_SECONDS` without a call (a driver killed mid-run), never during a call;
+    an idle one (back in the pool) after its keep.
 
     >>> import time
     >>> body = _Kept()
     >>> body.ping() <= time.monotonic()
     True
+    >>> with body.busy_with():
+    ...     body._working
+    True
     """
 
     _seen = 0.0
     _keep_for = 0.0
+    _in_run = False
+    _working = False
     _keeper: Any = None
 
     def ping(self) -> float:
@@ -58,25 +73,50 @@ class _Kept:
         self._seen = time.monotonic()
         return self._seen
 
-    def keep(self, seconds: float) -> None:
-        """End this actor (``ray.kill``) once no call has come for ``seconds`` (the last
-        such call sets them)."""
+    def busy_with(self) -> Any:
+        """A context for one call: the actor does not end while it runs."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def working() -> Any:
+            self.ping()
+            self._working = True
+            try:
+                yield
+            finally:
+                self._working = False
+                self.ping()
+
+        return working()
+
+    def keep(self, seconds: float, in_run: bool = True) -> None:
+        """End this actor (``ray.kill``) once no call has come for ``seconds`` while idle
+        (the last such call sets them); ``in_run``: it is in a run from now on."""
         import threading
 
         self.ping()
-        self._keep_for = seconds
+        self._keep_for, self._in_run = seconds, in_run
         if self._keeper is None:
             self._keeper = threading.Thread(target=self._expire, name="distval-keep",
                                             daemon=True)
             self._keeper.start()
+
+    def idle(self) -> None:
+        """Back in the pool: from now on it ends after its keep without a call."""
+        self.ping()
+        self._in_run = False
 
     def _expire(self) -> None:
         import time
 
         import ray
 
-        while (left := self._seen + self._keep_for - time.monotonic()) > 0:
-            time.sleep(min(left, 5.0) + 0.01)
+        while True:
+            limit = max(self._keep_for, IN_RUN_SECONDS) if self._in_run else self._keep_for
+            left = self._seen + limit - time.monotonic()
+            if left <= 0 and not self._working:
+                break
+            time.sleep(min(max(left, 1.0), 5.0) + 0.01)
         ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
 
 
@@ -105,14 +145,14 @@ class LearnerActor(_Kept):
 
     def release(self) -> None:
         """Drop the run's replicas (the actor goes back to the warm pool)."""
-        self.ping()
+        self.idle()
         self.host = None
 
     def process(self, parcel: list[Batch]) -> list[np.ndarray]:
         """Each batch of a parcel (consecutive batches), in order: its predictions."""
         assert self.host is not None, "load() comes first"
-        self.ping()
-        return [self.host.process(batch) for batch in parcel]
+        with self.busy_with():
+            return [self.host.process(batch) for batch in parcel]
 
     def checkpoint(self) -> tuple[LearnerHost | None, bool]:
         """(state, True): the second value lets the driver confirm the copy without fetching it."""
@@ -152,7 +192,7 @@ class AggregatorActor(_Kept):
 
     def release(self) -> None:
         """Drop the run's aggregator (the actor goes back to the warm pool)."""
-        self.ping()
+        self.idle()
         self.aggregator = None
 
     def regroup(self, slot_ids: list[list[int]]) -> None:
@@ -165,18 +205,18 @@ class AggregatorActor(_Kept):
         aggregator's answer per batch."""
         agg = self.aggregator
         assert agg is not None, "load() comes first"
-        self.ping()
         # Arrays from the object store are read-only: private copies (a few kB) let the
         # compiled kernels use the specializations the driver's in-process run compiled
         # and cached, instead of compiling read-only ones (seconds on a cold cache).
-        return [
-            agg.update(
-                batch.start, batch.scored_y.copy(),
-                [(ids, _own(p)) for ids, p in zip(self.slot_ids, preds)],
-                arrived=len(batch), release=batch.release,
-            )
-            for batch, *preds in zip(parcel, *parts)
-        ]
+        with self.busy_with():
+            return [
+                agg.update(
+                    batch.start, batch.scored_y.copy(),
+                    [(ids, _own(p)) for ids, p in zip(self.slot_ids, preds)],
+                    arrived=len(batch), release=batch.release,
+                )
+                for batch, *preds in zip(parcel, *parts)
+            ]
 
     def finish(self) -> Snapshot | None:
         assert self.aggregator is not None, "load() comes first"
@@ -198,7 +238,7 @@ class WarmPool(_Kept):
     """
 
     def __init__(self) -> None:
-        self.idle: dict[str, list[Any]] = {}
+        self.waiting: dict[str, list[Any]] = {}
 
     def lease(self, kind: str, n: int) -> list[Any]:
         """At most ``n`` idle actors of ``kind``, each alive (it answered a ping: an actor
@@ -206,7 +246,7 @@ class WarmPool(_Kept):
         self.ping()
         import ray
 
-        idle, out = self.idle.get(kind, []), list[Any]()
+        idle, out = self.waiting.get(kind, []), list[Any]()
         while idle and len(out) < n:
             handle = idle.pop()
             try:
@@ -219,7 +259,7 @@ class WarmPool(_Kept):
     def give_back(self, kind: str, handles: list[Any]) -> None:
         """Idle again: ``handles`` (released actors of ``kind``)."""
         self.ping()
-        self.idle.setdefault(kind, []).extend(handles)
+        self.waiting.setdefault(kind, []).extend(handles)
 
 
 def _own(preds: Any) -> Any:

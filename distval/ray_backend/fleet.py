@@ -6,8 +6,8 @@ in a detached :class:`~distval.ray_backend.actors.WarmPool`, so that the next ru
 same code starts on actors whose processes are up and whose learners' modules (and JVM)
 are loaded, instead of seconds of worker start and imports. Every kept actor ends itself
 once no call has come for :func:`~distval.ray_backend.session.keep_seconds`
-(``DISTVAL_KEEP_ACTORS``, default 300; 0: never keep), the pool too; a run's own private
-Ray is shut down with everything in it, as before.
+(``DISTVAL_KEEP_ACTORS``, default 300; 0: never keep), the pool after twice that (at
+least ten minutes); a run's own private Ray is shut down with everything in it, as before.
 
 Kept learner actors reserve no CPU (Ray's own default for an actor once it runs): an idle one
 blocks nothing else on the machine, and two runs at once share its cores as two processes
@@ -39,7 +39,7 @@ from distval.config import RunConfig
 from distval.learners.batch import Batch
 from distval.learners.host import LearnerHost
 from distval.learners.registry import LearnerSpec
-from distval.ray_backend.actors import AggregatorActor, LearnerActor, WarmPool
+from distval.ray_backend.actors import IN_RUN_SECONDS, AggregatorActor, LearnerActor, WarmPool
 from distval.ray_backend.session import keep_seconds
 
 __all__ = ["NAMESPACE", "Fleet", "code_key", "joined", "kept_seconds"]
@@ -80,9 +80,11 @@ def code_key() -> str:
     return digest.hexdigest()[:16]
 
 
-def _pool(create: bool) -> Any:
-    """The warm pool's handle (None if there is none; with ``create``, one is started and
-    None returned: it is not ready for this run)."""
+def _pool(create: float = 0.0) -> Any:
+    """The warm pool's handle (None if there is none; with ``create`` seconds, one is
+    started and None returned: it is not ready for this run). The pool ends itself after
+    twice those seconds without a call, and not before a run may have ended
+    (:data:`~distval.ray_backend.actors.IN_RUN_SECONDS`)."""
     name = f"pool-{code_key()}"
     try:
         return ray.get_actor(name, namespace=NAMESPACE)
@@ -93,7 +95,7 @@ def _pool(create: bool) -> Any:
             handle: Any = ray.remote(WarmPool).options(
                 name=name, namespace=NAMESPACE, lifetime="detached", num_cpus=0,
                 max_restarts=0, get_if_exists=True).remote()
-            handle.keep.remote(2 * keep_seconds())
+            handle.keep.remote(max(2 * create, IN_RUN_SECONDS), False)
     return None
 
 
@@ -116,7 +118,7 @@ class Fleet:
         self.keep = keep
         self._kind = "learner"
         self._over = False
-        pool = _pool(create=True) if keep > 0 else None
+        pool = _pool(create=keep) if keep > 0 else None
         learners = self._lease(pool, self._kind, len(slot_ids))
         aggregators = self._lease(pool, "aggregator", 1)
         for actor in learners:
@@ -194,7 +196,7 @@ class Fleet:
         or ended where nothing is kept or the pool does not take them."""
         if self._over:
             return
-        pool = _pool(create=False) if self.keep > 0 else None
+        pool = _pool() if self.keep > 0 else None
         if pool is not None:
             try:
                 ray.get([a.release.remote() for a in self.all], timeout=10.0)

@@ -28,16 +28,19 @@ def _rows(steps):
 def test_a_second_run_leases_the_first_runs_actors_and_they_end_once_idle(
     ray_local, assert_same_rows
 ):
-    """Run A keeps its actors 2 s; run B (other learners, same code) leases every one of
-    them (the same Ray actor ids), and both give the in-process numbers. Once idle for
-    longer than they were kept, the actors are gone (a call to any of them fails)."""
+    """Run A keeps its actors 2 s (in the run they outlast a longer pause: no actor is
+    lost); run B (other learners, same code) leases every one of them (the same Ray actor
+    ids), and both give the in-process numbers. Once back in the pool and idle for longer
+    than they were kept, the actors are gone (a call to any of them fails)."""
     ray = ray_local
     keep = 2.0
     a_cfg = RunConfig(**SMALL)
     b_cfg = RunConfig(**(SMALL | {"learners": ("nb", "majority")}))
     a = RayRun(a_cfg, open_config_stream(a_cfg), n_actors=2, warm_up_batches=1,
                keep_actors=keep)
+    time.sleep(keep + 1.0)  # in a run, an actor outlasts its keep without calls
     a_rows = _rows(a.steps())
+    assert a.recoveries == 0
     a_ids = sorted(h._actor_id.hex() for h in a.actors.all)
     b = RayRun(b_cfg, open_config_stream(b_cfg), n_actors=2, warm_up_batches=1,
                keep_actors=keep)
