@@ -19,6 +19,17 @@ function cell(row, text, cls) {
   if (cls) td.className = cls;
   row.appendChild(td);
 }
+// The header every page shares: its title (`name`, then the run's title), the state badge
+// and the message.
+function drawHeader(st, name) {
+  document.getElementById("title").textContent = name + (st.title ? " — " + st.title : "");
+  const badge = document.getElementById("state");
+  badge.textContent = st.state;
+  badge.className = st.state;
+  const msg = document.getElementById("message");
+  msg.textContent = st.message || "";
+  msg.className = st.state;
+}
 // Poll /state: drawStatus(status) every time, drawCharts(charts) when they changed; stop
 // once the command has finished or was interrupted. `gone`: what to say when it stops answering.
 async function poll(drawStatus, drawCharts, gone) {
