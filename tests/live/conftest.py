@@ -36,3 +36,4 @@ def browser() -> Iterator[Any]:
             yield b
         finally:
             b.close()
+

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from live_progress import progress_seen
 
 from distval.cli import main
 from distval.experiments.type_errors import make_grid, read_cells, run_grid
@@ -41,14 +42,7 @@ def test_the_grid_page_fills_in_as_cells_finish(browser: Any, tmp_path: Path) ->
     try:
         page.goto(server.url)
         page.wait_for_selector("#state.starting")
-        page.evaluate("""() => { window.seen = [];
-            new MutationObserver(() => window.seen.push(
-                document.getElementById('progress').textContent.split(' done')[0]))
-            .observe(document.getElementById('progress'), {childList: true}); }""")
-        worker.start()
-        worker.join(timeout=120)
-        page.wait_for_selector("#state.finished", timeout=10_000)
-        seen = set(page.evaluate("window.seen"))
+        seen = progress_seen(page, worker)
         assert "cells 3 / 3" in seen and len(seen) >= 2  # it advanced without a reload
         progress = page.locator("#progress").text_content() or ""
         done = re.match(r"cells (\d+) / (\d+) done", progress)

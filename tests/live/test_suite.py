@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from live_progress import progress_seen
+
 from distval.experiments.suite import suite
 from distval.live import LiveServer
 from distval.live.suite import SuiteState
@@ -36,14 +38,7 @@ def test_the_suite_page_fills_in_as_streams_finish(browser: Any, tmp_path: Path)
     page = browser.new_page()
     try:
         page.goto(server.url)
-        page.evaluate("""() => { window.seen = [];
-            new MutationObserver(() => window.seen.push(
-                document.getElementById('progress').textContent.split(' done')[0]))
-            .observe(document.getElementById('progress'), {childList: true}); }""")
-        worker.start()
-        worker.join(timeout=120)
-        page.wait_for_selector("#state.finished", timeout=10_000)
-        seen = set(page.evaluate("window.seen"))
+        seen = progress_seen(page, worker)
         assert "streams 3 / 3" in seen and len(seen) >= 2  # it advanced without a reload
         ranks = json.loads((tmp_path / "suite.json").read_text())["comparison"]["average_ranks"]
         drawn = page.evaluate("() => { const t = document.getElementById('chart-ranks').data[0];"
