@@ -12,7 +12,7 @@ from sklearn.metrics import accuracy_score
 
 import distval
 from distval.config import RunConfig
-from distval.engine.loop import Step, iter_batches, open_config_stream
+from distval.engine.loop import Fresh, Step, iter_batches, open_config_stream
 from distval.engine.run import Run
 from distval.errors import DistvalError
 
@@ -33,6 +33,27 @@ def test_batches_cut_at_test_points_and_route_like_one_assigner():
     assert [b.start for b in batches] == [0, *ends[:-1]]
     one = list(iter_batches(open_config_stream(cfg), RunConfig(**SMALL | {"batch_size": 3000})))
     assert (np.vstack([b.weights for b in batches]) == np.vstack([b.weights for b in one])).all()
+
+
+def test_a_share_of_the_fresh_state_built_apart_predicts_as_that_share_of_the_whole():
+    """``Fresh.host(slots)`` (what a Ray actor builds for itself) against the same slots
+    of the whole fresh host (what the in-process run builds), after the same batches:
+    equal predictions and probabilities, seeded forests included (each replica's seed
+    comes from its slot alone, not from the slots built beside it)."""
+    cfg = RunConfig(**SMALL | {"learners": ("arf(n_models=3)", "nb"), "n_folds": 4,
+                               "scheme": "bootstrap", "measure": "log_loss", "n_rows": 1000,
+                               "batch_size": 250})
+    stream = open_config_stream(cfg)
+    fresh = Fresh.of(cfg, stream)
+    whole = fresh.host()
+    share = [(0, 3), (0, 1), (1, 2)]
+    apart = fresh.host(share)
+    at = [whole.slots.index(s) for s in share]
+    for batch in iter_batches(stream, cfg):
+        (labels, proba), (labels_apart, proba_apart) = whole.process(batch), apart.process(batch)
+        np.testing.assert_array_equal(labels[at], labels_apart)
+        np.testing.assert_array_equal(proba[at], proba_apart)
+    assert len(np.unique(labels[at], axis=0)) > 1  # the forests' replicas differ
 
 
 @pytest.mark.parametrize("scheme", ["cv", "split", "bootstrap"])

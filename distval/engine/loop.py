@@ -17,11 +17,11 @@ appends it to disk and shows progress.
 from __future__ import annotations
 
 import copy
-import pickle
+import functools
 import queue
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple, cast
 
 import numpy as np
@@ -31,7 +31,7 @@ from distval.aggregator.snapshot import Snapshot
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.learners.batch import Batch
-from distval.learners.host import LearnerHost
+from distval.learners.host import LearnerHost, unpicklable
 from distval.learners.schema import Schema
 from distval.metrics import PROBA_MEASURES
 from distval.routing.delays import LabelSchedule
@@ -44,11 +44,13 @@ __all__ = [
     "CHECKPOINT_SHARE",
     "Checkpoint",
     "Every",
+    "Fresh",
     "LocalEvaluation",
     "Step",
     "iter_batches",
     "iter_inprocess",
     "open_config_stream",
+    "refuse_unmovable",
     "spending_horizon",
     "starting_point",
 ]
@@ -112,27 +114,15 @@ class Every:
             self.wait = max(self.seconds, cost / CHECKPOINT_SHARE)
 
 
-def unpicklable(hosts: list[LearnerHost]) -> str | None:
-    """``learner 'NAME': why`` for the first learner replica :mod:`pickle` cannot save (one
-    holding a lock, say), or None: such a learner can be checkpointed for no resume and
-    moved to no Ray actor.
+def refuse_unmovable(why: str | None) -> None:
+    """Refuse in one line the learner :func:`unpicklable` names (``why``; None: none): Ray
+    moves learners to its actors by pickling them.
 
-    >>> import threading
-    >>> from distval.learners import parse_learner
-    >>> host = LearnerHost([parse_learner("nb")], [(0, 0)], ["a"], seed=1)
-    >>> unpicklable([host]) is None
-    True
-    >>> host.models[0].lock = threading.Lock()
-    >>> unpicklable([host])
-    "learner 'nb': cannot pickle '_thread.lock' object"
+    >>> refuse_unmovable(None)
     """
-    for host in hosts:
-        for model, (i, _) in zip(host.models, host.slots):
-            try:
-                pickle.dumps(model, protocol=4)
-            except Exception as exc:  # what pickle raises varies: TypeError, PicklingError...
-                return f"learner {host.labels[i]!r}: {exc}"
-    return None
+    if why:
+        raise DistvalError(f"{why}, and Ray moves learners to its actors by pickling "
+                           "them: run it with --backend inprocess")
 
 
 def open_config_stream(config: RunConfig) -> Stream:
@@ -216,6 +206,57 @@ def _ahead(chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, Chunk | None]]:
 AHEAD = 64
 
 
+class Fresh(NamedTuple):
+    """A run's state before its first row, as a recipe: what builds the replicas of any of
+    its slots (every slot's replica is seeded by its slot alone, so a share built apart
+    equals that share of the whole) and its aggregator. Ray's warm actors get the recipe
+    and build their own shares where the learners' modules are loaded already, instead of
+    the driver building every replica and sending it.
+
+    >>> cfg = RunConfig(stream="sea", learners=("nb", "ht"), n_folds=2, test_every=100)
+    >>> fresh = Fresh.of(cfg, open_config_stream(cfg))
+    >>> fresh.slots, fresh.host([(1, 0)]).slots, fresh.aggregator().position
+    ([(0, 0), (0, 1), (1, 0), (1, 1)], [(1, 0)], 0)
+    """
+
+    config: RunConfig
+    schema: Schema
+    n_classes: int | None
+    planned_rows: int | None
+
+    @classmethod
+    def of(cls, config: RunConfig, stream: Stream) -> Fresh:
+        """The fresh state of a run of ``config`` on ``stream`` (opened, not yet read)."""
+        return cls(config, Schema.of(stream), getattr(stream, "n_classes", None),
+                   spending_horizon(config, stream))
+
+    @property
+    def slots(self) -> list[tuple[int, int]]:
+        """Every (learner, fold) slot of the run, in order."""
+        return [(i, f) for i in range(len(self.config.learners))
+                for f in range(self.config.n_folds)]
+
+    def host(self, slots: list[tuple[int, int]] | None = None) -> LearnerHost:
+        """Fresh replicas of ``slots`` (default: every slot)."""
+        return self.replicas()(slots=self.slots if slots is None else slots)
+
+    def replicas(self) -> Callable[..., LearnerHost]:
+        """:class:`LearnerHost` with every argument but ``slots`` given: what a learner
+        actor gets, since it unpickles with the learners' modules alone (not the run's
+        configuration, statistics or readers)."""
+        config = self.config
+        return functools.partial(
+            LearnerHost, learners=config.specs, feature_names=list(self.schema.feature_names),
+            seed=config.seed, schema=self.schema, proba=config.measure in PROBA_MEASURES,
+            regression=task_named(config.task).numeric_target,
+        )
+
+    def aggregator(self) -> AnyAggregator:
+        """A fresh aggregator of the run."""
+        return aggregator_for(self.config, n_classes=self.n_classes,
+                              planned_rows=self.planned_rows)
+
+
 class LocalEvaluation:
     """Every replica in one host and the aggregator, in this process.
 
@@ -230,18 +271,10 @@ class LocalEvaluation:
     def __init__(
         self, config: RunConfig, stream: Stream, checkpoint_seconds: float | None = None
     ) -> None:
-        slots = [(i, f) for i in range(len(config.learners)) for f in range(config.n_folds)]
-        self.host = LearnerHost(
-            config.specs, slots, stream.feature_names, config.seed, Schema.of(stream),
-            proba=config.measure in PROBA_MEASURES,
-            regression=task_named(config.task).numeric_target,
-        )
-        self.aggregator: AnyAggregator = aggregator_for(
-            config,
-            n_classes=getattr(stream, "n_classes", None),
-            planned_rows=spending_horizon(config, stream),
-        )
-        self._ids = np.arange(len(slots))
+        fresh = Fresh.of(config, stream)
+        self.host = fresh.host()
+        self.aggregator: AnyAggregator = fresh.aggregator()
+        self._ids = np.arange(len(self.host.slots))
         self.every = Every(checkpoint_seconds)
 
     def restore(self, checkpoint: Checkpoint) -> None:
@@ -261,10 +294,7 @@ class LocalEvaluation:
     def check_movable(self) -> None:
         """Refuse in one line a learner that cannot be pickled: Ray moves learners to its
         actors by pickling them."""
-        why = unpicklable([self.host])
-        if why:
-            raise DistvalError(f"{why}, and Ray moves learners to its actors by pickling "
-                               "them: run it with --backend inprocess")
+        refuse_unmovable(unpicklable([self.host]))
 
     def checkpoint_now(self) -> Iterator[Step]:
         """The :meth:`checkpoint` step now, if the run keeps checkpoints at all: before a

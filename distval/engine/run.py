@@ -19,10 +19,11 @@ import numpy as np
 from distval.aggregator.snapshot import Snapshot
 from distval.columns import rows_of
 from distval.config import RunConfig
-from distval.engine.loop import Checkpoint, Step, unpicklable
+from distval.engine.loop import Checkpoint, Step
 from distval.engine.observer import Progress, RunObserver
 from distval.engine.standing import standing, value_text
 from distval.errors import DistvalWarning
+from distval.learners.host import unpicklable
 from distval.metrics.trackers import MIN_SCORED
 from distval.results import EvaluationResult, ResultWriter
 from distval.results.lock import DirectoryLock

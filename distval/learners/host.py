@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import pickle
 import time
 import traceback
 from collections.abc import Sequence
@@ -37,7 +38,7 @@ from distval.routing.delays import Release
 if TYPE_CHECKING:
     from distval.learners.moa.replicas import MoaReplicaError
 
-__all__ = ["LearnerHost"]
+__all__ = ["LearnerHost", "unpicklable"]
 
 
 class LearnerHost:
@@ -572,3 +573,26 @@ def _described(exc: BaseException) -> str:
     if isinstance(exc, NotImplementedError):
         return f"{name}{where} (the learner does not implement it)"
     return f"{name}{where}"
+
+
+def unpicklable(hosts: list[LearnerHost]) -> str | None:
+    """``learner 'NAME': why`` for the first learner replica :mod:`pickle` cannot save (one
+    holding a lock, say), or None: such a learner can be checkpointed for no resume and
+    moved to no Ray actor.
+
+    >>> import threading
+    >>> from distval.learners import parse_learner
+    >>> host = LearnerHost([parse_learner("nb")], [(0, 0)], ["a"], seed=1)
+    >>> unpicklable([host]) is None
+    True
+    >>> host.models[0].lock = threading.Lock()
+    >>> unpicklable([host])
+    "learner 'nb': cannot pickle '_thread.lock' object"
+    """
+    for host in hosts:
+        for model, (i, _) in zip(host.models, host.slots):
+            try:
+                pickle.dumps(model, protocol=4)
+            except Exception as exc:  # what pickle raises varies: TypeError, PicklingError...
+                return f"learner {host.labels[i]!r}: {exc}"
+    return None

@@ -4,8 +4,9 @@ Every Ray worker imports this module to rebuild the actor classes, so it imports
 its own: a learner actor loads river's learners and an aggregator actor the statistics only
 when it needs them, and neither pays for the driver's modules (files, reports, pandas).
 
-Actors start empty and receive their state with ``load`` (a fresh host, the driver's state
-after warming up, or a checkpoint), so their processes can boot while the driver works.
+Actors start empty and receive their state with ``load`` (the driver's state after warming
+up, or a checkpoint) or build a fresh one with ``start`` (from the run's recipe), so their
+processes can boot while the driver works.
 Calls from the driver to one actor run in the order they were made.
 
 In a running Ray that a run joined, the actors are kept warm between runs
@@ -28,9 +29,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # types only: this module imports nothing of distval at run time
     import numpy as np
 
-    from distval.aggregator.core import Aggregator
+    from distval.aggregator import AnyAggregator
     from distval.aggregator.snapshot import Snapshot
     from distval.config import RunConfig
+    from distval.engine.loop import Fresh
     from distval.learners.batch import Batch
     from distval.learners.host import LearnerHost
     from distval.learners.registry import LearnerSpec
@@ -143,6 +145,20 @@ class LearnerActor(_Kept):
         self.host = copy.deepcopy(host)
         self.host.set_threads(1)  # one actor per core
 
+    def start(
+        self, replicas: Callable[..., LearnerHost], slots: list[tuple[int, int]]
+    ) -> str | None:
+        """Fresh replicas of ``slots``, built here by ``replicas``
+        (:meth:`~distval.engine.loop.Fresh.replicas`), in place of a :meth:`load`; returns
+        why one cannot be pickled (Ray checkpoints and moves replicas by pickling them), or
+        None."""
+        self.ping()
+        from distval.learners.host import unpicklable
+
+        self.host = replicas(slots=slots)
+        self.host.set_threads(1)
+        return unpicklable([self.host])
+
     def release(self) -> None:
         """Drop the run's replicas (the actor goes back to the warm pool)."""
         self.idle()
@@ -177,7 +193,7 @@ class AggregatorActor(_Kept):
         import distval.aggregator  # noqa: F401  (the statistics, imported while booting)
 
         self.slot_ids = slot_ids
-        self.aggregator: Aggregator | None = None
+        self.aggregator: AnyAggregator | None = None
 
     def warm(self, config: RunConfig, n_classes: int | None) -> None:
         """:func:`warm_aggregator`; a failure here is left to the run itself to report."""
@@ -186,9 +202,14 @@ class AggregatorActor(_Kept):
         with contextlib.suppress(Exception):
             warm_aggregator(config, n_classes)
 
-    def load(self, aggregator: Aggregator) -> None:
+    def load(self, aggregator: AnyAggregator) -> None:
         self.ping()
         self.aggregator = copy.deepcopy(aggregator)
+
+    def start(self, fresh: Fresh) -> None:
+        """A fresh aggregator of the run, built here, in place of a :meth:`load`."""
+        self.ping()
+        self.aggregator = fresh.aggregator()
 
     def release(self) -> None:
         """Drop the run's aggregator (the actor goes back to the warm pool)."""
@@ -222,7 +243,7 @@ class AggregatorActor(_Kept):
         assert self.aggregator is not None, "load() comes first"
         return self.aggregator.finish()
 
-    def checkpoint(self) -> tuple[Aggregator | None, bool]:
+    def checkpoint(self) -> tuple[AnyAggregator | None, bool]:
         return self.aggregator, True
 
 

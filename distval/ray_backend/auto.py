@@ -30,9 +30,10 @@ import warnings
 from collections.abc import Iterator
 
 from distval.config import RunConfig
-from distval.engine.loop import Checkpoint, Step, starting_point, unpicklable
+from distval.engine.loop import Checkpoint, Step, starting_point
 from distval.engine.run import Timeline
 from distval.errors import DistvalWarning
+from distval.learners.host import unpicklable
 from distval.ray_backend.starter import RayStarter
 from distval.streams import Stream
 

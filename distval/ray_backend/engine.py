@@ -55,7 +55,16 @@ from ray.exceptions import RayActorError
 
 from distval.aggregator.snapshot import Snapshot
 from distval.config import RunConfig
-from distval.engine.loop import Checkpoint, Every, LocalEvaluation, Step, starting_point
+from distval.engine.loop import (
+    Checkpoint,
+    Every,
+    Fresh,
+    LocalEvaluation,
+    Step,
+    iter_batches,
+    refuse_unmovable,
+    starting_point,
+)
 from distval.engine.run import Timeline
 from distval.errors import DistvalError
 from distval.learners.batch import Batch
@@ -259,8 +268,8 @@ class RayRun:
         self._slot_ids = [[i * k + f for i, f in g] for g in self.groups]
         self.actors = self._new_actors()
         self.recoveries = 0
-        # (state refs, first batch after it)
-        self._checkpoint: tuple[list[ObjectRef[Any]], int] = ([], 0)
+        # (state refs, or the fresh state's recipe; first batch after it)
+        self._checkpoint: tuple[list[ObjectRef[Any]] | Fresh, int] = ([], 0)
         # a checkpoint under way: (refs, oks, index)
         self._pending: tuple[list[ObjectRef[Any]], list[ObjectRef[bool]], int] | None = None
         # (index, parcel ref, rows of each batch) since the last complete checkpoint
@@ -282,10 +291,12 @@ class RayRun:
         self._busy: dict[Slot, float] = {}  # each slot's busy seconds at the last look
         self._looked_at = 0.0
 
-    def _new_actors(self, states: list[ObjectRef[Any]] | None = None) -> Fleet:
+    def _new_actors(self, states: list[ObjectRef[Any]] | Fresh | None = None) -> Fleet:
         actors = Fleet(self.config.specs, self._slot_ids, self._cpus_per_actor, self._warm,
                        self.keep_actors)
-        if states is not None:
+        if isinstance(states, Fresh):
+            actors.start(states, self._slot_ids)
+        elif states is not None:
             actors.load(states)
         return actors
 
@@ -309,7 +320,12 @@ class RayRun:
 
     def steps(self, resume: Checkpoint | None = None) -> Iterator[Step]:
         """Evaluate the whole stream (from ``resume`` if given); a :class:`Step` per batch,
-        then the final snapshot."""
+        then the final snapshot. Without a warm-up (``warm_up_batches=0``) a fresh run
+        starts on the actors at once (:meth:`start_fresh`)."""
+        if resume is None and self.warm_up_batches == 0:
+            fresh = Fresh.of(self.config, self.stream)
+            yield from self.start_fresh(fresh, iter_batches(self.stream, self.config))
+            return
         local, batches = starting_point(
             self.config, self.stream, resume, self.checkpoint_seconds
         )
@@ -342,7 +358,27 @@ class RayRun:
         del local, parts
         self._checkpoint = (handed, 0)  # before the actors get it: they may be lost at once
         self.actors.load(handed)
-        pending = itertools.chain([rest], batches)
+        yield from self._evaluate(itertools.chain([rest], batches))
+
+    def start_fresh(self, fresh: Fresh, batches: Iterator[Batch]) -> Iterator[Step]:
+        """Evaluate every batch on the actors from the run's start, each actor building its
+        share of the fresh state itself (:class:`~distval.engine.loop.Fresh`: the driver
+        builds and sends no replica, and a warm actor has their modules loaded), then the
+        final snapshot. A replica that cannot be pickled is refused in one line, as in
+        :meth:`~distval.engine.loop.LocalEvaluation.check_movable`."""
+        self.timeline.mark("hand_over")
+        self._busy, self._looked_at = {}, time.perf_counter()
+        self._checkpoint = (fresh, 0)  # a lost actor starts afresh, as every other does
+        whys = self.actors.start(fresh, self._slot_ids)
+        try:
+            refuse_unmovable(next((w for w in ray.get(whys) if w), None))
+        except RayActorError:
+            self._recover()  # lost while building: the parcels find out again
+        yield from self._evaluate(batches)
+
+    def _evaluate(self, pending: Iterator[Batch]) -> Iterator[Step]:
+        """The batches of ``pending`` in parcels on the actors (their state given), then
+        the final snapshot."""
         for index in itertools.count():
             parcel = list(itertools.islice(pending, self.sizer.batches()))
             if not parcel:
@@ -516,8 +552,10 @@ def iter_ray(
     driver evaluates the first batches, from ``resume`` if given; once every actor is up the
     driver hands over (:meth:`RayRun.take_over`). ``options`` go to :class:`RayRun`; with
     ``warm_up_batches`` the driver evaluates that many batches, then waits for the actors;
-    without, in a running Ray it joins, it waits up to :data:`WARM_WAIT_SECONDS` to learn
-    whether every actor comes warm from the pool, and if so hands over before its first batch.
+    without, in a running Ray it joins, it first waits up to :data:`WARM_WAIT_SECONDS` to
+    learn whether every actor comes warm from the pool, and if so a fresh run starts on them
+    at its first row (:meth:`RayRun.start_fresh`: the driver builds no replica), its first
+    checkpoint due after ``checkpoint_seconds`` as in-process.
     """
     timeline = Timeline() if timeline is None else timeline
 
@@ -528,14 +566,18 @@ def iter_ray(
     joined = find_ray(address)[0] != PRIVATE  # warm actors may be waiting there
     starter = RayStarter(make, address, timeline.mark)
     try:
+        if resume is None and fixed is None and joined and starter.warm(WARM_WAIT_SECONDS):
+            fresh = Fresh.of(config, stream)  # warm actors: on them from the first row
+            starter.wait()
+            with ray_session(address):  # joins the Ray started; errors come out as ours
+                yield from starter.run.start_fresh(fresh, iter_batches(stream, config))
+            return
         local, batches = starting_point(config, stream, resume, options.get("checkpoint_seconds"))
         local.check_movable()
         yield from local.checkpoint_now()  # resumable from the start, whatever Ray does
         for done, batch in enumerate(batches):
             if fixed is not None and done >= fixed:
                 starter.wait()
-            elif done == 0 and fixed is None and joined and starter.warm(WARM_WAIT_SECONDS):
-                starter.wait()  # warm actors: on them from the first batch
             if starter.error is not None:
                 raise starter.error
             if starter.ready():

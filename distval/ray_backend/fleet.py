@@ -36,6 +36,7 @@ from ray import ObjectRef
 
 from distval.aggregator.snapshot import Snapshot
 from distval.config import RunConfig
+from distval.engine.loop import Fresh
 from distval.learners.batch import Batch
 from distval.learners.host import LearnerHost
 from distval.learners.registry import LearnerSpec
@@ -172,6 +173,15 @@ class Fleet:
         """Give every actor its state (objects or object refs), before any other call."""
         for actor, state in zip(self.all, states):
             actor.load.remote(state)
+
+    def start(self, fresh: Fresh, slot_ids: list[list[int]]) -> list[ObjectRef[str | None]]:
+        """Every actor builds its share of the run's fresh state (``slot_ids``: each learner
+        actor's slots, as numbered in :meth:`~distval.engine.loop.Fresh.slots`); one ref
+        per learner actor: why its replicas cannot be pickled, or None."""
+        slots, replicas = fresh.slots, fresh.replicas()
+        self.aggregator.start.remote(fresh)
+        return [a.start.remote(replicas, [slots[i] for i in ids])
+                for a, ids in zip(self.learners, slot_ids)]
 
     def submit(self, parcel_ref: ObjectRef[list[Batch]]) -> ObjectRef[list[Snapshot | None]]:
         parts = [a.process.remote(parcel_ref) for a in self.learners]

@@ -170,7 +170,8 @@ def test_warm_up_evaluates_the_batches_asked_then_hands_over(assert_same_rows):
     assert_same_rows(distval.evaluate(cfg).fold_rows, run.close().fold_rows)
 
 
-def run_with_fault(kill, *, max_recoveries=3, output_dir=None, opts=None, **balance):
+def run_with_fault(kill, *, max_recoveries=3, output_dir=None, opts=None, warm_up_batches=1,
+                   checkpoint_every=3, at=(3, 6), **balance):
     cfg = RunConfig(**SMALL | {"n_rows": 4800} | (opts or {}))
     stream = open_config_stream(cfg)
     run = Run(cfg, stream, output_dir=output_dir)
@@ -179,19 +180,19 @@ def run_with_fault(kill, *, max_recoveries=3, output_dir=None, opts=None, **bala
         cfg,
         stream,
         n_actors=2,
-        checkpoint_every=3,
+        checkpoint_every=checkpoint_every,
         largest_parcel=2,  # parcels of one and two batches replayed after a fault
-        warm_up_batches=1,  # the first checkpoint is the state the driver hands over
+        warm_up_batches=warm_up_batches,  # 1: the first checkpoint is the state handed over
         max_recoveries=max_recoveries,
         **balance,
     )
     try:
         for index, step in enumerate(ray_run.steps()):
             run.feed(step)
-            # Two kills: after step 3, then after step 6 or later once the first has been
-            # noticed (the driver has rebuilt the actors).
+            # Two kills: after step at[0] (3), then after step at[1] (6) or later once the
+            # first has been noticed (the driver has rebuilt the actors).
             actors = ray_run.actors
-            if len(killed) < 2 and index >= (3, 6)[len(killed)] and actors not in victims:
+            if len(killed) < 2 and index >= at[len(killed)] and actors not in victims:
                 import ray
 
                 ray.kill(kill(actors), no_restart=True)
@@ -203,8 +204,11 @@ def run_with_fault(kill, *, max_recoveries=3, output_dir=None, opts=None, **bala
     return cfg, run.close(), killed, ray_run.balance
 
 
-# "moving": a move at every parcel (rebalancing), so a kill finds replicas moved since the
-# first checkpoint.
+# "learner": no warm-up, so each actor built its share of the fresh state itself
+# (RayRun.start_fresh: the driver sent the recipe, no replica), and no checkpoint ever: both
+# kills rebuild every actor from that recipe and replay every parcel. "aggregator": from the
+# checkpoints, the first the state the driver handed over. "moving": a move at every parcel
+# (rebalancing), so a kill finds replicas moved since the first checkpoint.
 @pytest.mark.parametrize("which", ["learner", "aggregator", "moving"])
 def test_a_killed_actor_is_rebuilt_and_results_are_unchanged(ray_local, assert_same_rows, which):
     def kill(actors):
@@ -215,6 +219,8 @@ def test_a_killed_actor_is_rebuilt_and_results_are_unchanged(ray_local, assert_s
     balance: dict = {"rebalance_seconds": None}
     if which == "moving":
         balance = {"rebalance_seconds": 0.0, "min_gain": -1.0}
+    if which == "learner":
+        balance |= {"warm_up_batches": 0, "checkpoint_every": 10_000, "at": (1, 4)}
     cfg, result, killed, looks = run_with_fault(kill, **balance)
     assert all(moved for *_, moved in looks) and (len(looks) > 2) == (which == "moving")
     assert len(killed) >= 1  # the second kill needs the first to be noticed in time

@@ -30,8 +30,10 @@ def test_a_second_run_leases_the_first_runs_actors_and_they_end_once_idle(
 ):
     """Run A keeps its actors 2 s (in the run they outlast a longer pause: no actor is
     lost); run B (other learners, same code) leases every one of them (the same Ray actor
-    ids), and both give the in-process numbers. Once back in the pool and idle for longer
-    than they were kept, the actors are gone (a call to any of them fails)."""
+    ids) and starts on them from its first row, each building its share of B's fresh
+    state where A's replicas were; both give the in-process numbers. Once back in the
+    pool and idle for longer than they were kept, the actors are gone (a call to any of
+    them fails)."""
     ray = ray_local
     keep = 2.0
     a_cfg = RunConfig(**SMALL)
@@ -42,8 +44,8 @@ def test_a_second_run_leases_the_first_runs_actors_and_they_end_once_idle(
     a_rows = _rows(a.steps())
     assert a.recoveries == 0
     a_ids = sorted(h._actor_id.hex() for h in a.actors.all)
-    b = RayRun(b_cfg, open_config_stream(b_cfg), n_actors=2, warm_up_batches=1,
-               keep_actors=keep)
+    b = RayRun(b_cfg, open_config_stream(b_cfg), n_actors=2, warm_up_batches=0,
+               keep_actors=keep)  # a fresh start on them, as a joined run's on warm actors
     assert b.actors.leased == 3
     assert sorted(h._actor_id.hex() for h in b.actors.all) == a_ids
     b_rows = _rows(b.steps())
