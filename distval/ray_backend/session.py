@@ -24,7 +24,7 @@ from ray._private import ray_constants
 from ray.exceptions import RayError
 
 from distval.errors import DistvalError, RayUnavailable
-from distval.learners.moa.jvm import SIGNAL_ENV, keep_jvm_signals
+from distval.learners.moa.jvm import keep_jvm_signals
 
 __all__ = ["KEEP_ENV", "KEEP_SECONDS", "PRIVATE", "find_ray", "joining_line", "keep_seconds",
            "ray_session", "unwrap"]
@@ -197,12 +197,9 @@ def _start(address: str | None) -> bool:
     kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": True}
     # Workers inherit this: Ray's crash-signal handler would otherwise take the SIGSEGVs that
     # a JVM raises and handles itself.
+    # This process's own copy too: else ray.init installs the handler here, where it took a
+    # SIGTERM that came before the command line's handler was set again (a C++ stack dump).
     keep_jvm_signals()
-    # This process read the switch when it imported Ray, maybe before it was set: its own
-    # copy too, or ray.init installs the handler here, where it took a SIGTERM that came
-    # before the command line's handler was set again and printed a C++ stack dump.
-    off = os.environ[SIGNAL_ENV].lower() in ("1", "true")  # as Ray reads it
-    ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = off
     if private:
         kwargs["include_dashboard"] = dashboard_wanted()
         kwargs["dashboard_host"] = "127.0.0.1"

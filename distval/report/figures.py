@@ -19,12 +19,12 @@ from PIL import Image
 from distval.learners import parse_learner
 from distval.metrics.trackers import MIN_SCORED
 from distval.results import SavedRun
+from distval.tasks import task_named
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "MEASURE_LABELS",
     "STYLES",
     "baseline_labels",
     "plot_adwin_width",
@@ -54,16 +54,6 @@ STYLES = (
 
 
 _BASELINES = ("majority", "persistent")
-
-
-MEASURE_LABELS = {
-    "accuracy": "accuracy (%)",
-    "kappa": "κ (%)",
-    "kappa_m": "κm (%)",
-    "kappa_per": "κper (%)",
-    "kappa_plus": "κ+ (%)",
-    "recall_harm": "harmonic mean of recalls (%)",
-}
 
 
 _ROWS = "stream position (rows)"
@@ -398,7 +388,7 @@ def plot_forgetting_comparison(
         x = np.asarray(x)
         ax.plot(x, 100 * np.asarray(v, dtype=float), lw=1.3, label=label, **_style(i, len(x)))
     ax.set_xlabel(_ROWS)
-    ax.set_ylabel(MEASURE_LABELS.get(measure, measure))
+    ax.set_ylabel(task_named("classification").label(measure))  # shares, in percent
     ax.set_title(title or f"{measure} under different forgetting mechanisms")
     ax.grid(alpha=0.3)
     _legend_outside(ax, fontsize=8)

@@ -180,7 +180,7 @@ def _measure_sections(page: _Sections, res: SavedRun) -> None:
         "Measures on the same rows",
         f"What the verdicts compare: the run's measure of both learners of each pair over the "
         f"paired windows (the rows each fold tested with both), mean ± sd over folds at the "
-        f"last check, {task.units}.",
+        f"last check, {task.units_of(str(res.config.get('measure') or task.default_measure))}.",
         tables.same_rows_table(res),
     )
     page.table(

@@ -108,7 +108,7 @@ def compact_same_rows(
     ht      85.0 ±7.1  nb      70.0 ±0.0      2
     """
     task = task or task_named("classification")
-    title = dict(task.compact).get(measure, measure)
+    title = task.word(measure)
     rows = [[names.get(a, a), task.short_cell(measure, {"mean": ma, "std": sa}),
              names.get(b, b), task.short_cell(measure, {"mean": mb, "std": sb}), str(n)]
             for a, b, n, ma, sa, mb, sb in same_row_means(paired)]
@@ -136,7 +136,7 @@ def compact_tables(
     Each learner over its own windows (adwin forgetting)
     """
     task = task or task_named("classification")
-    title = dict(task.compact).get(measure, measure)
+    title = task.word(measure)
     out = []
     same = compact_same_rows(paired or {}, names, measure, task)
     if same is not None:
@@ -198,7 +198,7 @@ def compact_measures(
     if own:
         titles[0] += " (own)"
     cols = ["learner", *titles, f"{dict(task.compact).get(total, total)}, cumulative",
-            *(f"{m} (own)" if own else m for m in extra)]
+            *(f"{task.word(m)} (own)" if own else task.word(m) for m in extra)]
     return text_table(cols, rows, "l" + "r" * (len(cols) - 1))
 
 

@@ -77,10 +77,11 @@ def same_rows_block(paired: Mapping[str, Any], measure: str, task: Task) -> Bloc
             for a, b, n, ma, sa, mb, sb in same_row_means(paired)]
     if not rows:
         return None
-    return (f"What the verdicts compare: {measure} of both learners of each pair on the same "
+    word = task.word(measure)
+    return (f"What the verdicts compare: {word} of both learners of each pair on the same "
             "rows (the paired windows: the rows each fold tested with both), mean ± sd over "
-            f"folds, {task.units}:", ["A", "B", "folds", f"{measure} of A", f"{measure} of B"],
-            rows, "lllrr")
+            f"folds, {task.units_of(measure)}:", ["A", "B", "folds", f"{word} of A",
+                                                 f"{word} of B"], rows, "lllrr")
 
 
 def _pair(d: dict[str, float | None] | None) -> tuple[float | None, float | None]:

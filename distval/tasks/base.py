@@ -181,6 +181,14 @@ class Task:
         """``measure``'s name with its unit, for a figure's axis or a column."""
         return measure
 
+    def word(self, measure: str) -> str:
+        """``measure``'s name in lines, captions and headers (as the verdicts name it)."""
+        return dict(self.compact).get(measure, measure)
+
+    def units_of(self, measure: str) -> str:
+        """How ``measure``'s numbers print, said in a caption."""
+        return self.units
+
     def measured(self, config: Config) -> tuple[str, ...]:
         """The fold measures the summary keeps for a run of ``config``."""
         return self.measures

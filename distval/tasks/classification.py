@@ -37,6 +37,12 @@ _LABELS = {
 }
 
 
+#: Names of the measures in lines and headers, where they differ from the option's.
+_WORDS = {"kappa": "κ", "kappa_m": "κm", "kappa_per": "κper", "kappa_plus": "κ+",
+          "recall_harm": "harmonic mean of recalls", "log_loss": "log-loss",
+          "brier": "Brier score", "auc": "AUC"}
+
+
 class Classification(Task):
     """Class labels, 0/1 error (see the module)."""
 
@@ -79,6 +85,16 @@ class Classification(Task):
 
     def label(self, measure: str) -> str:
         return _LABELS.get(measure, measure)
+
+    def word(self, measure: str) -> str:
+        """
+        >>> Classification().word("auc"), Classification().word("accuracy")
+        ('AUC', 'accuracy')
+        """
+        return _WORDS.get(measure, measure)
+
+    def units_of(self, measure: str) -> str:
+        return self.units if self.percent(measure) else "as plain numbers"
 
     def measured(self, config: Config) -> tuple[str, ...]:
         """The probabilistic measures only when the run asked for one."""

@@ -57,8 +57,9 @@ def check_first_table(res, *, higher_is_better: bool, scale: float, tolerance: f
 
 def paired_means(res) -> pd.DataFrame:
     """Per pair (the index), A's and B's mean over the folds where both have a value at the
-    last position of ``res.paired()`` and the number of those folds."""
-    paired = res.paired()
+    last position of ``res.paired()`` (a saved run's ``res.paired``) and the number of those
+    folds."""
+    paired = res.paired() if callable(res.paired) else res.paired
     last = paired[paired["position"] == paired["position"].max()]
     both = last.dropna(subset=["value_a", "value_b"]).groupby(["learner_a", "learner_b"],
                                                               sort=False)

@@ -15,6 +15,7 @@ import matplotlib.image as mpimg
 import numpy as np
 import pandas as pd
 import pytest
+from screen_tables import paired_means
 
 import distval
 from distval import cli
@@ -22,7 +23,7 @@ from distval.errors import DistvalError
 from distval.report import make_report
 from distval.report.figures import plot_baselines, plot_measure
 from distval.report.significance import P_FLOOR, plot_tests
-from distval.report.tables import decision_table
+from distval.report.tables import decision_table, same_rows_table
 from distval.results import load_results
 
 
@@ -113,6 +114,40 @@ def run3(tmp_path_factory):
     )
     out = d / "report"
     return d, make_report(d, out)
+
+
+@pytest.fixture(scope="module")
+def auc_run(tmp_path_factory):
+    """Three learners compared by AUC (a measure spelt otherwise than its option)."""
+    d = tmp_path_factory.mktemp("auc")
+    distval.evaluate(stream="sea", n_rows=1200, learners=("nb", "ht", "majority"), n_folds=3,
+                     test_every=400, measure="auc", output_dir=d)
+    return d
+
+
+def test_the_same_row_table_holds_pandas_means_of_the_paired_table_as_the_summary_words_it(
+    auc_run,
+):
+    """The report's "measures on the same rows" table against pandas' means of the run's
+    paired table at the last check (the folds where both learners have a value), in its
+    pairs' order, and headed as ``summary.md`` heads the same table (before, the report
+    computed the means itself and spelt a measure as its option, ``auc``, where the end of
+    the run says ``AUC``)."""
+    d = auc_run
+    res = load_results(d)
+    cols, rows = same_rows_table(res)
+    want = paired_means(res)
+    assert [(a, b) for a, b, *_ in rows] == list(want.index) and len(rows) == 3
+    for a, b, folds, va, vb, _ in rows:
+        mean = want.loc[(a, b)]
+        assert int(folds) == mean["folds"]
+        # AUC is printed as itself, to four decimals
+        assert float(va.split(" ± ")[0]) == pytest.approx(mean["value_a"], abs=5e-5)
+        assert float(vb.split(" ± ")[0]) == pytest.approx(mean["value_b"], abs=5e-5)
+    summary = (d / "summary.md").read_text().splitlines()
+    head = next(line for line in summary if line.startswith("| A | B |"))
+    assert [c for c in cols if " of " in c] == [c for c in head.strip("| ").split(" | ")
+                                                if " of " in c] == ["AUC of A", "AUC of B"]
 
 
 @pytest.fixture(scope="module")

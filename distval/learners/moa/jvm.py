@@ -242,12 +242,17 @@ def guard_signals() -> None:
 
 def keep_jvm_signals() -> None:
     """Keep Ray's crash-signal handler off the JVM's signals, in this process and the Ray
-    processes it starts (module docstring); a value already set is left alone.
+    processes it starts (module docstring); a value already set is left alone. Ray reads
+    the variable when it is imported, maybe before this call: its copy in this process
+    follows it too (else ``ray.init`` installs the handler here, and it takes a SIGTERM).
 
     >>> keep_jvm_signals(); os.environ[SIGNAL_ENV] in ("0", "1")
     True
     """
     os.environ.setdefault(SIGNAL_ENV, "1")
+    constants = sys.modules.get("ray._private.ray_constants")
+    if constants is not None:  # read as Ray reads it
+        setattr(constants, SIGNAL_ENV, os.environ[SIGNAL_ENV].lower() in ("1", "true"))
 
 
 def leave_jvm_at_exit() -> None:
