@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns, concat, rows_of, select
@@ -39,6 +38,7 @@ from distval.statistics.verdict import short_names, twin_line
 from distval.tasks import Task, task_named
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
 
 __all__ = ["EvaluationResult"]

@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from distval.config import read_config
 from distval.errors import DistvalError
@@ -25,6 +24,9 @@ from distval.results.schema import (
     read_table,
 )
 from distval.tasks import Task, task_of
+
+if TYPE_CHECKING:  # imported where a run is read back, not by every command's start
+    import pandas as pd
 
 __all__ = ["SavedRun", "has_table", "load_results"]
 
@@ -54,6 +56,8 @@ class SavedRun:
         paired: pd.DataFrame | None = None,
         verdicts: pd.DataFrame | None = None,
     ) -> None:
+        import pandas as pd
+
         self.directory = Path(directory)
         self.config = config
         self.summary = summary
@@ -127,6 +131,8 @@ def _upgrade_tests(
     (the fold means, even on McNemar rows) and ``n``; their values are kept where they mean
     the same and left empty where they do not.
     """
+    import pandas as pd
+
     empty_q = pd.DataFrame({f.name: pd.Series(dtype=object) for f in Q_SCHEMA})
     if tests is None or "mean_a" not in tests.columns:
         return tests, empty_q
@@ -176,6 +182,8 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
     ...
     distval.errors.DistvalError: results directory /no/such/dir does not exist
     """
+    import pandas as pd
+
     d = Path(results_dir)
     if not d.exists():
         raise DistvalError(f"results directory {d} does not exist")
