@@ -32,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
-from common import RESULTS, machine, table  # noqa: E402
+from common import machine, save, table  # noqa: E402
 
 
 class Point:
@@ -93,12 +93,8 @@ def main() -> None:
     info = machine() | {"machine": args.machine, "rows": args.rows, "rounds": args.rounds}
     text = ("# Learners after a pickle\n\n"
             f"`python benchmarks/bench_pickled.py --rows {args.rows} --rounds {args.rounds}`"
-            f"\n\n{json.dumps(info)}\n\n" + table(rows) + "\n")
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{args.name}.md").write_text(text)
-    (RESULTS / f"{args.name}.json").write_text(json.dumps({"machine": info, "rows": rows},
-                                                          indent=2) + "\n")
-    print(text)
+            f"\n\n{json.dumps(info)}\n\n" + table(rows))
+    save(args.name, text, {"run": info, "rows": rows})
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
-from common import RESULTS, machine, table  # noqa: E402
+from common import machine, save, table  # noqa: E402
 
 #: Runs the command line in the child, recording each timeline mark as seconds since the
 #: child's launch (wall clock, so that the parent's launch time can be subtracted).
@@ -185,12 +185,8 @@ def main() -> None:
     text = (f"# Default job's start-up: a running local Ray against a fresh one\n\n"
             f"`python benchmarks/bench_ray_join.py --rounds {args.rounds} --rows {args.rows}`"
             f"\n\nSeconds from the command's launch. {json.dumps(info)}\n\n"
-            + table(rows, cols) + "\n")
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{args.name}.md").write_text(text)
-    (RESULTS / f"{args.name}.json").write_text(json.dumps({"machine": info, "rows": rows},
-                                                          indent=2) + "\n")
-    print(text)
+            + table(rows, cols))
+    save(args.name, text, {"run": info, "rows": rows})
 
 
 if __name__ == "__main__":
