@@ -103,13 +103,15 @@ def iter_auto(
             yield from local.checkpoints()
             if first:  # the decision, once, from the first batch
                 first = False
-                why = unpicklable([local.host])
-                if why:  # Ray moves learners by pickling them
+                long = cores > 1 and _long_at_first_batch(
+                    local.host.busy, len(batch), stream, resume, threshold, bound=config.n_rows)
+                # Ray moves learners by pickling them; asked only of a run that would move
+                # (a pickled river learner runs about 11 % slower after: docs/performance)
+                why = unpicklable([local.host]) if long else None
+                if why:
                     warnings.warn(f"{why}: the run stays in-process", DistvalWarning,
                                   stacklevel=2)
-                elif cores > 1 and _long_at_first_batch(
-                        local.host.busy, len(batch), stream, resume, threshold,
-                        bound=config.n_rows):
+                elif long:
                     starter = _ray_starter(config, stream, checkpoint_seconds, timeline)
                     yield from local.checkpoint_now()  # resumable whatever the start does
         yield Step(0, local.aggregator.finish(), "driver")

@@ -10,6 +10,7 @@ import distval
 from distval.config import RunConfig
 from distval.engine.loop import open_config_stream
 from distval.engine.run import Run
+from distval.errors import DistvalWarning
 from distval.ray_backend.auto import iter_auto, projected_seconds
 
 OPTS = {
@@ -37,12 +38,31 @@ def test_projection_uses_the_measured_speed():
     assert math.isinf(projected_seconds(0.1, 10, None))
 
 
-def test_a_fast_job_stays_in_process_and_never_starts_ray():
+def test_a_fast_job_stays_in_process_and_never_starts_ray(monkeypatch):
+    """Nor does it pickle its learners to learn whether Ray could take them (a pickled
+    river learner runs about 11 % slower afterwards on Python 3.11)."""
     ray = pytest.importorskip("ray")
+    import distval.ray_backend.auto as auto
+
+    asked: list[object] = []
+    monkeypatch.setattr(auto, "unpicklable", lambda hosts: asked.append(hosts))
     was_up = ray.is_initialized()
     res = auto_run(OPTS)
     assert res.evaluated_by == {"driver": 3600}
     assert ray.is_initialized() == was_up
+    assert asked == []
+
+
+def test_a_long_job_with_a_learner_pickle_refuses_stays_in_process_and_says_so():
+    """Ray moves learners by pickling them: a long job whose learner holds a lock stays
+    in-process with one warning naming it, and starts no Ray."""
+    ray = pytest.importorskip("ray")
+    was_up = ray.is_initialized()
+    with pytest.warns(DistvalWarning, match=r"^learner 'locked_learner:LockedNB': cannot "
+                      r"pickle .*: the run stays in-process$"):
+        res = auto_run(OPTS | {"learners": ("nb", "locked_learner:LockedNB")},
+                       threshold=0.0, cores=2)
+    assert res.evaluated_by == {"driver": 3600} and ray.is_initialized() == was_up
 
 
 @pytest.mark.ray
