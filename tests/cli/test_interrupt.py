@@ -151,7 +151,7 @@ def _stop(proc, how):
 
 
 #: Summary entries that differ between any two runs of one configuration.
-_RUN_OWN = {"elapsed_seconds", "rows_per_second", "evaluated_by", "backend"}
+_RUN_OWN = {"elapsed_seconds", "rows_per_second", "evaluated_by", "backend", "timeline"}
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
