@@ -27,16 +27,6 @@ __all__ = ["Classification"]
 #: Measures that are shares or κ statistics (printed in percent).
 _PERCENT = frozenset(MEASURES)
 
-_LABELS = {
-    "accuracy": "accuracy (%)",
-    "kappa": "κ (%)",
-    "kappa_m": "κm (%)",
-    "kappa_per": "κper (%)",
-    "kappa_plus": "κ+ (%)",
-    "recall_harm": "harmonic mean of recalls (%)",
-}
-
-
 #: Names of the measures in lines and headers, where they differ from the option's.
 _WORDS = {"kappa": "κ", "kappa_m": "κm", "kappa_per": "κper", "kappa_plus": "κ+",
           "recall_harm": "harmonic mean of recalls", "log_loss": "log-loss",
@@ -84,7 +74,12 @@ class Classification(Task):
         return measure in _PERCENT
 
     def label(self, measure: str) -> str:
-        return _LABELS.get(measure, measure)
+        """The measure's name (:meth:`word`), with ``(%)`` where it prints in percent.
+
+        >>> Classification().label("kappa_m"), Classification().label("auc")
+        ('κm (%)', 'AUC')
+        """
+        return f"{self.word(measure)} (%)" if self.percent(measure) else self.word(measure)
 
     def word(self, measure: str) -> str:
         """
