@@ -64,19 +64,21 @@ def test_a_result_in_jupyter_shows_its_verdicts_measures_and_a_figure():
     s = res.summary()
     assert page.verdicts == [v["line"] for v in s["verdicts"]] and len(page.verdicts) == 3
     assert page.baseline == s["baseline"]["line"]
-    assert len(page.tables) == 3  # the verdicts, the same rows, the own windows
-    same = page.tables[1]
-    assert same[0] == ["A", "accuracy of A", "B", "accuracy of B", "folds"]
+    assert len(page.tables) == 4  # the verdicts, all rows, the recent windows, the learners
+    recent = page.tables[2]
+    assert recent[0] == ["A", "B", "A, recent windows", "B, recent windows", "folds"]
     want = paired_means(res)
-    assert len(same) - 1 == len(want) == 3
-    for a, va, b, vb, folds in same[1:]:
-        m = want.loc[(a, b)]
+    assert len(recent) - 1 == len(want) == 3
+    for a, b, va, vb, folds in recent[1:]:
+        pair, flip = ((a, b), False) if (a, b) in want.index else ((b, a), True)
+        m = want.loc[pair]
+        wa, wb = (m["value_b"], m["value_a"]) if flip else (m["value_a"], m["value_b"])
         assert [float(va.split(" ±")[0]), float(vb.split(" ±")[0]), int(folds)] == [
-            round(100 * m["value_a"], 1), round(100 * m["value_b"], 1), m["folds"]]
+            round(100 * wa, 1), round(100 * wb, 1), m["folds"]]
     measures = page.tables[-1]
     head = measures[0]
-    assert head[1] == "accuracy (own)"
-    col = head.index("accuracy, cumulative")
+    assert head[2] == "accuracy (own)"
+    col = head.index("accuracy, all rows")
     final = res.final_folds()
     for row in measures[1:]:
         acc = final[(final["learner"] == row[0]) & (final["forgetting"] == "cumulative")]

@@ -92,7 +92,7 @@ def test_resume_from_the_command_line_refuses_a_changed_config(reference, tmp_pa
     assert pq.read_table(d / "verdicts.parquet").equals(pq.read_table(ref_dir / "verdicts.parquet"))
 
 
-def test_progress_lines_on_stderr_name_rows_and_the_leader_on_the_same_rows(capsys):
+def test_progress_lines_on_stderr_name_rows_the_verdict_and_the_recent_windows(capsys):
     cfg = distval.RunConfig(**OPTS)
     stream = open_config_stream(cfg)
     run = Run(cfg, stream, progress="lines", line_seconds=0.0)
@@ -113,8 +113,11 @@ def test_progress_lines_on_stderr_name_rows_and_the_leader_on_the_same_rows(caps
     loser = next(k for k in rmse if k != winner)
     assert rmse[winner] <= rmse[loser]  # the verdict and the same-row errors agree here
     parts = lines[-1].split("; ", 1)[1].split(" | ")
-    assert parts[0] == f"{winner} {rmse[winner]:.3f}"
-    assert f"{loser} {rmse[loser]:.3f}" in parts
+    # the verdict first, on its basis (a share of the rows), then the recent windows' RMSEs,
+    # each named as such
+    assert parts[0].startswith(f"{winner}>{loser} closer on +") and "% of rows" in parts[0]
+    assert parts[1] == (f"recent windows: {winner} RMSE {rmse[winner]:.3f} "
+                        f"{loser} RMSE {rmse[loser]:.3f}")
 
 
 def test_export_writes_the_parquet_tables_as_csv(reference, tmp_path, capsys):
@@ -199,12 +202,14 @@ def test_the_live_status_leads_with_the_lowest_error_without_a_verdict():
         cfg = distval.RunConfig(learners=("htr", "linreg"), task="regression", measure=measure)
         values = pd.Series(folds[measure]).groupby(folds["learner"]).mean()
         want = values.idxmin() if measure == "rmse" else values.idxmax()
-        assert live_status(snap, cfg).split(" ")[0] == want, measure
+        line = live_status(snap, cfg)
+        assert line.startswith("own windows: ") and line.split(" ")[2] == want, (measure, line)
 
 
 def test_the_screen_leads_with_the_rmse_on_the_same_rows_the_verdict_compares(reference):
-    """The end-of-run screen's first table: each pair's RMSE on the same rows, pandas' means
-    of the saved paired table, the lower one the verdict's winner (or the verdict says why)."""
+    """The end-of-run screen's first table: each pair's RMSE over all rows and over the
+    recent paired windows, pandas' means of the saved tables, the verdict's winner first and
+    its share of rows closer as the verdict's running mean."""
     _, res = reference
     decided = check_first_table(res, higher_is_better=False, scale=1.0, tolerance=5e-4 + 1e-9)
     assert decided == 1

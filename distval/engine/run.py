@@ -388,9 +388,9 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     ...          "favours": np.array(["ht"], dtype=object), "reject": np.array([False]),
     ...          "boundary": np.array([0.0012]), "anytime_valid": np.array([True])}
     >>> live_status(Snapshot(100, folds, tests), cfg)
-    'ht 85.0 % | nb 70.0 % | wilcoxon p 0.03 (ht)'
+    'own windows: ht 85.0 % nb 70.0 % | wilcoxon p 0.03 (ht)'
     >>> live_status(Snapshot(100, folds, tests), cfg, width=20)
-    'ht 85% nb 70%'
+    'own: ht 85% nb 70%'
 
     The same folds with paired windows, where nb is ahead over the rows both were tested on
     (ht's own windows covered other rows), and a verdict for nb:
@@ -405,16 +405,16 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     ...      "decision": "B", "folds": 2, "folds_favouring": 2}
     >>> verdicts = to_columns([v], VERDICT_SCHEMA)
     >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=verdicts), cfg)
-    'nb 76.0 % | nb>ht +6.0 pts (CS 3.0..9.0) | ht 70.0 %'
+    'nb>ht +6.0 pts over all rows (CS 3.0..9.0) | recent windows: nb 76.0 % ht 70.0 %'
     >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=verdicts), cfg, width=30)
-    'nb 76% ht 70% | nb>ht +6.0'
+    'nb>ht +6.0'
 
     A verdict for ht over every row while the recent paired windows favour nb:
 
     >>> ht = to_columns([v | {"mean": 0.02, "lower": 0.01, "upper": 0.03, "decision": "A"}],
     ...                 VERDICT_SCHEMA)
     >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=ht), cfg)
-    'ht>nb +2.0 pts (CS 1.0..3.0) | recent paired windows favour nb: nb 76.0 % ht 70.0 %'
+    'ht>nb +2.0 pts over all rows (CS 1.0..3.0) | recent windows favour nb: nb 76.0 % ht 70.0 %'
 
     >>> spend = RunConfig(learners=("ht", "nb"), n_folds=2, sequential="spending")
     >>> live_status(Snapshot(100, folds, tests), spend).split(" | ")[-1]
@@ -448,18 +448,16 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
         return f"{text} vs {names.get(lead, lead)}" if difference and not short else text
 
     shown = {names.get(k, k): number(k, v) for k, v in values.items()}
-    verdict = status_verdict(verdicts, names, config.measure) if verdicts else ""
-    label = ""
-    if disputed:  # the verdict leads; the recent windows' other side said in words
-        recent = next(iter(values), "")
-        label = (f"recent paired windows favour {names.get(recent, recent)}: "
-                 if st is not None and st.same_rows else "own windows: ")
-    if disputed:
-        parts = [verdict, label + " ".join(f"{n} {x}" for n, x in shown.items())]
-    else:
-        parts = [f"{n} {x}" for n, x in shown.items()]
-        if verdict:
-            parts.insert(1 if parts else 0, verdict)
+    verdict = status_verdict(verdicts, names, config.measure, config.task) if verdicts else ""
+    # every number with its basis: the verdict's all rows, then the windows' numbers, said
+    recent = next(iter(values), "")
+    same_rows = st is not None and st.same_rows
+    label = ("own windows: " if not same_rows else
+             f"recent windows favour {names.get(recent, recent)}: " if disputed else
+             "recent windows: ")
+    parts = [*([verdict] if verdict else []),
+             label + " ".join(f"{n} {x}" for n, x in shown.items())] if shown else (
+        [verdict] if verdict else [])
     tests = rows_of(snap.tests)
     best = None
     for name in ("wilcoxon", "sign"):
@@ -479,9 +477,9 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
         # without its sequence, before anything is dropped
         learners = " ".join(f"{names.get(k, k)} {number(k, v, short=True)}"
                             for k, v in values.items())
-        brief = verdict.split(" (CS")[0].removesuffix(" pts")
-        compact = [brief, label + learners] if disputed else \
-            [learners, brief] if verdict else [learners]
+        brief = verdict.split(" (CS")[0].removesuffix(" over all rows").removesuffix(" pts")
+        short_label = label if disputed else label.split(" ")[0] + ": "
+        compact = [brief, short_label + learners] if verdict else [short_label + learners]
         if len(" | ".join(compact)) <= width or len(learners) <= width:
             parts = compact
             out = " | ".join(parts)

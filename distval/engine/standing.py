@@ -18,7 +18,6 @@ a value: the ``value_a`` / ``value_b`` of the pair's sign and Wilcoxon rows.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,16 +56,13 @@ def value_text(value: float, measure: str, task: str = "classification", *,
     >>> value_text(0.9123, "auc"), value_text(-0.031, "auc", difference=True, short=True)
     ('0.912', '-.03')
     >>> value_text(2.4512, "rmse", "regression"), value_text(10.52, "mae", "regression", short=True)
-    ('2.451', '10.52')
+    ('RMSE 2.451', '10.52')
     """
-    if task_named(task).percent(measure):
-        sign = "+" if difference else ""
-        if short:  # whole percent, as two decimals of a share
-            return f"{100 * value:{sign}.0f}{'pt' if difference else '%'}"
-        return f"{100 * value:{sign}.1f}{' pts' if difference else ' %'}"
-    if short:  # a leading zero dropped (.91, -.03), never another (10.52 stays)
-        return re.sub(r"^([+-]?)0\.", r"\1.", f"{value:{'+' if difference else ''}.2f}")
-    return f"{value:{'+' if difference else ''}.3f}"
+    t = task_named(task)
+    text = t.show(measure, value, difference=difference, short=short)
+    if t.numeric_target and not short:  # a regression measure names itself: RMSE 2.451
+        return f"{t.word(measure)} {text}"
+    return text
 
 
 def pair_means(paired: Columns) -> dict[tuple[str, str], tuple[float, float]]:

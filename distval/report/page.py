@@ -54,6 +54,7 @@ from distval.report.figures import (
 from distval.report.pairs import plot_pair_verdict
 from distval.report.significance import plot_critical_difference, plot_tests
 from distval.results import SavedRun, load_results, markdown_table
+from distval.results.answer import answer_tables
 from distval.results.compact import label_words
 
 if TYPE_CHECKING:
@@ -164,8 +165,8 @@ def _verdict_sections(page: _Sections, res: SavedRun) -> None:
             f"verdict_{i + 1}",
             f"{a} vs {b}",
             f"Thin lines: each fold's {what} of {a} over {b} over its paired {forgetting} "
-            f"window (the rows it tested with both); thick: their mean{band}; dashed grey: "
-            "the margin.",
+            f"window (the rows it tested with both); thick: their mean{band}"
+            + ("; dashed grey: the margin." if float(last["margin"].max()) > 0 else "."),
             plot_pair_verdict(paired, verdicts, a, b, forgetting=forgetting, measure=measure,
                               percent=res.task.percent(measure),
                               sequence=res.task.sequence_axis),
@@ -175,14 +176,11 @@ def _verdict_sections(page: _Sections, res: SavedRun) -> None:
 def _measure_sections(page: _Sections, res: SavedRun) -> None:
     """The final measures and the measures over time."""
     fg, task = res.forgetting, res.task
-    page.table(
-        "same_rows",
-        "Measures on the same rows",
-        f"What the verdicts compare: the run's measure of both learners of each pair over the "
-        f"paired windows (the rows each fold tested with both), mean ± sd over folds at the "
-        f"last check, {task.units_of(str(res.config.get('measure') or task.default_measure))}.",
-        tables.same_rows_table(res),
-    )
+    titles = {"A, all rows": ("same_rows", "What the verdicts rest on"),
+              "A, recent windows": ("recent", "The recent paired windows")}
+    for caption, cols, rows, _ in answer_tables(res.answer(), learners=False):
+        key, title = titles[cols[2]]
+        page.table(key, title, caption, (cols, rows))
     page.table(
         "measures",
         "Final measures",

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from distval.results import SavedRun
-from distval.results.compact import same_row_means
 from distval.results.summary import rejected_cell
 from distval.statistics.sequential import first_rejections
 
@@ -25,7 +24,6 @@ __all__ = [
     "decisions_rows",
     "final_tests_table",
     "measures_table",
-    "same_rows_table",
     "tests_with_pvalues",
 ]
 
@@ -37,29 +35,6 @@ def _finite(v: float) -> float | None:
 
 def _mean_sd(d: dict[str, float | None]) -> tuple[float | None, float | None]:
     return d.get("mean"), d.get("std")
-
-
-def same_rows_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
-    """What the verdicts compare: per pair, the run's measure of A and of B over the paired
-    windows (the rows each fold tested with both, forgotten the same way), mean ± sd over
-    the folds at the last check (:func:`~distval.results.compact.same_row_means`, as the
-    end-of-run screen), in the task's units, headed as there."""
-    paired = res.paired
-    if paired is None or not len(paired):
-        return [], []
-    task, measure = res.task, str(res.config.get("measure") or res.task.default_measure)
-    title = task.word(measure)
-    last = paired[paired["position"] == paired["position"].max()]
-    both = np.isfinite(last["value_a"].to_numpy(float)) & np.isfinite(
-        last["value_b"].to_numpy(float))
-    cols = ["A", "B", "folds", f"{title} of A", f"{title} of B", "rows per fold"]
-    rows = []
-    for a, b, n, ma, sa, mb, sb in same_row_means({c: last[c].to_numpy() for c in last}):
-        pair = both & (last["learner_a"] == a).to_numpy() & (last["learner_b"] == b).to_numpy()
-        width = float(np.median(last["width"].to_numpy(float)[pair]))
-        rows.append([a, b, str(n), task.cell(measure, ma, sa), task.cell(measure, mb, sb),
-                     f"{width:,.0f}"])
-    return cols, rows
 
 
 def measures_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:

@@ -1,6 +1,6 @@
-"""The default end-of-run print: the verdict lines and a compact measures table, 100 columns.
-
-``--verbose`` prints every test row instead of the compact table (:mod:`distval.results.memory`).
+"""Pieces of the end-of-run print: the verdict block, wrapped lines, how labels reached the
+learners and the paired windows' means (the tables themselves are the answer's:
+:mod:`distval.results.answer`).
 """
 
 from __future__ import annotations
@@ -11,14 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from distval.results.tables import text_table
 from distval.routing.delays import parse_duration
-from distval.tasks import Task, task_named
 
 __all__ = [
-    "compact_measures",
-    "compact_same_rows",
-    "compact_tables",
     "label_words",
     "same_row_means",
     "verdict_block",
@@ -89,117 +84,6 @@ def same_row_means(paired: Mapping[str, Any]) -> list[SameRows]:
             out.append((str(pair[0]), str(pair[1]), n, float(va[ok].mean()), sd[0],
                         float(vb[ok].mean()), sd[1]))
     return out
-
-
-def compact_same_rows(
-    paired: Mapping[str, Any], names: Mapping[str, str], measure: str = "accuracy",
-    task: Task | None = None,
-) -> str | None:
-    """What the verdicts compare, as an aligned text table: per pair, ``measure`` of A and
-    of B over the same rows (:func:`same_row_means`), mean ±sd over folds in the task's
-    units; None without paired values.
-
-    >>> p = {"learner_a": np.array(["ht", "ht"], object),
-    ...      "learner_b": np.array(["nb", "nb"], object),
-    ...      "value_a": np.array([0.8, 0.9]), "value_b": np.array([0.7, 0.7])}
-    >>> print(compact_same_rows(p, {}))
-    A   accuracy of A  B   accuracy of B  folds
-    --  -------------  --  -------------  -----
-    ht      85.0 ±7.1  nb      70.0 ±0.0      2
-    """
-    task = task or task_named("classification")
-    title = task.word(measure)
-    rows = [[names.get(a, a), task.short_cell(measure, {"mean": ma, "std": sa}),
-             names.get(b, b), task.short_cell(measure, {"mean": mb, "std": sb}), str(n)]
-            for a, b, n, ma, sa, mb, sb in same_row_means(paired)]
-    if not rows:
-        return None
-    return text_table(["A", f"{title} of A", "B", f"{title} of B", "folds"], rows, "lrlrr")
-
-
-def compact_tables(
-    learners: Mapping[str, Mapping[str, Mapping[str, Mapping[str, float | None]]]],
-    paired: Mapping[str, Any] | None, forgetting: str, names: Mapping[str, str],
-    measure: str = "accuracy", task: Task | None = None,
-) -> list[tuple[str, str]]:
-    """The end-of-run measures as (caption, aligned text table): first what the verdicts
-    compare, ``measure`` of each pair on the same rows (:func:`compact_same_rows`), then
-    each learner over its own windows and over all rows (:func:`compact_measures`), labelled
-    as such. The terminal prints them under the verdicts, Jupyter shows them as HTML.
-
-    >>> m = {"accuracy": {"mean": 0.841, "std": 0.005}}
-    >>> p = {"learner_a": np.array(["ht"], object), "learner_b": np.array(["nb"], object),
-    ...      "value_a": np.array([0.8]), "value_b": np.array([0.7])}
-    >>> for caption, _ in compact_tables({"ht": {"adwin": m}}, p, "adwin", {}):
-    ...     print(caption[:52])
-    What the verdicts compare: accuracy on the same rows
-    Each learner over its own windows (adwin forgetting)
-    """
-    task = task or task_named("classification")
-    title = task.word(measure)
-    out = []
-    same = compact_same_rows(paired or {}, names, measure, task)
-    if same is not None:
-        units = "%, " if task.percent(measure) else ""
-        out.append((f"What the verdicts compare: {title} on the same rows ({units}mean ±sd "
-                    f"over folds of the paired windows, {forgetting} forgetting: per fold, the "
-                    "rows it tested with both):", same))
-    total = task.cumulative
-    units = "%" if task.percent(total) else "target units"
-    warning = (", which may hold other rows than another learner's (so they need not agree "
-               "with the verdicts)," if same is not None else "")
-    caption = (f"Each learner over its own windows ({forgetting} forgetting){warning} and "
-               f"{dict(task.compact).get(total, total)} over all rows ({units}, mean ±sd over "
-               "folds):")
-    own = forgetting != "cumulative"
-    if not own:
-        caption = (f"Each learner under cumulative forgetting: over every row its folds tested "
-                   f"({units}, mean ±sd over folds):")
-    out.append((caption, compact_measures(learners, forgetting, names, measure, task, own)))
-    return out
-
-
-def compact_measures(
-    learners: Mapping[str, Mapping[str, Mapping[str, Mapping[str, float | None]]]],
-    forgetting: str,
-    names: Mapping[str, str],
-    measure: str = "accuracy",
-    task: Task | None = None,
-    own: bool = False,
-) -> str:
-    """The final measures (mean ±sd over folds) as an aligned text table, in the task's
-    units (classification: percent; regression: the target's); ``own`` marks the columns of
-    each learner's own windows "(own)" (all but the last over all rows).
-
-    A run's ``measure`` outside the columns shown (``auc``, ``log_loss``, ``f1``, …) gets a
-    last column of its own.
-
-    >>> m = {"accuracy": {"mean": 0.841, "std": 0.005}, "kappa": {"mean": 0.67, "std": None}}
-    >>> print(compact_measures({"ht": {"adwin": m, "cumulative": m}}, "adwin", {"ht": "ht"}))
-    learner   accuracy     κ  κm  κper  accuracy, cumulative
-    -------  ---------  ----  --  ----  --------------------
-    ht       84.1 ±0.5  67.0   –     –             84.1 ±0.5
-    >>> m["auc"] = {"mean": 0.9, "std": 0.01}
-    >>> print(compact_measures({"ht": {"adwin": m}}, "adwin", {}, "auc").splitlines()[2])
-    ht       84.1 ±0.5  67.0   –     –             84.1 ±0.5  0.9000 ±0.0100
-    """
-    task = task or task_named("classification")
-    extra = [] if measure in {m for m, _ in task.compact} else [measure]
-    total = task.cumulative
-    rows = []
-    for label, per in learners.items():
-        main = per.get(forgetting) or {}
-        cum = per.get("cumulative") or main
-        rows.append([names.get(label, label),
-                     *(task.short_cell(m, main.get(m)) for m, _ in task.compact),
-                     task.short_cell(total, cum.get(total)),
-                     *(task.short_cell(m, main.get(m)) for m in extra)])
-    titles = [title for _, title in task.compact]
-    if own:
-        titles[0] += " (own)"
-    cols = ["learner", *titles, f"{dict(task.compact).get(total, total)}, cumulative",
-            *(f"{task.word(m)} (own)" if own else task.word(m) for m in extra)]
-    return text_table(cols, rows, "l" + "r" * (len(cols) - 1))
 
 
 def verdict_block(

@@ -18,7 +18,8 @@ from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns, concat, rows_of, select
 from distval.config import RunConfig
 from distval.errors import DistvalError
-from distval.results.compact import compact_tables, verdict_block, wrap
+from distval.results.answer import Answer, answer_tables, render_text
+from distval.results.compact import verdict_block, wrap
 from distval.results.reader import SavedRun
 from distval.results.schema import TEST_SCHEMA, columns_of, finite_or_none, schemas_of, table
 from distval.results.series import Series, TimeSeries
@@ -28,7 +29,6 @@ from distval.results.summary import (
     measured,
     measures_block,
     q_block,
-    same_rows_block,
     tests_block,
 )
 from distval.results.tables import markdown_table, text_table
@@ -253,18 +253,22 @@ class EvaluationResult:
     def _detection_counts(self) -> dict[str, dict[str, int]]:
         return {learner: dict(per) for learner, per in self.detections.items()}
 
+    def answer(self) -> Answer:
+        """The run's answer (:class:`~distval.results.answer.Answer`): what every surface
+        renders."""
+        return Answer.build(self.summary(), self.final.paired if self.final else None,
+                            short_names(self.config.labels))
+
     def _blocks(self) -> list[Block]:
         """The summary as (caption, columns, rows, alignment) tables, for every renderer."""
         s = self.summary()
-        same = same_rows_block(self.final.paired, self.config.measure, self.task) if (
-            self.final) else None
-        blocks = [*([same] if same else []),
+        blocks = [*answer_tables(self.answer(), learners=False),
                   measures_block(s["learners"], self.config.forgetting, self.task)]
         if s["tests"]:
             first = (first_rejections(self.tests()) if self.config.sequential == "spending"
                      else None)
             blocks.append(tests_block(s["tests"], self.config.alpha, self.config.sequential,
-                                      first))
+                                      first, self.task))
         if s["q"]:
             blocks.append(q_block(s["q"]))
         return blocks
@@ -341,12 +345,8 @@ class EvaluationResult:
                 lines += [caption.replace("`", ""), text_table(cols, rows, align), ""]
         else:
             s = self.summary()
-            for caption, table in compact_tables(
-                s["learners"], self.final.paired if self.final else None,
-                self.config.forgetting, short_names(self.config.labels), self.config.measure,
-                self.task,
-            ):
-                lines += [*textwrap.wrap(caption, width), table, ""]
+            answer = self.answer()
+            lines += render_text(answer_tables(answer, short=True), width)
             if s["tests"]:
                 lines.append("Every test row: --verbose, or summary.md in the results.")
         lines += [part for line in self._footer() for part in textwrap.wrap(line, width)]
@@ -355,23 +355,17 @@ class EvaluationResult:
     def __repr__(self) -> str:
         """A short summary: rows, the final measure per learner (over all rows, and over its
         own windows), the verdicts and the baseline line."""
-        cfg = self.config
+        cfg, task = self.config, self.task
         lines = [f"<EvaluationResult {self._title().removeprefix('distval: ')}>"]
-        final = self.final.folds if self.final else concat([], self.task.fold_schema)
-
-        def mean(label: str, kind: str) -> float | None:
-            sel = (final["learner"] == label) & (final["forgetting"] == kind)
-            v = final[cfg.measure][sel].astype(float)
-            v = v[v == v]
-            return float(np.mean(v)) if len(v) else None
-
-        for label in cfg.labels:
-            own, every = mean(label, cfg.forgetting), mean(label, "cumulative")
-            parts = [f"{x:.4f} over all rows" for x in (every,) if x is not None]
-            if cfg.forgetting != "cumulative" and own is not None:
-                parts.append(f"{own:.4f} over its own {cfg.forgetting} windows")
+        answer = self.answer()
+        word = task.word(cfg.measure)
+        for x in answer.learners:
+            every, own = x.all_rows.get(cfg.measure), x.own.get(cfg.measure)
+            parts = [f"{n.text(task)} over all rows" for n in (every,) if n and n.known]
+            if cfg.forgetting != "cumulative" and own is not None and own.known:
+                parts.append(f"{own.text(task)} over its own {cfg.forgetting} window")
             if parts:
-                lines.append(f"  {label}: {cfg.measure} {', '.join(parts)}")
+                lines.append(f"  {x.label}: {word} {', '.join(parts)}")
         s = self.summary()
         for v in s["verdicts"]:
             lines.append(f"  {v['line']}")

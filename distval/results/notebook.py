@@ -21,7 +21,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import itertools
 from typing import TYPE_CHECKING, Any, Protocol
 
 from distval.config import RunConfig
@@ -29,7 +28,9 @@ from distval.config import RunConfig
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Shown", "result_html", "text_table_html"]
+    from distval.results.answer import Answer
+
+__all__ = ["Shown", "html_table", "result_html"]
 
 
 class Shown(Protocol):
@@ -39,6 +40,7 @@ class Shown(Protocol):
     final: Any
 
     def summary(self) -> dict[str, Any]: ...
+    def answer(self) -> Answer: ...
     def to_text(self, verbose: bool = False, width: int = 100) -> str: ...
     def plot(self, measure: str | None = None) -> Figure: ...
 
@@ -50,31 +52,15 @@ _STYLE = (
 )
 
 
-def text_table_html(text: str) -> str:
-    """An aligned text table (a header line, a line of dashes under each column, the rows:
-    :func:`distval.results.tables.text_table`) as an HTML table; the dashes give the columns.
+def html_table(columns: list[str], rows: list[list[str]]) -> str:
+    """Columns and rows as an HTML table (the cells escaped).
 
-    >>> text_table_html("a    bb\\n--  ---\\nx   1.0")
-    '<table><tr><th>a</th><th>bb</th></tr><tr><td>x</td><td>1.0</td></tr></table>'
+    >>> html_table(["a", "b"], [["x", "<1"]])
+    '<table><tr><th>a</th><th>b</th></tr><tr><td>x</td><td>&lt;1</td></tr></table>'
     """
-    lines = text.splitlines()
-    spans: list[tuple[int, int]] = []
-    start = None
-    for i, c in enumerate(lines[1] + " "):
-        if c == "-" and start is None:
-            start = i
-        elif c != "-" and start is not None:
-            spans.append((start, i))
-            start = None
-    # a cell may reach left of its dashes (right-aligned columns): cut between the spans
-    cuts: list[int | None] = [0, *(b for (_, b) in spans[:-1]), None]
-
-    def cells(line: str) -> list[str]:
-        return [html.escape(line[a:b].strip()) for a, b in itertools.pairwise(cuts)]
-
-    head = "".join(f"<th>{c}</th>" for c in cells(lines[0]))
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in cells(line)) + "</tr>"
-                   for line in lines[2:] if line.strip())
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>"
+                   for r in rows)
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
@@ -88,9 +74,7 @@ def _figure_uri(result: Shown) -> str:
 def result_html(result: Shown, figure: bool = True) -> str:
     """``result`` as one HTML fragment (see the module); ``figure=False`` leaves the figure
     out."""
-    from distval.results.compact import compact_tables
-    from distval.statistics.verdict import short_names
-    from distval.tasks import task_named
+    from distval.results.answer import answer_tables
 
     s: dict[str, Any] = result.summary()
     cfg = result.config
@@ -105,11 +89,9 @@ def result_html(result: Shown, figure: bool = True) -> str:
         parts.append(f"<table><tr><th>pair</th><th>verdict</th></tr>{rows}</table>")
     if s.get("baseline"):
         parts.append(f'<p class="baseline">{html.escape(s["baseline"]["line"])}</p>')
-    for caption, table in compact_tables(
-        s["learners"], result.final.paired if result.final is not None else None,
-        cfg.forgetting, short_names(cfg.labels), cfg.measure, task_named(cfg.task),
-    ):
-        parts += [f"<p>{html.escape(caption)}</p>", text_table_html(table)]
+    answer = result.answer()
+    for caption, cols, cells, _ in answer_tables(answer, short=True):
+        parts += [f"<p>{html.escape(caption)}</p>", html_table(cols, cells)]
     if figure and result.final is not None:
         parts.append(f'<img alt="{html.escape(cfg.measure)} over the stream" '
                      f'src="{_figure_uri(result)}">')

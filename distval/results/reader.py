@@ -28,6 +28,8 @@ from distval.tasks import Task, task_of
 if TYPE_CHECKING:  # imported where a run is read back, not by every command's start
     import pandas as pd
 
+    from distval.results.answer import Answer
+
 __all__ = ["SavedRun", "has_table", "load_results"]
 
 
@@ -97,6 +99,35 @@ class SavedRun:
     @property
     def final_position(self) -> int:
         return int(self.folds["position"].max())
+
+    def answer(self) -> Answer:
+        """The run's answer (:class:`~distval.results.answer.Answer`), from its summary and
+        last paired table; a run killed before its summary: from its tables' last rows."""
+        from distval.results.answer import Answer
+        from distval.statistics.verdict import short_names
+
+        paired = self.paired
+        last = paired[paired["position"] == paired["position"].max()] if len(paired) else paired
+        columns = {c: last[c].to_numpy() for c in last.columns} if len(last) else None
+        summary = dict(self.summary or self._final_summary())
+        summary.setdefault("task", self.task.name)
+        summary.setdefault("config", self.config)
+        return Answer.build(summary, columns, short_names(self.labels))
+
+    def _final_summary(self) -> dict[str, Any]:
+        """What the summary would hold of the last check: mean and sd over folds of each
+        measure, and the last verdict rows."""
+        f = self.folds[self.folds["position"] == self.final_position]
+        learners: dict[str, Any] = {}
+        measures = [m for m in self.task.measures if m in f and f[m].dtype.kind == "f"]
+        for (label, kind), g in f.groupby(["learner", "forgetting"], sort=False):
+            learners.setdefault(str(label), {})[str(kind)] = {
+                m: {"mean": float(g[m].mean()) if g[m].notna().any() else None,
+                    "std": float(g[m].std()) if g[m].notna().sum() > 1 else None}
+                for m in measures}
+        v = self.verdicts
+        last = v[v["position"] == v["position"].max()] if len(v) else v
+        return {"learners": learners, "verdicts": last.to_dict("records")}
 
     @property
     def interrupted_at(self) -> int | None:

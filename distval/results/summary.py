@@ -9,7 +9,7 @@ from typing import Any
 
 from distval.config import RunConfig
 from distval.metrics import PROBA_MEASURES
-from distval.results.compact import label_words, same_row_means
+from distval.results.compact import label_words
 from distval.tasks import Task, task_named
 
 #: A summary table: (caption, columns, rows, alignment), drawn by every renderer.
@@ -62,28 +62,6 @@ def measures_block(learners: dict[str, Any], kind: str, task: Task | None = None
     )
 
 
-def same_rows_block(paired: Mapping[str, Any], measure: str, task: Task) -> Block | None:
-    """What the verdicts compare: per pair, ``measure`` of A and of B over the paired
-    windows (the rows each fold tested with both), mean ± sd over the folds, in the task's
-    units; None without pairs.
-
-    >>> import numpy as np
-    >>> p = {"learner_a": np.array(["a", "a"], object), "learner_b": np.array(["b", "b"], object),
-    ...      "value_a": np.array([0.8, 0.9]), "value_b": np.array([0.7, 0.7])}
-    >>> same_rows_block(p, "accuracy", task_named("classification"))[2]
-    [['a', 'b', '2', '85.00 ± 7.07', '70.00 ± 0.00']]
-    """
-    rows = [[a, b, str(n), task.cell(measure, ma, sa), task.cell(measure, mb, sb)]
-            for a, b, n, ma, sa, mb, sb in same_row_means(paired)]
-    if not rows:
-        return None
-    word = task.word(measure)
-    return (f"What the verdicts compare: {word} of both learners of each pair on the same "
-            "rows (the paired windows: the rows each fold tested with both), mean ± sd over "
-            f"folds, {task.units_of(measure)}:", ["A", "B", "folds", f"{word} of A",
-                                                 f"{word} of B"], rows, "lllrr")
-
-
 def _pair(d: dict[str, float | None] | None) -> tuple[float | None, float | None]:
     return (None, None) if not d else (d.get("mean"), d.get("std"))
 
@@ -132,6 +110,7 @@ SEQUENTIAL_NOTES = {
 def tests_block(
     tests: list[dict[str, Any]], alpha: float, sequential: str = "none",
     first: Mapping[tuple[str, str, str], tuple[int, float, str | None]] | None = None,
+    task: Task | None = None,
 ) -> Block:
     """The final test decisions and what each compared; with ``--sequential``, which
     decisions stay valid when the checks are watched and the p-value limit each used;
@@ -145,13 +124,18 @@ def tests_block(
         if t["test"] in ("sign", "wilcoxon"):
             compared += ", paired"
         digits = ".4f" if t.get("measure") != "errors" else ".6g"
+        measure = str(t.get("measure") or "")
+        if task is not None and task.percent(measure):  # shares in percent, as every table
+            va, vb = (task.cell(measure, t[k]) for k in ("value_a", "value_b"))
+        else:
+            va, vb = _num(t["value_a"], digits), _num(t["value_b"], digits)
         row = [
             t["learner_a"],
             t["learner_b"],
             t["test"],
             compared,
-            _num(t["value_a"], digits),
-            _num(t["value_b"], digits),
+            va,
+            vb,
             _num(t["statistic"]),
             _num(t["pvalue"]),
             rejected_cell(t, first),
@@ -173,7 +157,8 @@ def tests_block(
         "fold, both learners over the rows it tested with both)"
         + ("; McNemar on the errors of the (row, fold) pairs both learners tested" if mcnemar
            else "")
-        + ". Values: the compared quantity of A and B. "
+        + ". Values: the compared quantity of A and B (shares and κ in percent; errors: "
+        "counts). "
         + SEQUENTIAL_NOTES[sequential if watched else "none"]
     )
     if adjusted is not None:

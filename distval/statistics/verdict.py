@@ -351,7 +351,7 @@ def short_names(labels: Sequence[str], width: int = 24) -> dict[str, str]:
 
 def status_verdict(
     rows: Sequence[dict[str, Any]], names: dict[str, str] | None = None,
-    measure: str = "accuracy",
+    measure: str = "accuracy", task: str = "classification",
 ) -> str:
     """The verdict part of the live status line: the pair with the clearest verdict (else
     the largest difference), in a few words; points of accuracy, or the loss difference of
@@ -360,11 +360,13 @@ def status_verdict(
     >>> rows = [{"learner_a": "ht", "learner_b": "nb", "decision": "A", "mean": 0.067,
     ...          "lower": 0.059, "upper": 0.075}]
     >>> status_verdict(rows)
-    'ht>nb +6.7 pts (CS 5.9..7.5)'
+    'ht>nb +6.7 pts over all rows (CS 5.9..7.5)'
     >>> status_verdict([dict(rows[0], decision="undecided", lower=-0.01)])
-    'ht vs nb +6.7 pts (CS -1.0..7.5) no verdict yet'
+    'ht vs nb +6.7 pts over all rows (CS -1.0..7.5) no verdict yet'
     >>> status_verdict(rows, measure="brier")
-    'ht>nb Brier -0.0670 (CS -0.0750..-0.0590)'
+    'ht>nb Brier -0.0670 over all rows (CS -0.0750..-0.0590)'
+    >>> status_verdict(rows, measure="rmse", task="regression")
+    'ht>nb closer on +6.7 % of rows (CS 5.9..7.5)'
     """
     names = names or {}
     r = clearest_verdict(rows)
@@ -381,11 +383,12 @@ def status_verdict(
         name = {"brier": "Brier", "log_loss": "log-loss"}[measure]
         lo, hi = sorted((-sign * r["lower"], -sign * r["upper"]))
         cs = f"(CS {lo:.4f}..{hi:.4f})"
-        x = f"{name} {-sign * r['mean']:.4f}"
+        x = f"{name} {-sign * r['mean']:.4f} over all rows"
     else:
         lo, hi = sorted((sign * 100 * r["lower"], sign * 100 * r["upper"]))
         cs = f"(CS {lo:.1f}..{hi:.1f})"
-        x = f"+{sign * 100 * r['mean']:.1f} pts"
+        x = (f"closer on +{sign * 100 * r['mean']:.1f} % of rows" if task == "regression"
+             else f"+{sign * 100 * r['mean']:.1f} pts over all rows")
     if r["decision"] in ("A", "B"):
         return f"{win}>{lose} {x} {cs}"
     if r["decision"] == "equivalent":

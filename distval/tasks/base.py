@@ -32,6 +32,7 @@ A third task (multi-label, quantile regression) is one new module beside
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -39,7 +40,11 @@ import pyarrow as pa
 
 from distval.streams import Stream, open_stream
 
-__all__ = ["Config", "Learners", "Task", "and_words"]
+__all__ = ["CLOSER", "Config", "Learners", "Task", "and_words"]
+
+#: A regression verdict's tested quantity: the share of rows on which A's prediction is the
+#: closer less the share on which B's is (printed as "% of rows").
+CLOSER = "closer"
 
 #: A summary's measures: learner -> forgetting -> measure -> {"mean", "std"}.
 Learners = Mapping[str, Mapping[str, Mapping[str, Mapping[str, float | None]]]]
@@ -188,6 +193,73 @@ class Task:
     def units_of(self, measure: str) -> str:
         """How ``measure``'s numbers print, said in a caption."""
         return self.units
+
+    def number(self, measure: str, value: float) -> str:
+        """``value`` in ``measure``'s display units, without the unit (percent: one decimal,
+        a share of rows too; else four significant digits).
+
+        >>> from distval.tasks import task_named
+        >>> c, r = task_named("classification"), task_named("regression")
+        >>> c.number("accuracy", 0.0612), r.number("rmse", 2.4512)
+        ('6.1', '2.451')
+        """
+        if self.percent(measure) or measure == CLOSER:
+            return f"{100 * value:.1f}"
+        return f"{value:.{self.decimals(measure, value)}f}"
+
+    def show(self, measure: str, value: float, *, difference: bool = False,
+             short: bool = False, signed: bool | None = None) -> str:
+        """The one unit policy of every number a person reads: a share or a κ in percent
+        (``78.5 %``), a ``difference`` of two in points (``-3.1 pts``), a regression
+        verdict's share of rows as ``+14.1 % of rows``, any other measure as a plain number
+        (``0.912``); ``short`` for a narrow terminal (whole percent, two decimals).
+
+        >>> from distval.tasks import task_named
+        >>> c = task_named("classification")
+        >>> c.show("accuracy", 0.785), c.show("accuracy", -0.031, difference=True)
+        ('78.5 %', '-3.1 pts')
+        >>> c.show("accuracy", 0.781, short=True)
+        '78%'
+        >>> c.show("kappa", -0.031, difference=True, short=True)
+        '-3pt'
+        >>> c.show("auc", 0.9123), c.show("auc", -0.031, difference=True, short=True)
+        ('0.912', '-.03')
+        >>> task_named("regression").show(CLOSER, 0.141, difference=True)
+        '+14.1 % of rows'
+        """
+        sign = "+" if (difference if signed is None else signed) else ""
+        if measure == CLOSER:
+            return f"{100 * value:{sign}.{0 if short else 1}f}{'%' if short else ' % of rows'}"
+        if self.percent(measure):
+            if short:  # whole percent, as two decimals of a share
+                return f"{100 * value:{sign}.0f}{'pt' if difference else '%'}"
+            return f"{100 * value:{sign}.1f}{' pts' if difference else ' %'}"
+        if short:  # a leading zero dropped (.91, -.03), never another (10.52 stays)
+            return re.sub(r"^([+-]?)0\.", r"\1.", f"{value:{sign}.2f}")
+        return f"{value:{sign}.3f}"
+
+    def difference_unit(self, measure: str) -> str:
+        """A column title's unit of a difference of ``measure`` (``, pts``; plain: none)."""
+        if measure == CLOSER:
+            return ", % of rows"
+        return ", pts" if self.percent(measure) else ""
+
+    def verdict_measure(self, measure: str) -> str:
+        """The measure over all rows that a verdict on ``measure`` is about (the per-row
+        loss's mean: accuracy for the 0/1 error)."""
+        return measure
+
+    def tested_measure(self, measure: str) -> str:
+        """What a verdict's difference is a difference of (regression: :data:`CLOSER`)."""
+        return measure
+
+    def difference_words(self, measure: str) -> str:
+        """How a pair's difference is said in a caption."""
+        if self.percent(measure):
+            return ("in points (a difference of two percentages: the mean per-row difference "
+                    "the verdict's confidence sequence follows)")
+        return (f"as a plain number ({self.word(measure)} difference, the one the verdict "
+                "tests; negative: A's is lower)")
 
     def measured(self, config: Config) -> tuple[str, ...]:
         """The fold measures the summary keeps for a run of ``config``."""

@@ -42,7 +42,7 @@ from distval.errors import DistvalError
 from distval.metrics.sums import SUM_FORGETTING, SumWindows
 from distval.streams import Stream
 from distval.streams.regression import open_regression_stream
-from distval.tasks.base import Config, Learners, Task, and_words
+from distval.tasks.base import CLOSER, Config, Learners, Task, and_words
 
 __all__ = [
     "REGRESSION_MEASURES",
@@ -104,7 +104,14 @@ class Regression(Task):
     units = "in the target's units (R² and the ratios: plain numbers)"
 
     def higher_is_better(self, measure: str) -> bool:
-        return measure == "r2"
+        return measure in ("r2", CLOSER)
+
+    def tested_measure(self, measure: str) -> str:
+        return CLOSER
+
+    def difference_words(self, measure: str) -> str:
+        return ("as the verdict tests it: the share of rows on which A's prediction is the "
+                "closer less the share on which B's is (% of rows)")
 
     def open_stream(self, config: Config) -> Stream:
         """A regression stream (:mod:`distval.streams.regression`): a numeric target."""

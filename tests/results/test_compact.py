@@ -5,7 +5,8 @@ from __future__ import annotations
 from river import linear_model, naive_bayes, tree
 
 import distval
-from distval.results.compact import compact_measures, wrap
+from distval.results.answer import Answer, learners_table
+from distval.results.compact import wrap
 from distval.statistics.verdict import short_names
 
 
@@ -33,8 +34,9 @@ def test_four_learners_with_moa_names_fit_100_columns_and_verbose_shows_every_te
     assert len(wide.splitlines()) > len(text.splitlines())
 
 
-def test_compact_measures_and_wrapping():
+def test_learners_table_in_percent_and_wrapping():
     m = {"accuracy": {"mean": 0.5, "std": 0.25}}
-    table = compact_measures({"a": {"adwin": m}}, "adwin", {"a": "A"})
-    assert "50.0 ±25.0" in table and table.splitlines()[2].startswith("A ")
+    summary = {"config": {"forgetting": "adwin"}, "learners": {"a": {"adwin": m}}}
+    _, cols, rows, _ = learners_table(Answer.build(summary, None, {"a": "A"}), short=True)
+    assert rows[0][0] == "A" and rows[0][cols.index("accuracy (own)")] == "50.0 ±25.0"
     assert all(len(x) <= 30 for x in wrap("word " * 40, width=30))

@@ -35,7 +35,8 @@ def test_repr_is_short_and_text_tables_are_aligned():
     lines = res.to_text().splitlines()
     rules = [i for i, line in enumerate(lines) if set(line) <= {"-", " "} and line]
     firsts = [lines[i - 1].split()[0] for i in rules]
-    assert firsts == ["A", "learner"]  # the pair on the same rows, then each learner's own
+    # the pair over all rows, over the recent windows, then each learner
+    assert firsts == ["A", "A", "learner"]
     for rule, first in zip(rules, firsts):
         widths = [len(part) for part in lines[rule].split("  ")]
         assert lines[rule - 1].startswith(first.ljust(widths[0]))
@@ -100,14 +101,14 @@ def test_the_null_twin_at_any_look_is_what_a_loop_over_every_check_finds():
 
 
 def test_the_measures_caption_says_what_rows_each_forgetting_covers():
-    """Under cumulative forgetting the table covers every row the folds tested (no 'own
-    windows' warning); under adwin it warns that the windows differ from the verdicts'
-    rows. The Markdown summary says the same."""
+    """Under cumulative forgetting the learners' table covers every row the folds tested (no
+    'own window' column); under adwin it says that each learner's own window may hold other
+    rows than another learner's. The Markdown summary says the same."""
     opts = {"stream": "sea", "n_rows": 600, "learners": ("nb", "majority"), "n_folds": 2,
             "test_every": 300}
     cum = distval.evaluate(forgetting="cumulative", **opts)
     text = " ".join(cum.to_text().split())
-    assert "Each learner under cumulative forgetting: over every row its folds tested" in text
-    assert "own windows" not in text and "own windows" not in cum.to_markdown()
+    assert "Each learner over all rows (cumulative forgetting)" in text
+    assert "own window" not in text and "own windows" not in cum.to_markdown()
     adwin = " ".join(distval.evaluate(**opts).to_text().split())
-    assert "over its own windows" in adwin and "need not agree with the verdicts" in adwin
+    assert "over its own adwin window" in adwin and "other rows than another learner" in adwin
