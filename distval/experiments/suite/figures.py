@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from distval.experiments.suite.statistics import stream_ranks
-from distval.experiments.suite.tables import rope_words
+from distval.experiments.suite.units import rope_words
 from distval.report.figures import save_figure
 from distval.report.significance import draw_critical_difference
 from distval.statistics.friedman import nemenyi_critical_difference

@@ -55,8 +55,8 @@ def suite_html(data: dict[str, Any], figures: bool = True) -> str:
         _p_is,
         rank_row,
         ranked_on,
-        rope_words,
     )
+    from distval.experiments.suite.units import rope_words
     from distval.report.page import _CSS
 
     c = data["comparison"]

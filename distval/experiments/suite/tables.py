@@ -32,7 +32,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from distval.tasks import Task, task_of
+from distval.experiments.suite.units import rope_words, unit
 
 __all__ = [
     "leaders",
@@ -40,36 +40,10 @@ __all__ = [
     "ranked_on",
     "results_latex",
     "results_markdown",
-    "rope_words",
     "suite_latex",
     "suite_markdown",
-    "unit",
     "write_suite_files",
 ]
-
-
-def unit(data: dict[str, Any]) -> tuple[Task, str]:
-    """The suite's task (from its runs' settings) and ranked measure: the task decides how
-    the measure prints (:meth:`~distval.tasks.base.Task.short_cell`, percent for shares)."""
-    task = task_of((data.get("config") or {}).get("run") or {})
-    return task, str(data.get("measure") or task.default_measure)
-
-
-def rope_words(data: dict[str, Any]) -> str:
-    """The ROPE as a person reads it: in points where the measure prints in percent (a
-    difference of two percentages), else in the measure's own numbers.
-
-    >>> rope_words({"measure": "accuracy", "comparison": {"rope": 0.01}})
-    '± 1 point'
-    >>> rope_words({"measure": "auc", "comparison": {"rope": 0.02}})
-    '± 0.02'
-    """
-    task, measure = unit(data)
-    rope = float(data["comparison"]["rope"])
-    if task.percent(measure):
-        points = round(100 * rope, 6)
-        return f"± {points:g} point" + ("" if points == 1 else "s")
-    return f"± {rope:g}"
 
 
 def leaders(c: dict[str, Any]) -> list[str]:
