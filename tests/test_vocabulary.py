@@ -129,7 +129,8 @@ def test_a_three_learner_suite_names_its_ranking_and_its_runs_one_leader(tmp_pat
           test_every=200, output_dir=out, figures=False)
     data = json.loads((out / "suite.json").read_text())
     md = (out / "suite.md").read_text()
-    assert f"ties within ± {data['comparison']['rope']}" in md
+    points = 100 * data["comparison"]["rope"]  # accuracy prints in percent: the ROPE in points
+    assert f"within ± {points:g} point" in md
     assert "over all rows (cumulative)" in md and "p = <" not in md
     for name in ("SEA-50", "elec2"):
         _check_run(distval.load_results(out / name))

@@ -1,6 +1,8 @@
-"""The live page of a suite (``distval suite --live``): its streams' progress and the average
-ranks as they fill in, read from the ``suite.json`` the suite rewrites whenever a stream
-finishes (:mod:`distval.experiments.suite`). The file is read again only when it changed.
+"""The live page of a suite (``distval suite --live``): its streams' progress, the average
+ranks (the suite's one rule: ties within the ROPE) as they fill in and the values in the
+run's unit (shares in percent), each stream's best rank in bold, read from the
+``suite.json`` the suite rewrites whenever a stream finishes
+(:mod:`distval.experiments.suite`). The file is read again only when it changed.
 
 >>> import json, tempfile
 >>> from pathlib import Path
@@ -10,10 +12,13 @@ finishes (:mod:`distval.experiments.suite`). The file is read again only when it
 'starting'
 >>> _ = (d / "suite.json").write_text(json.dumps({"measure": "accuracy", "streams": [
 ...     {"name": "sea", "done": True, "rows": 500}, {"name": "elec2", "done": False}],
-...     "comparison": {"average_ranks": {"nb": 1.0, "majority": 2.0}}}))
+...     "comparison": {"average_ranks": {"nb": 1.0, "majority": 2.0}, "values": [[0.8, 0.6]],
+...                    "spread": [[0.01, 0.02]], "ranks": [[1.0, 2.0]]}}))
 >>> page = json.loads(state.to_json())
 >>> page["status"]["done"], page["status"]["total"], page["charts"]["ranks"]
 (1, 2, {'nb': 1.0, 'majority': 2.0})
+>>> page["charts"]["cells"], page["charts"]["best"], page["charts"]["label"]
+([['80.0 ±1.0', '60.0 ±2.0']], [[True, False]], 'accuracy (%)')
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from distval.tasks import task_of
 
 __all__ = ["SuiteState"]
 
@@ -104,11 +111,26 @@ class SuiteState:
                                   for s in streams]}
             charts = None
             if self.version > since and self._data:
-                comparison = self._data.get("comparison") or {}
-                charts = {"measure": self._data.get("measure"),
-                          "ranks": comparison.get("average_ranks") or {},
-                          "history": list(self._history),
-                          "streams": comparison.get("streams") or [],
-                          "learners": comparison.get("learners") or [],
-                          "values": comparison.get("values") or []}
+                charts = self._charts()
         return json.dumps({"status": status, "charts": charts}, allow_nan=False)
+
+    def _charts(self) -> dict[str, Any]:
+        """The ranks, their history and the values table: each value as the run's task
+        prints it (shares in percent), in bold where it holds its stream's best rank under
+        the suite's one rank rule (ties within the ROPE, ``comparison.ranks``)."""
+        comparison = self._data.get("comparison") or {}
+        task = task_of((self._data.get("config") or {}).get("run") or {})
+        measure = str(self._data.get("measure") or task.default_measure)
+        values, spread = comparison.get("values") or [], comparison.get("spread") or []
+        cells = [[task.short_cell(measure, {"mean": v, "std": e})
+                  for v, e in zip(row, sd, strict=False)]
+                 for row, sd in zip(values, spread, strict=False)]
+        ranks = comparison.get("ranks") or []
+        return {"measure": self._data.get("measure"), "label": task.label(measure),
+                "units": task.units_of(measure), "rule": comparison.get("rank_rule") or "",
+                "ranks": comparison.get("average_ranks") or {},
+                "history": list(self._history),
+                "streams": comparison.get("streams") or [],
+                "learners": comparison.get("learners") or [],
+                "values": values, "cells": cells,
+                "best": [[r == min(row) for r in row] for row in ranks]}

@@ -45,6 +45,23 @@ def test_the_suite_page_fills_in_as_streams_finish(browser: Any, tmp_path: Path)
                               " return Object.fromEntries(t.y.map((k, i) => [k, t.x[i]])); }")
         assert drawn == ranks == dict(out["result"].cross.average_ranks)
         assert page.locator("#streams tr").count() == len(STREAMS)
+        # the values as a person reads them: accuracy in percent (one decimal), each
+        # stream's best rank in bold, ties within the ROPE of 1 point (a plain loop)
+        comparison = json.loads((tmp_path / "suite.json").read_text())["comparison"]
+        shown = page.evaluate("() => [...document.querySelectorAll('#values tr')].slice(1)"
+                              ".map(tr => [...tr.cells].slice(1).map(td => "
+                              "[td.textContent, getComputedStyle(td).fontWeight]))")
+        for row, sd, cells in zip(comparison["values"], comparison["spread"], shown,
+                                  strict=True):
+            assert [t for t, _ in cells] == [f"{100 * v:.1f} ±{100 * e:.1f}"
+                                             for v, e in zip(row, sd, strict=True)]
+            rank = [1 + sum(w - u > 0.01 for w in row)
+                    + 0.5 * sum(abs(w - u) <= 0.01 for w in row[:j] + row[j + 1:])
+                    for j, u in enumerate(row)]
+            assert [int(w) >= 700 for _, w in cells] == [r == min(rank) for r in rank]
+        assert "accuracy (%)" in page.locator("#values-title").inner_text()
+        title = page.evaluate("() => document.getElementById('chart-ranks').layout.title.text")
+        assert "ties within ± 1 point" in title
     finally:
         page.close()
         server.close()

@@ -1,8 +1,9 @@
 """A suite's figures (matplotlib, no display): the critical-difference diagram over streams
-and a rank plot, each as SVG and PDF, drawn from ``suite.json``'s content alone.
+and a rank plot, each as SVG and PDF, drawn from ``suite.json``'s content alone. Both show
+the suite's one rank rule (ties within the ROPE), the ranks of its table.
 
 >>> data = {"comparison": {"learners": ["a", "b", "c"], "streams": ["s", "t"],
-...     "values": [[0.9, 0.8, 0.7], [0.8, 0.85, 0.6]], "alpha": 0.05,
+...     "values": [[0.9, 0.8, 0.7], [0.8, 0.85, 0.6]], "alpha": 0.05, "rope": 0.01,
 ...     "average_ranks": {"a": 1.5, "b": 1.5, "c": 3.0}, "friedman": None}}
 >>> len(plot_ranks(data).axes), len(plot_cd(data).axes)
 (1, 1)
@@ -15,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from distval.experiments.suite.statistics import stream_ranks
+from distval.experiments.suite.units import rope_words
 from distval.report.figures import save_figure
 from distval.report.significance import draw_critical_difference
 from distval.statistics.friedman import nemenyi_critical_difference
@@ -40,7 +43,8 @@ def plot_cd(data: dict[str, Any]) -> Figure | None:
         if fr
         else nemenyi_critical_difference(len(learners), n, alpha=alpha)
     )
-    title = f"Average ranks over {n} streams (1 = best); Nemenyi CD at alpha = {alpha}"
+    title = (f"Average ranks over {n} streams (1 = best; within {rope_words(data)}: tied); "
+             f"Nemenyi CD at alpha = {alpha}")
     if fr:
         verdict = "rejects" if fr["reject"] else "does not reject"
         title += f"; Friedman (Iman–Davenport) {verdict}"
@@ -48,16 +52,13 @@ def plot_cd(data: dict[str, Any]) -> Figure | None:
 
 
 def plot_ranks(data: dict[str, Any]) -> Figure:
-    """Each learner's rank on every stream (1 = best, at the top), its average as a dashed
-    line."""
+    """Each learner's rank on every stream (1 = best, at the top; ties within the ROPE share
+    their mean rank), its average rank, the table's, as a dashed line."""
     from matplotlib.figure import Figure
-    from scipy.stats import rankdata
 
     c = data["comparison"]
     learners, streams = c["learners"], c["streams"]
-    values = np.asarray(c["values"], dtype=float).reshape(len(streams), len(learners))
-    ranks = rankdata(values if c.get("lower_is_better") else -values, axis=1) if len(
-        streams) else values
+    ranks = stream_ranks(c).reshape(len(streams), len(learners))
     fig = Figure(figsize=(max(5.0, 1.0 + 0.7 * len(streams)), 3.4), layout="constrained")
     ax = fig.subplots()
     x = np.arange(len(streams))
@@ -71,9 +72,11 @@ def plot_ranks(data: dict[str, Any]) -> Figure:
     ax.set_ylim(len(learners) + 0.5, 0.5)
     ax.set_yticks(range(1, len(learners) + 1))
     ax.set_ylabel("rank (1 = best)")
-    title = "Rank per stream; dashed: average rank"
+    tie = f"within {rope_words(data)}: tied"
+    title = f"Rank per stream ({tie}); dashed: average rank"
     if c.get("lower_is_better"):  # an error: rank 1 is the lowest
-        title = f"Rank per stream by final {data.get('measure')} (1 = lowest); dashed: average rank"
+        title = (f"Rank per stream by final {data.get('measure')} (1 = lowest; {tie}); "
+                 "dashed: average rank")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
     return fig

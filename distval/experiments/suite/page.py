@@ -1,11 +1,11 @@
 """``suite.html``: a suite's page, like a run's ``report.html``.
 
 One self-contained HTML file (no network): what the suite ranks (the measure, its
-forgetting, ties within the ROPE), the stream x learner table with the average ranks (tied
-and plain), the Friedman line, the Wilcoxon/Holm and Bayesian signed-rank tables, and the
-critical-difference diagram and rank plot as PNG data URIs. It is written from
-``suite.json``'s content alone, with the run report's style sheet and PNG encoding
-(:mod:`distval.report`).
+forgetting, its unit, the one rank rule: ties within the ROPE, what bold means), the stream
+x learner table with its one average-rank row, the Friedman line, the Wilcoxon/Holm and
+Bayesian signed-rank tables, and the critical-difference diagram and rank plot as PNG data
+URIs. It is written from ``suite.json``'s content alone, with the run report's style sheet
+and PNG encoding (:mod:`distval.report`).
 
 >>> data = {"measure": "accuracy", "comparison": {
 ...     "learners": ["a", "b"], "streams": ["s", "t"], "values": [[0.9, 0.8], [0.7, 0.75]],
@@ -51,25 +51,22 @@ def suite_html(data: dict[str, Any], figures: bool = True) -> str:
     from distval.experiments.suite.tables import (
         _cells,
         _iman_davenport,
-        _lowest,
         _p,
         _p_is,
-        _rank,
+        rank_row,
         ranked_on,
     )
+    from distval.experiments.suite.units import rope_words
     from distval.report.page import _CSS
 
     c = data["comparison"]
     learners, streams, cells, best = _cells(data)
     title = f"Suite: {len(learners)} learners on {len(streams)} streams"
     rows = [[s, *row] for s, row in zip(streams, cells, strict=True)]
-    ranks, raw = c["average_ranks"], c.get("average_ranks_raw")
-    tied = f" (ties within ± {c['rope']})" if raw and c.get("ranks_tie_within_rope") else ""
-    rows.append([f"average rank{tied}", *(_rank(ranks.get(lab)) for lab in learners)])
-    if raw and raw != ranks:
-        rows.append(["average rank (every difference)", *(_rank(raw.get(lab)) for lab in learners)])
-    parts = [_section("Results", f"{ranked_on(data)}. Best in bold{_lowest(c)}; rank 1 is best.",
-                      _table(["stream", *learners], rows, best))]
+    name, ranks, top = rank_row(data)
+    rows.append([name, *ranks])
+    parts = [_section("Results", f"{ranked_on(data)}.",
+                      _table(["stream", *learners], rows, [*best, top]))]
     fr = c.get("friedman")
     if fr:
         verdict = "reject" if fr["reject"] else "do not reject"
@@ -88,7 +85,7 @@ def suite_html(data: dict[str, Any], figures: bool = True) -> str:
                     for w in c["wilcoxon_holm"]])))
     if c.get("bayesian_signed_rank"):
         parts.append(_section(
-            f"Bayesian signed-rank test (ROPE ± {c['rope']})",
+            f"Bayesian signed-rank test (ROPE {rope_words(data)})",
             "The same region of practical equivalence ties the ranks above.",
             _table(["A", "B", "P(A better)", "P(equivalent)", "P(B better)"],
                    [[b["a"], b["b"], f"{b['p_a']:.3f}", f"{b['p_rope']:.3f}",

@@ -175,8 +175,10 @@ class SuiteResult:
         return len(self.summaries) == len(self.config.names)
 
     def to_dict(self) -> dict[str, Any]:
+        from distval.experiments.suite.units import rope_words
+
         cfg = self.config
-        return {
+        data: dict[str, Any] = {
             "format": 1,
             "kind": "suite",
             "config": cfg.to_dict(),
@@ -192,6 +194,9 @@ class SuiteResult:
             ],
             "comparison": self.cross.to_dict(),
         }
+        # the rank rule in words, for the pages that cannot format it (the live page)
+        data["comparison"]["rank_rule"] = f"ties within {rope_words(data)}"
+        return data
 
     def to_markdown(self) -> str:
         from distval.experiments.suite.tables import suite_markdown

@@ -3,13 +3,13 @@
 Each stream is one block; each learner's value on it is its final measure (mean over folds).
 The tests are those of Demšar (2006) and Benavoli et al. (2016, 2017):
 
-- average ranks (rank 1 = best, ties share their mean rank), where two learners whose values
-  on a stream differ by no more than the region of practical equivalence (the ROPE of the
-  Bayesian test below) are tied (:func:`rope_ranks`); the plain ranks are kept beside them;
-- Friedman's test with the Iman–Davenport F correction (Demšar 2006, §3.2.2) on those
-  ROPE-tied ranks, with
-  Nemenyi's critical difference between average ranks
-  (:func:`distval.statistics.friedman.friedman`);
+- ranks under one rule, the only one a suite shows (rank 1 = best): two learners whose
+  values on a stream differ by no more than the region of practical equivalence (the ROPE
+  of the Bayesian test below) tie (:func:`rope_ranks`); their mean over the streams is the
+  average rank of the table, the bold, the rank figure and the CD diagram;
+- Friedman's test with the Iman–Davenport F correction (Demšar 2006, §3.2.2) on those very
+  ranks (:func:`friedman_on_ranks`, Conover's form for tied ranks), with Nemenyi's
+  critical difference between their averages;
 - Wilcoxon's signed-rank test per learner pair with Holm's step-down correction, the
   pairwise procedure Benavoli, Corani & Mangili (2016, §4) recommend over mean-rank
   post-hoc tests;
@@ -20,8 +20,8 @@ Every distribution comes from :mod:`scipy.stats`.
 
 >>> values = [[0.90, 0.80, 0.70], [0.85, 0.80, 0.75], [0.70, 0.72, 0.60], [0.95, 0.90, 0.80]]
 >>> res = compare(values, ["a", "b", "c"], streams=["s1", "s2", "s3", "s4"])
->>> res.average_ranks, res.average_ranks_raw
-({'a': 1.25, 'b': 1.75, 'c': 3.0}, {'a': 1.25, 'b': 1.75, 'c': 3.0})
+>>> res.average_ranks
+{'a': 1.25, 'b': 1.75, 'c': 3.0}
 >>> res.friedman["reject"], round(res.friedman["iman_davenport"], 2)
 (True, 13.0)
 """
@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from distval.errors import DistvalError, check_open_unit
-from distval.statistics.friedman import friedman as friedman_nemenyi
+from distval.statistics.friedman import nemenyi_critical_difference
 from distval.statistics.multiplicity import holm_adjusted
 
 __all__ = [
@@ -45,7 +45,9 @@ __all__ = [
     "bayesian_signed_rank",
     "compare",
     "friedman_iman_davenport",
+    "friedman_on_ranks",
     "rope_ranks",
+    "stream_ranks",
 ]
 
 
@@ -94,46 +96,59 @@ def rope_ranks(values: Any, rope: float) -> np.ndarray:
     return np.asarray(1.0 + better + 0.5 * within, dtype=np.float64)
 
 
-def friedman_iman_davenport(
-    values: Any, *, alpha: float = 0.05, tie_correction: bool = True
+def friedman_on_ranks(
+    ranks: Any, *, alpha: float = 0.05, tie_correction: bool = True
 ) -> dict[str, Any]:
-    """Friedman's test over streams with the Iman–Davenport correction and Nemenyi's CD.
+    """Friedman's test on given ranks (streams x learners, 1 = best) with the Iman–Davenport
+    correction and Nemenyi's critical difference.
 
-    The Friedman statistic is chi-square with ``k - 1`` degrees of freedom for ``k``
-    learners on ``N`` streams; Iman and Davenport's ``F_F = (N - 1) chi2 / (N (k - 1) - chi2)``
-    follows the F distribution with ``k - 1`` and ``(k - 1)(N - 1)`` degrees of freedom and
-    is less conservative (Demšar 2006, §3.2.2). With ``tie_correction`` the statistic is
-    ``scipy.stats.friedmanchisquare``'s (corrected for tied ranks); without it, Demšar's
-    formula ``12 N / (k (k + 1)) (sum R_j^2 - k (k + 1)^2 / 4)`` from the average ranks.
+    With ``tie_correction`` the statistic is Conover's form for tied ranks (Conover 1999,
+    *Practical Nonparametric Statistics*, §5.8): ``(k - 1) sum_j (R_j - N (k + 1) / 2)^2 /
+    (sum_ij r_ij^2 - N k (k + 1)^2 / 4)``, the between-learner sum of squares over the
+    ranks' own variance, ``R_j`` the rank sums. On midranks of tied groups it is
+    ``scipy.stats.friedmanchisquare``'s tie-corrected statistic; it also takes ranks whose
+    ties chain (:func:`rope_ranks`: 1.5, 2, 2.5), so the test reads exactly the ranks the
+    table prints. Without it, Demšar's (2006, §3.2.2) ``12 N / (k (k + 1)) (sum_j AR_j^2 -
+    k (k + 1)^2 / 4)`` from the average ranks ``AR_j``. The chi-square has ``k - 1``
+    degrees of freedom for ``k`` learners on ``N`` streams; Iman and Davenport's ``F_F =
+    (N - 1) chi2 / (N (k - 1) - chi2)`` follows the F distribution with ``k - 1`` and
+    ``(k - 1)(N - 1)`` degrees of freedom and is less conservative; Nemenyi's
+    ``CD = q_alpha sqrt(k (k + 1) / (6 N))``. Needs 3 learners and 2 streams.
 
     Returns a dict: ``chi2``, ``pvalue`` (chi-square), ``iman_davenport``,
     ``iman_davenport_pvalue``, ``reject`` (on the Iman–Davenport p-value), ``alpha``,
     ``average_ranks``, ``critical_difference`` (Nemenyi) and ``different`` (pairs of learner
     indices whose average ranks differ by at least the CD).
 
-    >>> r = friedman_iman_davenport([[3, 2, 1], [3, 1, 2], [3, 2, 1]])
+    >>> r = friedman_on_ranks([[1.5, 1.5, 3], [1, 2, 3], [2, 1, 3]])
     >>> r["average_ranks"], round(r["chi2"], 3)
-    ([1.0, 2.333, 2.667], 4.667)
+    ([1.5, 1.5, 3.0], 4.909)
     """
     alpha = check_open_unit(alpha, "alpha")
-    table = _table(values)
-    base = friedman_nemenyi(table, alpha=alpha)  # checks >= 3 learners, >= 2 streams
+    table = _table(ranks)
     n, k = table.shape
-    ranks = np.asarray(base.average_ranks)
+    if k < 3:
+        raise DistvalError(f"Friedman's test needs at least 3 learners (columns), got {k}")
+    if n < 2:
+        raise DistvalError(f"Friedman's test needs at least 2 streams (rows), got {n}")
+    average = table.mean(axis=0)
     if tie_correction:
-        chi2 = float(base.statistic)
+        between = float(np.sum((table.sum(axis=0) - n * (k + 1) / 2.0) ** 2))
+        spread = float(np.sum(table**2) - n * k * (k + 1) ** 2 / 4.0)
+        chi2 = (k - 1) * between / spread if spread > 1e-12 else 0.0  # all tied: no ranking
     else:
-        chi2 = float(12.0 * n / (k * (k + 1)) * (np.sum(ranks**2) - k * (k + 1) ** 2 / 4.0))
+        chi2 = float(12.0 * n / (k * (k + 1)) * (np.sum(average**2) - k * (k + 1) ** 2 / 4.0))
     stats = _stats()
     p_chi2 = float(stats.chi2.sf(chi2, k - 1)) if chi2 > 0 else 1.0
     denom = n * (k - 1) - chi2
     if chi2 <= 0:
         f_f, p_f = 0.0, 1.0
-    elif denom <= 0:  # every stream ranks the learners the same way: F is infinite
+    elif denom <= 1e-9 * n * (k - 1):  # every stream ranks the learners alike: F is infinite
         f_f, p_f = math.inf, 0.0
     else:
         f_f = (n - 1) * chi2 / denom
         p_f = float(stats.f.sf(f_f, k - 1, (k - 1) * (n - 1)))
+    cd = nemenyi_critical_difference(k, n, alpha=alpha)
     return {
         "chi2": chi2,
         "pvalue": p_chi2,
@@ -142,10 +157,26 @@ def friedman_iman_davenport(
         "reject": bool(p_f <= alpha),
         "alpha": alpha,
         "tie_correction": tie_correction,
-        "average_ranks": [round(float(r), 3) for r in ranks],
-        "critical_difference": float(base.critical_difference),
-        "different": [[int(i), int(j)] for i, j in base.different],
+        "average_ranks": [round(float(r), 3) for r in average],
+        "critical_difference": float(cd),
+        "different": [[i, j] for i, j in combinations(range(k), 2)
+                      if abs(average[i] - average[j]) >= cd],
     }
+
+
+def friedman_iman_davenport(
+    values: Any, *, alpha: float = 0.05, tie_correction: bool = True
+) -> dict[str, Any]:
+    """:func:`friedman_on_ranks` of the plain ranks of ``values`` (streams x learners,
+    higher is better; ties share their mean rank, ``scipy.stats.rankdata``).
+
+    >>> r = friedman_iman_davenport([[3, 2, 1], [3, 1, 2], [3, 2, 1]])
+    >>> r["average_ranks"], round(r["chi2"], 3)
+    ([1.0, 2.333, 2.667], 4.667)
+    """
+    table = _table(values)
+    ranks = _stats().rankdata(-table, axis=1) if table.size else table
+    return friedman_on_ranks(ranks, alpha=alpha, tie_correction=tie_correction)
 
 
 def bayesian_signed_rank(
@@ -216,15 +247,16 @@ class CrossStream:
     spread: np.ndarray  # (streams, learners) sd over folds
     alpha: float
     rope: float
-    #: Average ranks with differences within the ROPE tied (:func:`rope_ranks`).
+    #: Average ranks, differences within the ROPE tied (:func:`rope_ranks`): the suite's one
+    #: rank rule.
     average_ranks: dict[str, float | None]
     friedman: dict[str, Any] | None
     wilcoxon: list[dict[str, Any]] = field(default_factory=list)
     bayesian: list[dict[str, Any]] = field(default_factory=list)
     #: Whether the measure is an error (a regression run's RMSE): rank 1 is the lowest.
     lower_is_better: bool = False
-    #: Average ranks with no ROPE (every difference orders two learners).
-    average_ranks_raw: dict[str, float | None] = field(default_factory=dict)
+    #: (streams, learners) each learner's rank on each stream under that rule.
+    ranks: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: every number a float, tables as nested lists."""
@@ -237,8 +269,8 @@ class CrossStream:
             ],
             "alpha": self.alpha,
             "rope": self.rope,
+            "ranks": self.ranks.tolist(),
             "average_ranks": dict(self.average_ranks),
-            "average_ranks_raw": dict(self.average_ranks_raw),
             "ranks_tie_within_rope": True,
             # an infinite Iman-Davenport F (every stream ranks alike) is JSON's null
             "friedman": None
@@ -250,6 +282,24 @@ class CrossStream:
             "wilcoxon_holm": self.wilcoxon,
             "bayesian_signed_rank": self.bayesian,
         } | ({"lower_is_better": True} if self.lower_is_better else {})
+
+
+def stream_ranks(comparison: dict[str, Any]) -> np.ndarray:
+    """The (streams, learners) ranks of a saved comparison (``suite.json``'s
+    ``comparison``), the rule's own; a file written before they were saved gets them from its
+    values and ROPE (:func:`rope_ranks`), as :func:`compare` computes them.
+
+    >>> stream_ranks({"values": [[0.9, 0.895], [0.7, 0.8]], "rope": 0.01}).tolist()
+    [[1.5, 1.5], [2.0, 1.0]]
+    """
+    c = comparison
+    shape = (len(c["values"]), len(c["values"][0]) if c["values"] else 0)
+    if c.get("ranks") is not None and np.shape(c["ranks"]) == shape:
+        return np.asarray(c["ranks"], dtype=np.float64).reshape(shape)
+    if not shape[0]:
+        return np.zeros(shape)
+    values = np.asarray(c["values"], dtype=np.float64)
+    return rope_ranks(-values if c.get("lower_is_better") else values, float(c.get("rope", 0.0)))
 
 
 def compare(
@@ -282,12 +332,10 @@ def compare(
     if k != len(learners) or n != len(streams):
         raise DistvalError(f"`values` has shape {table.shape}: {n} streams x {k} learners expected")
     sd = np.zeros_like(table) if spread is None else np.asarray(spread, dtype=np.float64)
-    raw = average_ranks(table) if n else np.full(k, np.nan)
     tied = rope_ranks(table, rope) if n else np.full((0, k), np.nan)
     ranks = tied.mean(axis=0) if n else np.full(k, np.nan)
-    # Friedman on the ROPE-tied ranks (ranked again: the same ranks wherever the ties within
-    # the ROPE form groups; where they chain, their order)
-    fried = friedman_iman_davenport(-tied, alpha=alpha) if k >= 3 and n >= 2 else None
+    # Friedman and Nemenyi on those same ranks, chained ties included
+    fried = friedman_on_ranks(tied, alpha=alpha) if k >= 3 and n >= 2 else None
     wil: list[dict[str, Any]] = []
     bay: list[dict[str, Any]] = []
     if n >= 2 and k >= 2:
@@ -335,8 +383,5 @@ def compare(
         wilcoxon=wil,
         bayesian=bay,
         lower_is_better=lower_is_better,
-        average_ranks_raw={
-            lab: round(float(r), 4) if math.isfinite(r) else None
-            for lab, r in zip(learners, raw, strict=True)
-        },
+        ranks=tied,
     )

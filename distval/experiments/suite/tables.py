@@ -2,21 +2,27 @@
 (``suite.tex``), written from ``suite.json``'s content alone (so ``distval report`` redraws
 them from a suite directory).
 
-Per stream and learner the final measure, mean ± sd over folds, the best of each stream in
-bold; then average ranks, Friedman with Iman–Davenport and Nemenyi's critical difference,
-Wilcoxon signed-rank with Holm per pair, and the Bayesian signed-rank probabilities.
+Per stream and learner the final measure, mean ± sd over folds, printed as the run's task
+prints it (shares in percent, :meth:`~distval.tasks.base.Task.short_cell`); one rank rule,
+ties within the ROPE (:func:`~distval.experiments.suite.statistics.rope_ranks`), gives the
+bold (each stream's best rank), the one average-rank row (its best in bold), Friedman with
+Iman–Davenport and Nemenyi's critical difference; then Wilcoxon signed-rank with Holm per
+pair and the Bayesian signed-rank probabilities.
 
 >>> data = {"measure": "accuracy", "comparison": {
-...     "learners": ["a", "b"], "streams": ["s", "t"], "values": [[0.9, 0.8], [0.7, 0.75]],
-...     "spread": [[0.01, 0.02], [0.0, 0.01]], "alpha": 0.05, "rope": 0.01,
-...     "average_ranks": {"a": 1.5, "b": 1.5}, "friedman": None,
+...     "learners": ["a", "b"], "streams": ["s", "t", "u", "v"],
+...     "values": [[0.9, 0.8], [0.7, 0.75], [0.85, 0.8], [0.802, 0.8]],
+...     "spread": [[0.01, 0.02], [0.0, 0.01], [0.01, 0.01], [0.01, 0.01]], "alpha": 0.05,
+...     "rope": 0.01, "average_ranks": {"a": 1.375, "b": 1.625}, "friedman": None,
 ...     "wilcoxon_holm": [], "bayesian_signed_rank": []}}
 >>> print(results_markdown(data))
 | stream | a | b |
 |---|---|---|
-| s | **0.9000 ± 0.0100** | 0.8000 ± 0.0200 |
-| t | 0.7000 ± 0.0000 | **0.7500 ± 0.0100** |
-| average rank | 1.50 | 1.50 |
+| s | **90.0 ±1.0** | 80.0 ±2.0 |
+| t | 70.0 ±0.0 | **75.0 ±1.0** |
+| u | **85.0 ±1.0** | 80.0 ±1.0 |
+| v | **80.2 ±1.0** | **80.0 ±1.0** |
+| average rank | **1.38** | 1.62 |
 """
 
 from __future__ import annotations
@@ -26,7 +32,11 @@ import math
 from pathlib import Path
 from typing import Any
 
+from distval.experiments.suite.units import rope_words, unit
+
 __all__ = [
+    "leaders",
+    "rank_row",
     "ranked_on",
     "results_latex",
     "results_markdown",
@@ -36,51 +46,56 @@ __all__ = [
 ]
 
 
+def leaders(c: dict[str, Any]) -> list[str]:
+    """The learner(s) with the best (lowest) average rank: the bold of the rank row."""
+    ranks = {lab: r for lab, r in c["average_ranks"].items()
+             if r is not None and not (isinstance(r, float) and math.isnan(r))}
+    best = min(ranks.values(), default=None)
+    return [lab for lab in c["learners"] if best is not None and ranks.get(lab) == best]
+
+
 def _cells(data: dict[str, Any]) -> tuple[list[str], list[str], list[list[str]], list[list[bool]]]:
+    """Learners, streams, each value as the task prints it (``mean ±sd``, percent for shares)
+    and, per stream, which learners hold its best rank under the suite's rank rule."""
+    from distval.experiments.suite.statistics import stream_ranks
+
     c = data["comparison"]
+    task, measure = unit(data)
     learners, streams = c["learners"], c["streams"]
+    ranks = stream_ranks(c)
     cells, best = [], []
-    pick = min if c.get("lower_is_better") else max
-    for row, sd in zip(c["values"], c["spread"], strict=True):
-        top = pick(row) if row else None
-        cells.append(
-            [
-                f"{v:.4f} ± {s:.4f}" if s is not None else f"{v:.4f}"
-                for v, s in zip(row, sd, strict=True)
-            ]
-        )
-        best.append([v == top for v in row])
+    for row, sd, r in zip(c["values"], c["spread"], ranks.tolist(), strict=True):
+        cells.append([task.short_cell(measure, {"mean": v, "std": e})
+                      for v, e in zip(row, sd, strict=True)])
+        best.append([x == min(r) for x in r])
     return learners, streams, cells, best
-
-
-def _lowest(c: dict[str, Any]) -> str:
-    """What "best" means when lower is better (an error, in the target's units)."""
-    return ": the lowest, an error in the target's units" if c.get("lower_is_better") else ""
 
 
 def _rank(v: Any) -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.2f}"
 
 
+def rank_row(data: dict[str, Any]) -> tuple[str, list[str], list[bool]]:
+    """The table's one average-rank row: its name, each learner's average rank, and which
+    are bold (the best)."""
+    c = data["comparison"]
+    best = set(leaders(c))
+    return ("average rank", [_rank(c["average_ranks"].get(lab)) for lab in c["learners"]],
+            [lab in best for lab in c["learners"]])
+
+
 def results_markdown(data: dict[str, Any]) -> str:
-    """The stream x learner table in Markdown, the best of each stream in bold."""
+    """The stream x learner table in Markdown: each stream's best rank in bold, then the
+    average ranks, the best of them in bold."""
     learners, streams, cells, best = _cells(data)
     lines = [
         "| stream | " + " | ".join(learners) + " |",
         "|---" * (len(learners) + 1) + "|",
     ]
-    for s, row, b in zip(streams, cells, best, strict=True):
+    name, ranks, top = rank_row(data)
+    for s, row, b in zip([*streams, name], [*cells, ranks], [*best, top], strict=True):
         shown = [f"**{v}**" if is_best else v for v, is_best in zip(row, b, strict=True)]
         lines.append(f"| {s} | " + " | ".join(shown) + " |")
-    c = data["comparison"]
-    ranks = c["average_ranks"]
-    raw = c.get("average_ranks_raw")
-    tied = f" (ties within ± {c['rope']})" if raw and c.get("ranks_tie_within_rope") else ""
-    lines.append(f"| average rank{tied} | "
-                 + " | ".join(_rank(ranks.get(lab)) for lab in learners) + " |")
-    if raw and raw != ranks:
-        lines.append("| average rank (every difference) | "
-                     + " | ".join(_rank(raw.get(lab)) for lab in learners) + " |")
     return "\n".join(lines)
 
 
@@ -102,31 +117,32 @@ def _tex(text: str) -> str:
 
 
 def results_latex(data: dict[str, Any]) -> str:
-    """The stream x learner table for LaTeX (``\\usepackage{booktabs}``), best in bold.
+    """The stream x learner table for LaTeX (``\\usepackage{booktabs}``), bold as in the
+    Markdown.
 
     >>> data = {"measure": "accuracy", "comparison": {"learners": ["ht_1"], "streams": ["s"],
-    ...     "values": [[0.9]], "spread": [[0.01]], "average_ranks": {"ht_1": 1.0}}}
+    ...     "values": [[0.9]], "spread": [[0.01]], "rope": 0.01, "average_ranks": {"ht_1": 1.0}}}
     >>> print(results_latex(data).splitlines()[4])
-    s & $\\mathbf{0.9000 \\pm 0.0100}$ \\\\
+    s & $\\mathbf{90.0 \\pm 1.0}$ \\\\
     """
-    learners, streams, _, best = _cells(data)
-    c = data["comparison"]
+    learners, streams, cells, best = _cells(data)
     lines = [
         r"\begin{tabular}{l" + "r" * len(learners) + "}",
         r"\toprule",
         "stream & " + " & ".join(_tex(lab) for lab in learners) + r" \\",
         r"\midrule",
     ]
-    for s, row, sd, b in zip(streams, c["values"], c["spread"], best, strict=True):
+    for s, row, b in zip(streams, cells, best, strict=True):
         shown = []
-        for v, e, is_best in zip(row, sd, b, strict=True):
-            body = f"{v:.4f} \\pm {e:.4f}" if e is not None else f"{v:.4f}"
+        for cell, is_best in zip(row, b, strict=True):
+            body = cell.replace(" ±", r" \pm ").replace("–", "--")
             shown.append(f"$\\mathbf{{{body}}}$" if is_best else f"${body}$")
         lines.append(f"{_tex(s)} & " + " & ".join(shown) + r" \\")
-    ranks = c["average_ranks"]
+    name, ranks, top = rank_row(data)
     lines += [
         r"\midrule",
-        "average rank & " + " & ".join(_rank(ranks.get(lab)) for lab in learners) + r" \\",
+        f"{name} & " + " & ".join(f"$\\mathbf{{{r}}}$" if t else r
+                                  for r, t in zip(ranks, top, strict=True)) + r" \\",
         r"\bottomrule",
         r"\end{tabular}",
     ]
@@ -152,21 +168,24 @@ def _iman_davenport(fr: dict[str, Any]) -> str:
 
 
 def ranked_on(data: dict[str, Any]) -> str:
-    """What the suite ranks: the measure, over which rows (its forgetting), and how ties are
-    counted; each run's own verdicts and tables keep that run's forgetting."""
+    """What the suite ranks and how a person reads it: the measure and its unit, over which
+    rows (its forgetting), the one rank rule (ties within the ROPE) and what bold means;
+    each run's own verdicts and tables keep that run's forgetting."""
     c = data["comparison"]
-    measure = data.get("measure", "accuracy")
+    task, measure = unit(data)
     forgetting = (data.get("config") or {}).get("forgetting", "cumulative")
     run = ((data.get("config") or {}).get("run") or {}).get("forgetting")
     rows = ("over all rows (cumulative)" if forgetting == "cumulative"
             else f"under {forgetting} forgetting")
-    text = f"Final {measure} per stream {rows}, mean ± sd over folds"
+    text = (f"Final {task.word(measure)} per stream {rows}, mean ± sd over folds, "
+            f"{task.units_of(measure)}")
     if run and run != forgetting:
         text += f" (each run's own tables and verdicts use its {run} forgetting)"
-    if c.get("ranks_tie_within_rope"):
-        text += (f"; in the ranks, two learners within ± {c['rope']} of each other on a stream "
-                 "tie (the Bayesian test's region of practical equivalence)")
-    return text
+    lowest = " (the lowest value: an error)" if c.get("lower_is_better") else ""
+    return (text + f". Ranks: 1 is best{lowest}; two learners within {rope_words(data)} of "
+            "each other on a stream tie and share their mean rank (the Bayesian test's region "
+            "of practical equivalence); this one rule gives the average ranks, the tests and "
+            "the figures. Bold: the best rank on each stream and the best average rank")
 
 
 def suite_markdown(data: dict[str, Any]) -> str:
@@ -176,7 +195,7 @@ def suite_markdown(data: dict[str, Any]) -> str:
     out = [
         f"# Suite: {k} learners on {n} streams",
         "",
-        f"{ranked_on(data)}. Best in bold{_lowest(c)}; rank 1 is best.",
+        f"{ranked_on(data)}.",
         "",
         results_markdown(data),
     ]
@@ -209,7 +228,7 @@ def suite_markdown(data: dict[str, Any]) -> str:
     if c.get("bayesian_signed_rank"):
         out += [
             "",
-            f"## Bayesian signed-rank test (ROPE ± {c['rope']})",
+            f"## Bayesian signed-rank test (ROPE {rope_words(data)})",
             "",
             "| A | B | P(A better) | P(equivalent) | P(B better) |",
             "|---|---|---|---|---|",
@@ -226,10 +245,11 @@ def suite_markdown(data: dict[str, Any]) -> str:
 
 def suite_latex(data: dict[str, Any]) -> str:
     """``suite.tex``: the results table (booktabs), ready for ``\\input``."""
-    measure = data.get("measure", "accuracy")
+    task, measure = unit(data)
     return (
         "% needs \\usepackage{booktabs}\n"
-        f"% final {measure}, mean $\\pm$ sd over folds; best per stream in bold\n"
+        f"% final {measure}, mean $\\pm$ sd over folds, {task.units_of(measure)}; bold: the "
+        f"best rank per stream and on average (ties within {rope_words(data)})\n"
         + results_latex(data)
         + "\n"
     )

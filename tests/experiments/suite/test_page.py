@@ -1,6 +1,7 @@
 """``suite.html`` (distval/experiments/suite/page.py) read back with html.parser: its results
-table holds every value and sd, the best of each stream in bold (numpy's argmax), the
-ROPE-tied and plain average ranks (a plain loop), and both figures as PNGs."""
+table holds every value and sd in percent, the best rank of each stream in bold (ties
+within the ROPE, a plain loop), one average-rank row with its best in bold, and both
+figures as PNGs."""
 
 from __future__ import annotations
 
@@ -61,15 +62,17 @@ def test_the_suite_page_holds_the_table_the_ranks_and_the_figures():
     results = page.tables[0]
     assert results[0] == ["stream", *learners]
     for row, v in zip(results[1:5], values):
-        assert row[1:] == [f"{x:.4f} ± 0.0100" for x in v]
-    assert page.bold == [f"{row.max():.4f} ± 0.0100" for row in values]
-    tied = [[1 + sum(w - u > 0.01 for w in row) + 0.5 * sum(
+        assert row[1:] == [f"{100 * x:.1f} ±1.0" for x in v]
+    tied = np.array([[1 + sum(w - u > 0.01 for w in row) + 0.5 * sum(
         abs(w - u) <= 0.01 for k, w in enumerate(row) if k != j) for j, u in enumerate(row)]
-        for row in values]
-    assert results[5][0] == "average rank (ties within ± 0.01)"
-    assert [float(x) for x in results[5][1:]] == np.mean(tied, axis=0).round(2).tolist()
-    plain = np.argsort(np.argsort(-values, axis=1), axis=1) + 1  # no exact ties here
-    assert [float(x) for x in results[6][1:]] == plain.mean(axis=0).round(2).tolist()
+        for row in values])
+    average = tied.mean(axis=0)
+    want_bold = [f"{100 * x:.1f} ±1.0" for row, r in zip(values, tied)
+                 for x, q in zip(row, r) if q == r.min()]
+    want_bold += [f"{a:.2f}" for a in average if a == average.min()]
+    assert page.bold == want_bold
+    assert len(results) == 6 and results[5][0] == "average rank"  # one rank row
+    assert [float(x) for x in results[5][1:]] == average.round(2).tolist()
     assert len(page.images) == 2
     for uri in page.images:
         assert base64.b64decode(uri.split(",", 1)[1])[:4] == b"\x89PNG"

@@ -53,17 +53,18 @@ def test_each_stream_is_the_run_distval_evaluate_gives(uninterrupted):
             assert comp["spread"][i][j] == pytest.approx(cum["std"], rel=1e-12)
         assert (out / res.config.names[i] / "folds.parquet").is_file()
     table = np.asarray(comp["values"])
-    raw = stats.rankdata(-table, axis=1)
-    assert list(comp["average_ranks_raw"].values()) == pytest.approx(raw.mean(axis=0).tolist())
     # ranks with ties within the ROPE, a plain loop: 1 + those better by more than the ROPE
-    # + half of the others within it; Friedman (scipy) on those ranks
+    # + half of the others within it; the one rule: no other ranking is kept; Friedman
+    # (scipy) on those ranks
     rope = comp["rope"]
     tied = np.array([[1 + sum(v - u > rope for v in row) + 0.5 * sum(
         abs(v - u) <= rope for k, v in enumerate(row) if k != j) for j, u in enumerate(row)]
         for row in table])
+    assert comp["ranks"] == tied.tolist() and "average_ranks_raw" not in comp
     assert list(comp["average_ranks"].values()) == pytest.approx(tied.mean(axis=0).tolist())
     ref = stats.friedmanchisquare(*tied.T)
     assert comp["friedman"]["chi2"] == pytest.approx(ref.statistic)
+    assert comp["friedman"]["average_ranks"] == tied.mean(axis=0).round(3).tolist()
 
 
 def test_resume_skips_finished_streams_and_ends_with_the_same_tables(uninterrupted, tmp_path):

@@ -15,6 +15,7 @@ from distval.experiments.suite.statistics import (
     bayesian_signed_rank,
     compare,
     friedman_iman_davenport,
+    friedman_on_ranks,
 )
 from distval.statistics.multiplicity import holm_adjusted as holm
 
@@ -188,19 +189,20 @@ def test_cd_diagram_bars_are_the_maximal_groups_within_the_cd(cd):
 
 
 def test_differences_within_the_rope_tie_in_the_ranks_and_the_table_says_so():
-    """Issue 46: nb, ht and majority on three streams where ht and majority differ by
-    0.0004-0.0016 (far inside the ROPE of 0.01): the ROPE-tied ranks give them the same
-    average, the plain ranks (kept) do not; both agree with a plain loop; every stream ranks
-    the learners alike in the plain ranks, so Iman-Davenport's F is infinite, and the
-    Markdown says so in words, with the ranked measure and forgetting."""
+    """nb, ht and majority on three streams where ht and majority differ by 0.0004-0.0016
+    (far inside the ROPE of 0.01): the ROPE-tied ranks give them the same average, and
+    those are the only ranks (no every-difference row beside them); with no ROPE every
+    stream ranks the learners alike, so Iman-Davenport's F is infinite, and the Markdown
+    says so in words, with the ranked measure, forgetting and unit."""
     from distval.experiments.suite.statistics import compare
     from distval.experiments.suite.tables import suite_markdown
 
     values = [[0.70, 0.8500, 0.8496], [0.72, 0.8610, 0.8594], [0.69, 0.8420, 0.8412]]
     res = compare(values, ["nb", "ht", "majority"], streams=["a", "b", "c"], rope=0.01)
     assert res.average_ranks == {"nb": 3.0, "ht": 1.5, "majority": 1.5}
-    assert res.average_ranks_raw == {"nb": 3.0, "ht": 1.0, "majority": 2.0}
+    assert res.ranks.tolist() == [[3.0, 1.5, 1.5]] * 3
     plain = compare(values, ["nb", "ht", "majority"], streams=["a", "b", "c"], rope=0.0)
+    assert plain.average_ranks == {"nb": 3.0, "ht": 1.0, "majority": 2.0}
     assert plain.friedman is not None and plain.friedman["iman_davenport"] == float("inf")
     data = {"measure": "accuracy", "config": {"forgetting": "cumulative",
                                               "run": {"forgetting": "adwin"}},
@@ -209,5 +211,33 @@ def test_differences_within_the_rope_tie_in_the_ranks_and_the_table_says_so():
     assert "Iman–Davenport F is infinite, as every stream ranks the learners alike" in md
     assert "p = < " not in md and "over all rows (cumulative)" in md and "adwin" in md
     md = suite_markdown(data | {"comparison": res.to_dict()})
-    assert "| average rank (ties within ± 0.01) | 3.00 | 1.50 | 1.50 |" in md
-    assert "| average rank (every difference) | 3.00 | 1.00 | 2.00 |" in md
+    assert "| average rank | 3.00 | **1.50** | **1.50** |" in md
+    assert md.count("average rank |") == 1 and "every difference" not in md
+    assert "in percent" in md and "within ± 1 point of each other" in md
+    assert "## Bayesian signed-rank test (ROPE ± 1 point)" in md
+
+
+def test_friedman_reads_the_rope_ranks_themselves_even_where_ties_chain():
+    """Ties within the ROPE may chain (0.900, 0.895, 0.889 with a ROPE of 0.01: ranks 1.5,
+    2, 2.5); Friedman's statistic is then taken on those ranks, not on their order.
+    Independently: Conover's (1999, §5.8) tie-corrected statistic is N (k - 1) times the
+    learners' share of the ranks' sum of squares about (k + 1) / 2, written here as a loop;
+    on ranks without chains it is scipy's friedmanchisquare."""
+    values = np.array([[0.900, 0.895, 0.889, 0.70], [0.80, 0.85, 0.60, 0.75],
+                       [0.71, 0.70, 0.72, 0.50], [0.66, 0.90, 0.95, 0.60]])
+    res = compare(values, list("abcd"), streams=list("stuv"), rope=0.01, n_samples=1000)
+    assert res.ranks[0].tolist() == [1.5, 2.0, 2.5, 4.0]
+    n, k = values.shape
+    mid = (k + 1) / 2
+    total = sum((r - mid) ** 2 for row in res.ranks for r in row)
+    learners = sum(n * (sum(res.ranks[i][j] for i in range(n)) / n - mid) ** 2
+                   for j in range(k))
+    assert res.friedman is not None
+    assert res.friedman["chi2"] == pytest.approx(n * (k - 1) * learners / total, rel=1e-12)
+    assert res.friedman["average_ranks"] == res.ranks.mean(axis=0).round(3).tolist()
+    assert list(res.average_ranks.values()) == res.ranks.mean(axis=0).tolist()
+    grouped = np.array([[1.5, 1.5, 3, 4], [1, 2, 3.5, 3.5], [2, 1, 3, 4], [4, 2, 1, 3]])
+    ours = friedman_on_ranks(grouped)
+    ref = stats.friedmanchisquare(*(-grouped).T)
+    assert ours["chi2"] == pytest.approx(ref.statistic, rel=1e-12)
+    assert ours["pvalue"] == pytest.approx(ref.pvalue, rel=1e-9)
