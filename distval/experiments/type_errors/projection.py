@@ -78,22 +78,34 @@ class Projection:
             )
         per_cell = self.core_hours * 3600 / max(1, self.cells - self.cells_done)
         overnight = self.cores_for(12.0)
-        finish = (f"one core finishes it in {self.hours_on(1):.1f} h" if overnight == 1 else
+        finish = (f"one core finishes it in {_hours(self.hours_on(1))}" if overnight == 1 else
                   f"{overnight} cores finish it in {self.hours_on(overnight):.1f} h (overnight)")
         lines += [
             "",
             f"mean CPU-s per cell left: {per_cell:.1f}; total: {self.core_hours:.1f} core-hours "
-            f"({self.hours_on(2):.1f} h on 2 cores, {self.hours_on(32):.2f} h on 32 cores); "
+            f"({_hours(self.hours_on(2))} on 2 cores, {_hours(self.hours_on(32))} on 32 cores); "
             f"{finish}.",
             "CPU time is linear in rows here (measured per-row cost x rows); cells are one "
             "core each, so more cores than cells left do not help.",
             f"On Ray (--address) each cell is a 1-CPU task, costliest first, so a cluster runs "
             f"one cell per core: 3 nodes x 16 cores = 48 cores finish in about "
-            f"{self.hours_on(min(48, max(1, self.cells - self.cells_done))):.1f} h (its longest "
+            f"{_hours(self.hours_on(min(48, max(1, self.cells - self.cells_done))))} (its longest "
             f"cell takes {max((s['cpu_per_cell'] for s in self.streams), default=0) / 3600:.1f}"
             " h).",
         ]
         return "\n".join(lines)
+
+
+def _hours(hours: float) -> str:
+    """A duration for the plan: minutes below an hour (a small grid is not "0.0 h").
+
+    >>> _hours(0.004), _hours(0.5), _hours(3.25)
+    ('0.2 min', '30 min', '3.2 h')
+    """
+    if hours < 1:
+        minutes = hours * 60
+        return f"{minutes:.1f} min" if minutes < 10 else f"{minutes:.0f} min"
+    return f"{hours:.1f} h"
 
 
 def measured_costs(cells: list[dict[str, Any]]) -> dict[str, float]:

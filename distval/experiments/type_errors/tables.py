@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from distval.experiments import bifet2015 as paper
+from distval.experiments.type_errors.paper_cells import ROW_MEANINGS, paper_odd, paper_same_streams
 from distval.experiments.type_errors.profiles import TESTS, GridConfig
 from distval.results import markdown_table
 from distval.statistics.comparison import EVALUE_TEST
@@ -47,6 +48,7 @@ __all__ = [
     "effect_sizes",
     "median_gap",
     "paper_odd",
+    "paper_same_streams",
     "paper_vs_distval",
     "peeking_tables",
     "table_decisions",
@@ -125,19 +127,6 @@ def collect(
             result.tables["paper_vs_distval"] = paper_vs_distval(result)
         result.tables |= peeking_tables(decisions, pnoise=config.pnoise, schemes=config.schemes)
     return result
-
-
-#: Table 2's rows beyond the paper's tests: what each ``test`` value means.
-ROW_MEANINGS = {
-    "mcnemar": "McNemar on the discordant pairs of every tested (row, fold) pair, summed "
-    "over the folds (all pairs: a row counts up to k times)",
-    "mcnemar_row": "McNemar on one tested (row, fold) pair per row, its fold drawn at random",
-    "mcnemar_fold": "McNemar per fold, the k chi-squares summed (chi-square, k d.f.)",
-    "sign_critical": "sign test, the paper's rule: reject when one learner wins at least "
-    "w_alpha of the n non-tied folds (8 of 10; size 0.109)",
-    "sign_exact": "sign test, exact two-sided binomial p <= alpha (9 of 10; size 0.021)",
-    "wilcoxon": "Wilcoxon signed-rank test, exact two-sided p <= alpha",
-}
 
 
 def table_decisions(
@@ -226,34 +215,23 @@ def _with_effects(
     return out
 
 
-#: Cells of the paper's tables that a re-implementation should not expect to reproduce
-#: (bifet2015 Tables 3 and 4): split on the RBF streams is about the same in every column,
-#: type I included (McNemar 0.36-0.41, Wilcoxon 0.28-0.33), and RBF(50,0.001) bootstrap
-#: power (Wilcoxon) falls from 0.32 to 0.13 as pnoise doubles.
-def paper_odd(table: str, stream: str, scheme: str, pnoise: float) -> str:
-    """Why a cell of the paper's tables is odd ('' if it is not).
-
-    >>> paper_odd("table4", "RBF(0,0)", "split", 0.0)
-    'RBF split: the same in every column'
-    >>> paper_odd("table4", "RBF(50,0.001)", "bootstrap", 0.10)
-    'power falls as pnoise doubles'
-    """
-    if table in ("table3", "table4") and stream.startswith("RBF") and scheme == "split":
-        return "RBF split: the same in every column"
-    if table == "table4" and stream == "RBF(50,0.001)" and scheme == "bootstrap" and pnoise > 0:
-        return "power falls as pnoise doubles"
-    return ""
-
-
 def paper_vs_distval(result: GridResult) -> pd.DataFrame:
     """One row per cell of the paper's Tables 2-4: ``table``, ``stream`` (Table 2: the
     average), ``scheme``, ``variant``, ``test`` (the paper's), ``distval_test`` (the row of
-    ours beside it), ``pnoise``, ``paper``, ``distval``, ``runs`` (per stream), ``gap``,
-    ``fold_spread``, ``d`` and ``odd`` (:func:`paper_odd`). Streams that did not run (or
-    the paper's cells distval has no row for) have no distval value."""
+    ours beside it), ``pnoise``, ``paper``, ``paper_streams`` (how many of the paper's
+    streams ``paper`` averages: 13 for Table 2, the streams run for the Average rows of
+    Tables 3 and 4, 1 per stream), ``paper_same_streams`` (Table 2 only: the paper's mean
+    over the streams distval ran, where Table 3 or 4 gives the paper's per-stream values,
+    i.e. McNemar non-prequential and Wilcoxon prequential; else empty), ``distval``,
+    ``distval_streams`` (the streams distval's value averages), ``runs`` (per stream),
+    ``gap_a_minus_b`` (distval's mean accuracy gap A - B), ``fold_spread``, ``d`` and
+    ``odd`` (:func:`paper_odd`). Streams that did not run (or the paper's cells distval has
+    no row for) have no distval value."""
     cfg = result.config
     shown_sign = "sign_critical" if cfg.sign_method == "critical" else "sign_exact"
     runs = result.decisions.groupby("stream")["run"].nunique()
+    ran = [label for label, _ in cfg.streams if label in set(runs.index)]
+    same = paper_same_streams(ran)
     rows = []
     t2 = result.tables["table2"].set_index(["row", "pnoise", "scheme"])
     for (test, prequential), ref in paper.TABLE2.items():
@@ -265,9 +243,13 @@ def paper_vs_distval(result: GridResult) -> pd.DataFrame:
             rows.append({"table": "table2", "stream": "average", "scheme": scheme,
                          "variant": variant, "test": test, "distval_test": ours,
                          "pnoise": change, "paper": value,
+                         "paper_streams": len(paper.PAPER_STREAMS),
+                         "paper_same_streams": same.get((test, prequential), {}).get(
+                             (change, scheme), np.nan),
                          "distval": np.nan if hit is None else hit["ours"],
+                         "distval_streams": len(ran),
                          "runs": int(runs.min()) if len(runs) else 0,
-                         "gap": np.nan if hit is None else hit.get("gap", np.nan),
+                         "gap_a_minus_b": np.nan if hit is None else hit.get("gap", np.nan),
                          "fold_spread": np.nan if hit is None else hit.get("spread", np.nan),
                          "d": np.nan if hit is None else hit.get("d", np.nan), "odd": ""})
     for name, ref_table, (test, prequential) in (
@@ -285,10 +267,15 @@ def paper_vs_distval(result: GridResult) -> pd.DataFrame:
                     "variant": "prequential" if prequential else "non-prequential",
                     "test": test, "distval_test": test, "pnoise": change,
                     "paper": value if hit is None else hit["paper"],
+                    "paper_streams": 1 if stream != "Average" else (
+                        len(ran) if hit is not None else len(paper.PAPER_STREAMS)),
+                    "paper_same_streams": np.nan,
                     "distval": np.nan if hit is None else hit["ours"],
+                    "distval_streams": (1 if stream != "Average" else len(ran))
+                    if hit is not None else 0,
                     "runs": int(runs.get(stream, 0)) if stream != "Average" else (
                         int(runs.min()) if len(runs) else 0),
-                    "gap": np.nan if hit is None else hit.get("gap", np.nan),
+                    "gap_a_minus_b": np.nan if hit is None else hit.get("gap", np.nan),
                     "fold_spread": np.nan if hit is None else hit.get("spread", np.nan),
                     "d": np.nan if hit is None else hit.get("d", np.nan),
                     "odd": paper_odd(name, stream, scheme, change),
@@ -297,11 +284,13 @@ def paper_vs_distval(result: GridResult) -> pd.DataFrame:
 
 
 def median_gap(
-    result: GridResult, *, n_boot: int = 1000, seed: int = 0
+    result: GridResult, *, n_boot: int = 1000, seed: int = 0, streams: bool = False
 ) -> tuple[float, float, float]:
     """Median |paper - distval| over Table 2's cells (the rows set beside the paper's:
     McNemar over all pairs, the grid's sign rule, Wilcoxon), and a 95 % percentile interval
-    from resampling each stream's runs with replacement (the cells of a run together).
+    from resampling each stream's runs with replacement (the cells of a run together); with
+    ``streams``, the streams are resampled with replacement too (both sources of noise).
+    Either way the paper's values are held fixed.
 
     Returns (median, low, high); NaN without Table 2 values.
     """
@@ -335,8 +324,10 @@ def median_gap(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a cell no resampled run has
         for _ in range(n_boot):
+            chosen = (rng.integers(0, len(per_stream), len(per_stream)) if streams
+                      else range(len(per_stream)))
             means = [np.nanmean(g[rng.integers(0, len(g), len(g))], axis=0)
-                     for g in per_stream]
+                     for g in (per_stream[i] for i in chosen)]
             values = np.nanmean(np.vstack(means), axis=0)
             stats.append(np.nanmedian(np.abs(paper_values - values)))
     low, high = np.percentile(stats, [2.5, 97.5])
@@ -490,14 +481,20 @@ def _markdown(result: GridResult) -> str:
     ]
     if "paper_vs_distval" in result.tables:
         med, low, high = median_gap(result)
+        _, slow, shigh = median_gap(result, streams=True)
         if np.isfinite(med):
             lines += [
                 f"Median |paper - distval| over Table 2's {TABLE2_CELLS} cells (McNemar all "
-                f"pairs, sign {cfg.sign_method}, Wilcoxon): **{med:.3f}** (95 % interval "
-                f"from resampling the runs: {low:.3f}-{high:.3f}). One row per cell of "
+                f"pairs, sign {cfg.sign_method}, Wilcoxon; the paper's 13-stream averages): "
+                f"**{med:.3f}** (95 % interval from resampling the runs only: "
+                f"{low:.3f}-{high:.3f}; the runs and the streams: {slow:.3f}-{shigh:.3f}; "
+                "the paper's values held fixed). One row per cell of "
                 "Tables 2-4: `paper_vs_distval.csv`; chart: `paper_vs_distval.png`.",
                 "",
             ]
+            like = _like_for_like(result.tables["paper_vs_distval"])
+            if like:
+                lines += [like, ""]
     labels = [label for label, _ in cfg.streams]
     if set(labels) != set(paper.PAPER_STREAMS):
         lines += [
@@ -517,10 +514,55 @@ def _markdown(result: GridResult) -> str:
             body = frame[~frame.row.str.startswith("avg time")]
             lines += [f"## {paper.TITLES[name]}", "", _table(body), ""]
             lines += _effects_markdown(body)
-            lines += ["Average wall time per cell (s):", "", _table(timing, 1), ""]
+            lines += _time_markdown(result, timing)
             continue
         lines += [f"## {paper.TITLES[name]}", "", _table(frame), ""]
     return "\n".join(lines + _peeking_markdown(result))
+
+
+def _time_markdown(result: GridResult, timing: pd.DataFrame) -> list[str]:
+    """Table 2's time rows in their own form: distval's CPU-seconds and wall seconds per
+    cell (one pass serves both variants and all changes) beside the paper's seconds per
+    experiment, which are of other rows, another machine and another learner."""
+    cells = result.cells
+    rows_per_cell = cells["n_rows"].dropna()
+    n_rows = f"{int(rows_per_cell.median()):,}" if len(rows_per_cell) else "?"
+    header = ["scheme", "distval CPU-s per cell", "distval wall s per cell",
+              "paper s, non-preq. (no change / 0.05 / 0.10)", "paper s, preq."]
+    body = []
+    for scheme in result.config.schemes:
+        part = cells[cells["scheme"] == scheme]
+        cpu = part["cpu_seconds"].astype(float).mean() if len(part) else float("nan")
+        wall = part["seconds"].astype(float).mean() if len(part) else float("nan")
+        ref = [" / ".join(f"{paper.TABLE2_SECONDS[v][(c, scheme)]:.0f}" for c in paper.CHANGES)
+               for v in (False, True)]
+        body.append([scheme, f"{cpu:.1f}", f"{wall:.1f}", *ref])
+    return [
+        f"Time per cell: distval's cells read {n_rows} rows and one pass serves both variants "
+        "and every change (CPU time of the process running the cell, JVM threads included); "
+        "the paper's seconds are per experiment on its own cluster and stream length, so the "
+        "two are not comparable as rates:",
+        "",
+        markdown_table(header, body),
+        "",
+    ]
+
+
+def _like_for_like(table: pd.DataFrame) -> str:
+    """Table 2's cells where the paper has per-stream values: distval against the paper's
+    mean over the same streams and against its 13-stream average ('' if none)."""
+    t = table[(table["table"] == "table2") & table["distval"].notna()
+              & table["paper_same_streams"].notna()]
+    if not len(t):
+        return ""
+    same = float(np.median(np.abs(t["paper_same_streams"] - t["distval"])))
+    all13 = float(np.median(np.abs(t["paper"] - t["distval"])))
+    return (f"Like against like: over the {len(t)} cells of Table 2 where the paper gives "
+            "per-stream values (McNemar non-prequential, Table 3; Wilcoxon prequential, "
+            f"Table 4), median |paper - distval| is **{same:.3f}** against the paper's mean "
+            f"over the same {int(t['distval_streams'].iloc[0])} streams and {all13:.3f} "
+            "against its 13-stream average (column `paper_same_streams` of "
+            "`paper_vs_distval.csv`).")
 
 
 #: Cells of bifet2015 Table 2 (6 test rows x 9 columns).
