@@ -78,7 +78,7 @@ def tables_of(text: str) -> dict[str, dict[str, list]]:
     """The Markdown tables of ``text``, keyed "1", "2", ... in order: each its ``columns``
     and ``rows`` (cells as text).
 
-    >>> tables_of("# t\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+    >>> tables_of("# t\\n\\n| a | b |\\n|---|---|\\n| 1 | 2 |\\n")
     {'1': {'columns': ['a', 'b'], 'rows': [['1', '2']]}}
     """
     out: dict[str, dict[str, list]] = {}

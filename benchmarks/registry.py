@@ -3,7 +3,7 @@
 >>> REGISTRY["aggregator"].script
 'bench_aggregator.py'
 >>> sorted(n for n, b in REGISTRY.items() if b.quick is not None)[:2]
-['aggregator', 'overhead']
+['aggregator', 'drift_detection']
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ REGISTRY: dict[str, Benchmark] = {
                args=("--quick",)),
     "scale_device": B("bench_scale.py", "the default job on the 16-core device machine",
                       args=("--device",)),
+    "scale_check": B("bench_scale.py", "start-up and a cold first run on the device machine",
+                     args=("--check",)),
     "startup": B("bench_startup.py", "where the seconds after ray.init go"),
     "ray_join": B("bench_ray_join.py", "start-up on a running Ray: the warm pool"),
     "moa": B("bench_moa.py", "MOA learners: distval against MOA's EvaluatePrequentialCV"),
