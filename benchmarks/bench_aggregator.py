@@ -16,7 +16,7 @@ import numpy as np
 
 import distval.metrics.trackers as metrics
 from distval.aggregator.core import Aggregator
-from distval.config import RunConfig
+from distval import RunConfig
 
 from common import save, table, timed
 

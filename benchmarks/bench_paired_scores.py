@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from distval.aggregator.core import Aggregator
-from distval.config import RunConfig
+from distval import RunConfig
 
 from common import save, table
 
