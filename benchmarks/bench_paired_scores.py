@@ -21,8 +21,8 @@ import time
 
 import numpy as np
 
-from distval.aggregator.core import Aggregator
 from distval import RunConfig
+from distval.aggregator.core import Aggregator
 
 from common import save, table
 

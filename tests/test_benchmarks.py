@@ -48,13 +48,13 @@ def test_a_number_that_drifts_from_its_file_is_redrawn_and_caught(tmp_path):
 
 def test_a_missing_result_fails_the_page_and_the_docs_build():
     page = "<!-- result: no_such_benchmark 1 -->\n| a |\n|---|\n<!-- /result -->\n"
-    with pytest.raises(render.MissingResult, match="no_such_benchmark.json"):
+    with pytest.raises(render.MissingResult, match=r"no_such_benchmark\.json"):
         render.render_page(page)
     sys.path.insert(0, str(ROOT / "docs" / "hooks"))
     from mkdocs.exceptions import PluginError
     from results_tables import on_page_markdown
 
-    with pytest.raises(PluginError, match="usage.md"):
+    with pytest.raises(PluginError, match=r"usage\.md"):
         on_page_markdown(page, SimpleNamespace(file=SimpleNamespace(src_path="usage.md")))
 
 
