@@ -79,3 +79,14 @@ def test_an_unknown_benchmark_is_one_error_line_and_status_2():
                           capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.startswith("benchmarks: error: no benchmark 'nope'")
+
+
+def test_the_harness_modules_examples_hold():
+    """The docstring examples of the harness's own modules (outside the doctest paths)."""
+    import doctest
+
+    from benchmarks import common, registry
+
+    for module in (common, registry, render):
+        failed, _ = doctest.testmod(module)
+        assert failed == 0, module.__name__
