@@ -15,8 +15,8 @@ import argparse
 import numpy as np
 
 import distval.metrics.trackers as metrics
+from distval import RunConfig
 from distval.aggregator.core import Aggregator
-from distval.config import RunConfig
 
 from common import save, table, timed
 

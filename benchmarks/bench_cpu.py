@@ -394,7 +394,7 @@ def bare_loop(job: str, arff: Path) -> dict[str, float]:
     ``bare_seconds``): the loop's process CPU, everything before it left out."""
     import numpy as np
 
-    from distval.config import RunConfig
+    from distval import RunConfig
     from distval.engine.loop import iter_batches, open_config_stream
     from distval.learners.moa import moa_cli as cli_of
     from distval.learners.moa.replicas import MoaReplicas

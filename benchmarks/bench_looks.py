@@ -39,8 +39,8 @@ HERE = Path(__file__).resolve()
 
 def one(rows: int) -> dict[str, Any]:
     """The loop itself (in the measured process)."""
+    from distval import RunConfig
     from distval.aggregator.core import Aggregator
-    from distval.config import RunConfig
 
     config = RunConfig(learners=("moa:trees.HoeffdingTree", "moa:bayes.NaiveBayes"), n_folds=10)
     agg = Aggregator.from_config(config, n_classes=2, planned_rows=rows)

@@ -44,7 +44,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import distval
-from distval.config import RunConfig
+from distval import RunConfig
 from distval.engine.loop import iter_batches, open_config_stream
 from distval.learners import LearnerHost
 from distval.learners.schema import Schema

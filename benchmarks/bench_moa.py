@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from distval.config import RunConfig
+from distval import RunConfig
 from distval.engine.loop import iter_batches, open_config_stream
 from distval.learners.moa import moa_cli
 from distval.learners.moa.jvm import moa_jar

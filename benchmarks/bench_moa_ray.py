@@ -63,7 +63,7 @@ def run(backend: str, rows: int) -> dict[str, Any]:
 
 def timeline(rows: int, cold: bool) -> dict[str, Any]:
     """The phases of one Ray run in this process (seconds from ``ray.init``'s call)."""
-    from distval.config import RunConfig
+    from distval import RunConfig
     from distval.engine.loop import open_config_stream
     from distval.engine.run import Run
     from distval.ray_backend import engine

@@ -21,8 +21,8 @@ import time
 
 import numpy as np
 
+from distval import RunConfig
 from distval.aggregator.core import Aggregator
-from distval.config import RunConfig
 
 from common import save, table
 

@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from distval.config import RunConfig
+from distval import RunConfig
 from distval.experiments.robustness import run_robustness
 from distval.streams.permutations import parse_permutation
 

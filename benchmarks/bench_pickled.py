@@ -48,7 +48,7 @@ def attribute_seconds(obj: Point) -> float:
 
 
 def job_seconds(variant: str, rows: int) -> float:
-    from distval.config import RunConfig
+    from distval import RunConfig
     from distval.engine.loop import open_config_stream, starting_point
 
     cfg = RunConfig(n_rows=rows)

@@ -33,7 +33,7 @@ import numpy as np
 from bench_moa import write_sea
 
 import distval
-from distval.config import RunConfig
+from distval import RunConfig
 from distval.engine.loop import LocalEvaluation, Step, open_config_stream
 from distval.engine.run import Run
 from distval.routing.validation import FoldAssigner

@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from distval.config import RunConfig
+from distval import RunConfig
 from distval.experiments.suite.probe import StreamProbe, fit_cost, warm_up
 
 from common import load_span, save, table

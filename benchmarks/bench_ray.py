@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 import distval
-from distval.config import RunConfig
+from distval import RunConfig
 from distval.engine.loop import open_config_stream
 from distval.engine.run import Run
 from distval.learners import parse_learner

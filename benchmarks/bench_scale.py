@@ -71,7 +71,7 @@ def bound(groups: list[list[tuple[int, int]]], actors: int) -> float:
 
 def simulate(actors: int, placement: str, seconds: float) -> dict:
     """One simulated run on the Ray already started (module docstring, (a))."""
-    from distval.config import RunConfig
+    from distval import RunConfig
     from distval.engine.loop import open_config_stream
     from distval.engine.run import Timeline
     from distval.ray_backend.engine import RayRun, balance_slots, deal_slots
@@ -159,7 +159,7 @@ AGG_PROBE = r"""
 import json, sys, time
 import numpy as np
 from distval.aggregator.core import Aggregator
-from distval.config import RunConfig
+from distval import RunConfig
 agg = Aggregator.from_config(RunConfig(learners=("ht", "nb"), n_folds=10), n_classes=2)
 rng = np.random.default_rng(0)
 y = rng.integers(0, 2, 1000); p = rng.integers(0, 2, (20, 1000)).astype(np.int32)

@@ -56,7 +56,7 @@ import json, sys, threading, time
 t0 = time.perf_counter()
 rows, backend, wait = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "wait"
 learners_first = sys.argv[4] == "learners-first"
-from distval.config import RunConfig
+from distval import RunConfig
 from distval.engine.loop import iter_inprocess, open_config_stream
 from distval.engine.run import Timeline
 

@@ -32,16 +32,14 @@ x 20 looks per setting). Writes ``results/verdict_regression.md`` / ``.json``.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from distval.statistics.anytime import DifferenceCS
 
-OUT = Path(__file__).parent / "results"
+from common import save
 
 
 def _noise(kind: str, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
@@ -103,7 +101,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--looks", type=int, default=20)
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", default=str(OUT / "verdict_regression"))
     args = ap.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
@@ -136,10 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             f"| {r['setting']} | {r['target']:.4f} ({r['target_se']:.1g}) | {t1} | "
             f"{r['coverage_all_looks']:.3f} | {r['decided_A_at_end']:.3f} |"
         )
-    Path(args.out + ".md").write_text("\n".join(lines) + "\n")
-    Path(args.out + ".json").write_text(json.dumps({"args": vars(args), "rows": rows,
-                                                    "seconds": seconds}, indent=2) + "\n")
-    print("\n".join(lines))
+    save("verdict_regression", "\n".join(lines),
+         {"args": vars(args), "rows": rows, "seconds": seconds})
     return 0
 
 

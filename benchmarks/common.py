@@ -1,10 +1,15 @@
-"""Shared helpers of the benchmark scripts: timing, tables, result files."""
+"""Shared helpers of the benchmarks: timing, load and machine capture, tables, result files.
+
+Every benchmark imports this module (as ``common``, run as a script of this folder) and
+:mod:`distval`; nothing else of the repository.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import time
@@ -69,11 +74,51 @@ def load_span(start: tuple[float, float, float]) -> str:
     return f"load average at the start {three(start)}, at the end {three(os.getloadavg())}"
 
 
+def tables_of(text: str) -> dict[str, dict[str, list]]:
+    """The Markdown tables of ``text``, keyed "1", "2", ... in order: each its ``columns``
+    and ``rows`` (cells as text).
+
+    >>> tables_of("# t\\n\\n| a | b |\\n|---|---|\\n| 1 | 2 |\\n")
+    {'1': {'columns': ['a', 'b'], 'rows': [['1', '2']]}}
+    """
+    out: dict[str, dict[str, list]] = {}
+    block: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        if line.lstrip().startswith("|"):
+            block.append(line.strip())
+            continue
+        if len(block) >= 2:
+            cells = [[c.strip() for c in row.strip("|").split(" | ")] for row in block]
+            out[str(len(out) + 1)] = {"columns": cells[0], "rows": cells[2:]}
+        block = []
+    return out
+
+
 def save(name: str, text: str, data: dict) -> None:
-    """Write results/<name>.md and results/<name>.json and print the Markdown."""
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{name}.md").write_text(text + "\n")
-    (RESULTS / f"{name}.json").write_text(json.dumps(data | {"machine": machine()}, indent=2))
+    """Write results/NAME.md (the Markdown) and results/NAME.json and print the Markdown.
+
+    Run by the harness (``python -m benchmarks NAME``), NAME is the benchmark's name and the
+    folder the harness's (``results/quick/`` for ``--quick``), whatever ``name`` the script
+    passes. The JSON holds the benchmark's name, the command, the date and machine, the
+    tables of the Markdown (:func:`tables_of`) and the script's own ``data``.
+    """
+    name = os.environ.get("DISTVAL_BENCHMARK") or name
+    out = Path(os.environ.get("DISTVAL_BENCHMARK_OUT") or RESULTS)
+    out.mkdir(parents=True, exist_ok=True)
+    data = dict(data)
+    measured_on = data.pop("machine", None) or machine()
+    command = os.environ.get("DISTVAL_BENCHMARK_COMMAND") or shlex.join(
+        ["python", *sys.argv])
+    result = {
+        "benchmark": name,
+        "command": command,
+        "date": measured_on.get("date"),
+        "machine": measured_on,
+        "tables": tables_of(text),
+        "data": data,
+    }
+    (out / f"{name}.md").write_text(text + "\n")
+    (out / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
     print(text)
 
 

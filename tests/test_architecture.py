@@ -284,3 +284,114 @@ def test_a_task_is_described_in_one_place():
                 if "task" in names:
                     asked.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
     assert not asked, f"task comparisons outside distval/tasks/: {asked}"
+
+
+BENCHMARKS = PACKAGE.parent / "benchmarks"
+#: The public API: ``distval`` itself, every module the API reference documents, and the
+#: module of every name it documents (``distval.streams`` for ``distval.streams.open_stream``).
+DOCUMENTED = {
+    m.rstrip(".")
+    for m in (PACKAGE.parent / "docs" / "api.md").read_text().split()
+    if m.startswith("distval.")
+}
+PUBLIC = {"distval"} | {m if m in MODULES else m.rsplit(".", 1)[0] for m in DOCUMENTED}
+#: Internals a benchmark measures on purpose (an engine stage alone, a tracker before and
+#: after), and test helpers it shares with the tests: each listed by file, so that a new
+#: import of an internal module fails here until it is argued for.
+BENCHMARK_INTERNALS: dict[str, set[str]] = {
+    "bench_adwin.py": {"distval.metrics", "distval.metrics.paired"},
+    "bench_aggregator.py": {"distval.aggregator.core", "distval.metrics.trackers"},
+    "bench_checkpoint.py": {"distval.engine.loop", "distval.results.writer"},
+    "bench_cpu.py": {
+        "distval.aggregator.core", "distval.engine.loop", "distval.engine.run",
+        "distval.learners.host", "distval.learners.moa", "distval.learners.moa.jvm",
+        "distval.learners.moa.replicas", "distval.learners.replicas", "distval.learners.schema",
+        "distval.routing.validation",
+    },
+    "bench_forgetting_figure.py": {"distval.report", "distval.report.figures"},
+    "bench_labels.py": {"distval.metrics"},
+    "bench_live.py": {"distval.live"},
+    "bench_looks.py": {"distval.aggregator.core"},
+    "bench_minibatch.py": {"distval.engine.loop", "distval.learners.schema"},
+    "bench_moa.py": {
+        "distval.engine.loop", "distval.learners.moa", "distval.learners.moa.jvm",
+        "distval.learners.moa.replicas", "distval.learners.replicas", "distval.learners.schema",
+    },
+    "bench_moa_ray.py": {
+        "distval.engine.loop", "distval.engine.run", "distval.ray_backend",
+        "distval.ray_backend.actors", "distval.ray_backend.session",
+    },
+    "bench_paired_scores.py": {"distval.aggregator.core"},
+    "bench_permutations.py": {"distval.experiments.robustness"},
+    "bench_pickled.py": {"distval.engine.loop"},
+    "bench_pipeline.py": {
+        "distval.engine.loop", "distval.engine.run", "distval.learners.batch",
+        "distval.routing.validation",
+    },
+    "bench_plan_shapes.py": {"distval.experiments.suite.probe"},
+    "bench_ray.py": {
+        "distval.engine.loop", "distval.engine.run", "distval.learners.batch",
+        "distval.learners.weights", "distval.ray_backend.engine", "distval.ray_backend.session",
+    },
+    "bench_readme.py": {"readme_commands"},
+    "bench_scale.py": {"distval.engine.loop", "distval.engine.run", "distval.ray_backend.engine"},
+    "bench_suite_spread.py": {"distval.experiments.study", "distval.experiments.suite"},
+    "bench_temporal.py": {"distval.learners.batch", "distval.learners.host", "distval.metrics"},
+    "bench_verdict.py": {"distval.metrics.paired", "distval.statistics.ranks"},
+    "fuzz_readers.py": {"fuzzing"},
+    "live_screenshots.py": {
+        "distval.experiments.suite", "distval.experiments.type_errors.live", "distval.live",
+        "distval.live.suite",
+    },
+    "type_errors_conclusions.py": {"distval.experiments"},
+    "type_errors_goals.py": {"distval.experiments", "distval.experiments.type_errors.tables"},
+    "type_errors_studies.py": {"distval.experiments"},
+}
+
+
+def repository_imports(path: Path) -> set[str]:
+    """The repository modules (``distval...``, ``benchmarks...``, a sibling of the file, a
+    test helper) that a benchmark file imports, as written."""
+    siblings = {p.stem for p in BENCHMARKS.glob("*.py")}
+    helpers = {p.stem for p in (PACKAGE.parent / "tests" / "helpers").glob("*.py")}
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        else:
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            if top in {"distval", "benchmarks"} | siblings | helpers:
+                out.add(name)
+    return out
+
+
+def allowed_in_benchmarks(module: str) -> bool:
+    siblings = {p.stem for p in BENCHMARKS.glob("*.py")} - {"__init__", "__main__"}
+    return (
+        module in {"common", "benchmarks.common"}
+        or module in siblings
+        or module.removeprefix("benchmarks.") in siblings
+        or module in PUBLIC
+        or any(module.startswith(p + ".") and module not in MODULES for p in PUBLIC)
+    )
+
+
+def test_benchmarks_import_only_common_their_siblings_and_the_public_api():
+    wrong = {
+        path.name: sorted(m for m in repository_imports(path)
+                          if not allowed_in_benchmarks(m)
+                          and m not in BENCHMARK_INTERNALS.get(path.name, set()))
+        for path in sorted(BENCHMARKS.glob("*.py"))
+    }
+    assert {k: v for k, v in wrong.items() if v} == {}
+
+
+def test_the_benchmark_rule_catches_an_internal_import(tmp_path):
+    path = tmp_path / "bench_x.py"
+    path.write_text("from common import save\nimport distval.engine.loop\nimport distval\n")
+    found = {m for m in repository_imports(path) if not allowed_in_benchmarks(m)}
+    assert found == {"distval.engine.loop"}
