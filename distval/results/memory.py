@@ -19,6 +19,7 @@ from distval.columns import Columns, concat, rows_of, select
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.results.compact import compact_tables, verdict_block, wrap
+from distval.results.cost import cost_summary
 from distval.results.reader import SavedRun
 from distval.results.schema import TEST_SCHEMA, columns_of, finite_or_none, schemas_of, table
 from distval.results.series import Series, TimeSeries
@@ -227,6 +228,7 @@ class EvaluationResult:
             ],
             "null_twin": self._null_twin(),
             "baseline": self.task.baseline(learners, short_names(self.config.labels)),
+            "cost": cost_summary(self.series.table("cost")),
         }
 
     def _null_twin(self) -> dict[str, Any] | None:
