@@ -25,8 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from distval.columns import COST_SCHEMA, Columns, concat, empty_columns
-
 __all__ = ["GB", "CostBook", "Size", "model_bytes"]
 
 #: Bytes in one GB as MOA counts them (1024³).
@@ -62,6 +60,14 @@ def model_bytes(model: Any) -> Size:
         return None, "pickled size", f"cannot pickle it: {type(exc).__name__}: {exc}"
 
 
+_EMPTY = {
+    "position": np.zeros(0, np.int64), "learner": np.zeros(0, object),
+    "fold": np.zeros(0, np.int32), "rows": np.zeros(0, np.int64),
+    **{k: np.zeros(0) for k in ("cpu_learn", "cpu_predict", "cpu", "bytes")},
+    "measure": np.zeros(0, object), "reason": np.zeros(0, object), "ram_hours": np.zeros(0),
+}
+
+
 class CostBook:
     """The cost of ``n`` slots so far, and the cost table's rows not yet written.
 
@@ -80,7 +86,7 @@ class CostBook:
         self.ram_hours = np.zeros(n)
         self.bytes = np.full(n, np.nan)
         self._cpu_then = np.zeros(n)  # each slot's CPU at its last RAM-hours increment
-        self._log: list[Columns] = []
+        self._log: list[dict[str, np.ndarray]] = []
 
     @property
     def on(self) -> bool:
@@ -127,15 +133,16 @@ class CostBook:
             "cpu": cpu.copy(),
             "bytes": b,
             "measure": np.array([s[1] for s in sizes], dtype=object),
-            "reason": np.array([s[2] for s in sizes], dtype=object),
+            "reason": np.array([s[2] or None for s in sizes], dtype=object),
             "ram_hours": self.ram_hours.copy(),
         })
 
-    def drain(self) -> Columns:
-        """The rows recorded since the last drain, as :data:`COST_SCHEMA` columns."""
+    def drain(self) -> dict[str, np.ndarray]:
+        """The rows recorded since the last drain, as the columns of
+        :data:`distval.columns.COST_SCHEMA` (none: each column empty)."""
         if not self._log:
-            return empty_columns(COST_SCHEMA)
-        out = concat(self._log, COST_SCHEMA)
+            return {k: v[:0] for k, v in _EMPTY.items()}
+        out = {k: np.concatenate([c[k] for c in self._log]) for k in _EMPTY}
         self._log = []
         return out
 

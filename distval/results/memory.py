@@ -149,6 +149,7 @@ class EvaluationResult:
                 q=self._columns("q"),
                 paired=self._columns("paired"),
                 verdicts=self._columns("verdicts"),
+                cost=self._columns("cost"),
             )
         )
         writer.close(self)
@@ -173,6 +174,10 @@ class EvaluationResult:
     def verdicts(self) -> pd.DataFrame:
         """Every pair's confidence sequence, decision and verdict line over time."""
         return self.series.table("verdicts").to_pandas()
+
+    def cost(self) -> pd.DataFrame:
+        """What each learner and fold cost at every test position (:mod:`distval.results.cost`)."""
+        return self.series.table("cost").to_pandas()
 
     def final_folds(self) -> pd.DataFrame:
         return table([self.final.folds] if self.final else [],
