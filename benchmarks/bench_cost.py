@@ -49,7 +49,7 @@ def main() -> None:
                      statistics.median(off), "CPU s, cost on (median)": statistics.median(on),
                      "on / off": ratio})
     text = "# Cost columns: CPU-seconds with cost on over off\n\n" + table(rows) + (
-        f"\n\nload average {load_span(load0)}; {args.repeats} alternating runs of each, "
+        f"\n\n{load_span(load0)}; {args.repeats} alternating runs of each, "
         "after a warm-up, in one process")
     save("cost", text, data)
 
