@@ -13,9 +13,9 @@ import os
 import statistics
 import time
 
-from common import load_span, save, table
-
 import distval
+
+from common import load_span, save, table
 
 JOBS = {
     # the README's default job (ht against Gaussian naive Bayes, 10 folds, Electricity)
