@@ -39,6 +39,7 @@ import pyarrow as pa
 from distval.metrics import MEASURES, PROBA_MEASURES
 
 __all__ = [
+    "COST_SCHEMA",
     "EVENT_SCHEMA",
     "FOLD_KEYS",
     "FOLD_SCHEMA",
@@ -107,6 +108,27 @@ Q_SCHEMA = pa.schema(
         ("favours", pa.string()),
     ]
 )
+#: Per (test position, learner, fold) what the replica has cost so far: rows it went
+#: through, thread CPU seconds in its own learn and predict calls (NaN where they are not
+#: told apart: ``cpu`` is their sum), the model's bytes at that position by ``measure``
+#: (NaN with the ``reason`` when it cannot be measured) and RAM-hours accumulated as MOA's
+#: EvaluatePrequentialCV does (:mod:`distval.learners.cost`).
+COST_SCHEMA = pa.schema(
+    [
+        ("position", pa.int64()),
+        ("learner", pa.string()),
+        ("fold", pa.int32()),
+        ("rows", pa.int64()),
+        ("cpu_learn", pa.float64()),
+        ("cpu_predict", pa.float64()),
+        ("cpu", pa.float64()),
+        ("bytes", pa.float64()),
+        ("measure", pa.string()),
+        ("reason", pa.string()),
+        ("ram_hours", pa.float64()),
+    ]
+)
+
 EVENT_SCHEMA = pa.schema(
     [
         ("position", pa.int64()),

@@ -307,6 +307,12 @@ class RunConfig:
         type=float,
         group="measures and tests",
     )
+    cost: bool = _option(
+        True,
+        "measure what each learner and fold costs: thread CPU seconds learning and "
+        "predicting, model bytes and RAM-hours at every test position; cost.parquet",
+        group="measures and tests",
+    )
     drift: bool = _option(
         False,
         "Page-Hinkley drift detection on each fold's error estimates (cumulative, --window, "

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from distval.columns import (
+    COST_SCHEMA,
     EVENT_SCHEMA,
     PAIRED_SCHEMA,
     Q_SCHEMA,
@@ -38,3 +39,6 @@ class Snapshot:
     q: Columns = field(default_factory=lambda: empty_columns(Q_SCHEMA))
     paired: Columns = field(default_factory=lambda: empty_columns(PAIRED_SCHEMA))
     verdicts: Columns = field(default_factory=lambda: empty_columns(VERDICT_SCHEMA))
+    #: What each learner and fold has cost so far (:data:`~distval.columns.COST_SCHEMA`),
+    #: the rows the learner hosts recorded since the last snapshot.
+    cost: Columns = field(default_factory=lambda: empty_columns(COST_SCHEMA))

@@ -28,6 +28,7 @@ import numpy as np
 
 from distval.aggregator import AnyAggregator, aggregator_for
 from distval.aggregator.snapshot import Snapshot
+from distval.columns import COST_SCHEMA, Columns, concat
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.learners.batch import Batch
@@ -249,6 +250,7 @@ class Fresh(NamedTuple):
             LearnerHost, learners=config.specs, feature_names=list(self.schema.feature_names),
             seed=config.seed, schema=self.schema, proba=config.measure in PROBA_MEASURES,
             regression=task_named(config.task).numeric_target,
+            cost_every=config.test_every if config.cost else None,
         )
 
     def aggregator(self) -> AnyAggregator:
@@ -276,6 +278,7 @@ class LocalEvaluation:
         self.aggregator: AnyAggregator = fresh.aggregator()
         self._ids = np.arange(len(self.host.slots))
         self.every = Every(checkpoint_seconds)
+        self._cost: list[Columns] = []  # cost rows waiting for a snapshot
 
     def restore(self, checkpoint: Checkpoint) -> None:
         """Continue from ``checkpoint`` (its hosts joined into one, slots in order); a
@@ -315,10 +318,22 @@ class LocalEvaluation:
     def step(self, batch: Batch) -> Snapshot | None:
         """Predict, learn and aggregate one batch; the snapshot if a test point was reached."""
         preds = self.host.process(batch)
-        return self.aggregator.update(
+        cost = self.host.cost.drain()
+        snap = self.aggregator.update(
             batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch),
             release=batch.release,
         )
+        return self._costed(snap, cost)
+
+    def _costed(self, snap: Snapshot | None, cost: Columns) -> Snapshot | None:
+        """``snap`` with the cost rows the host recorded since the last snapshot."""
+        if len(cost["position"]):
+            self._cost.append(cost)
+        if snap is None or not self._cost:
+            return snap
+        snap.cost = concat(self._cost, COST_SCHEMA)
+        self._cost = []
+        return snap
 
     @property
     def overlaps(self) -> bool:
@@ -340,7 +355,8 @@ class LocalEvaluation:
                 yield Step(len(batch), self.step(batch))
                 yield from self.checkpoints()
             return
-        agg_in: queue.Queue[tuple[Batch, np.ndarray] | None] = queue.Queue(maxsize=AHEAD)
+        agg_in: queue.Queue[tuple[Batch, np.ndarray, Columns] | None] = queue.Queue(
+            maxsize=AHEAD)
         agg_out: queue.Queue[Step | BaseException] = queue.Queue()
         stop = threading.Event()
 
@@ -349,12 +365,12 @@ class LocalEvaluation:
                 item = agg_in.get()
                 if item is None:
                     return
-                batch, preds = item
+                batch, preds, cost = item
                 try:
-                    snap = self.aggregator.update(
+                    snap = self._costed(self.aggregator.update(
                         batch.start, batch.scored_y, [(self._ids, preds)], arrived=len(batch),
                         release=batch.release,
-                    )
+                    ), cost)
                 except BaseException as exc:  # handed to the main thread
                     agg_out.put(exc)
                     return
@@ -366,7 +382,7 @@ class LocalEvaluation:
         try:
             for batch in prefetch(batches, depth=AHEAD, stop=stop):
                 preds = self.host.process(batch)
-                agg_in.put((batch, preds))
+                agg_in.put((batch, preds, self.host.cost.drain()))
                 sent += 1
                 while True:
                     try:

@@ -18,7 +18,6 @@ import copy
 import dataclasses
 import pickle
 import time
-import traceback
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -26,9 +25,11 @@ import numpy as np
 
 from distval.errors import DistvalError
 from distval.learners.batch import Batch, to_dicts
+from distval.learners.cost import CostBook, model_bytes
 from distval.learners.labels import observes_labels
 from distval.learners.minibatch import MiniBatchReplica
 from distval.learners.nominal import accepts_nominal
+from distval.learners.outputs import _described, _predictor, _probabilities, _values, _wide
 from distval.learners.registry import LearnerSpec
 from distval.learners.replicas import make_replicas, replica_seed
 from distval.learners.schema import Schema
@@ -62,8 +63,13 @@ class LearnerHost:
         schema: Schema | None = None,
         proba: bool = False,
         regression: bool = False,
+        cost_every: int | None = None,
     ) -> None:
         self.slots = [(int(i), int(f)) for i, f in slots]
+        #: What each slot's replica has cost so far, measured every ``cost_every`` rows
+        #: (None: not measured) (:mod:`distval.learners.cost`).
+        self.cost = CostBook(len(self.slots), cost_every)
+        self._predict_wall = 0.0
         #: Whether the replicas are regressors: :meth:`process` then returns float
         #: predictions, NaN where a slot did not test a row (:mod:`distval.aggregator.numeric`).
         self.regression = regression
@@ -171,6 +177,7 @@ class LearnerHost:
         new._categorical = [self._categorical[where[s]] for s in picked]
         new._observing = [self._observing[where[s]] for s in picked]
         new.busy = [self.busy[where[s]] for s in picked]
+        new.cost = self.cost.part([where[s] for s in picked])
         new._pending = self._pending[[where[s] for s in picked]]
         new._pending_proba = self._pending_proba[[where[s] for s in picked]]
         if self.moa is not None:
@@ -203,6 +210,7 @@ class LearnerHost:
         new._categorical = [c for h in hosts for c in h._categorical]
         new._observing = [o for h in hosts for o in h._observing]
         new.busy = [b for h in hosts for b in h.busy]
+        new.cost = CostBook.join([h.cost for h in hosts])
         if any(not np.array_equal(h._pending_rows, new._pending_rows) for h in hosts):
             raise ValueError("the hosts are at different rows of the stream")
         new._pending = np.concatenate([h._pending for h in hosts])
@@ -241,7 +249,19 @@ class LearnerHost:
         return kept[:, at], probs[:, at]
 
     def _process(self, batch: Batch) -> tuple[np.ndarray, np.ndarray | None]:
+        got = self._run(batch)
+        cost = self.cost
+        if cost.due(batch.start + len(batch)):
+            sizes = [model_bytes(m) for m in self.models]
+            if self.moa is not None:
+                for j, size in zip(self._moa_at, self.moa.sizes()):
+                    sizes[j] = size
+            cost.record(batch.start + len(batch), self.slots, self.labels, sizes)
+        return got
+
+    def _run(self, batch: Batch) -> tuple[np.ndarray, np.ndarray | None]:
         n = len(batch.y)
+        timed = self.cost.on
         out = np.full((len(self.slots), n), -1, dtype=np.int32)
         if self.regression:
             out = np.full((len(self.slots), n), np.nan)
@@ -259,6 +279,9 @@ class LearnerHost:
             share = (time.perf_counter() - t0) / len(self._moa_at)
             for j in self._moa_at:
                 busy[j] += share
+            if timed:
+                for j, cpu in zip(self._moa_at, self.moa.take_cpu().tolist()):
+                    self.cost.add(j, cpu, None, 0.0, n)
             if len(self._moa_at) == len(self.slots):
                 return out, proba  # no river replica: no dicts to build
         nominal, categorical = self._nominal, self._categorical
@@ -273,9 +296,14 @@ class LearnerHost:
             if self.models[j] is None:
                 continue
             if isinstance(self.models[j], MiniBatchReplica):
-                t0 = time.perf_counter()
+                pw0 = getattr(self.models[j], "predict_wall", 0.0)
+                c0, t0 = time.thread_time(), time.perf_counter()
                 out[j] = self._minibatch(j, batch, proba, top)
-                busy[j] += time.perf_counter() - t0
+                wall = time.perf_counter() - t0
+                busy[j] += wall
+                if timed:
+                    pw = getattr(self.models[j], "predict_wall", 0.0) - pw0
+                    self.cost.add(j, time.thread_time() - c0, pw, wall, n)
                 continue
             if nominal and categorical[j]:
                 if named is None:
@@ -291,14 +319,18 @@ class LearnerHost:
                 if rel is not None and rel_codes is None:
                     rel_codes = to_dicts(rel.X, self.feature_names)
                 rxs = rel_codes
-            t0 = time.perf_counter()
             dicts: list[Any] | None = [] if proba is not None else None
+            self._predict_wall = 0.0
+            c0, t0 = time.thread_time() if timed else 0.0, time.perf_counter()
             try:
                 if rel is None:
                     preds = self._replica(j, fold, batch, xs, ys, dicts)
                 else:
                     assert rxs is not None
                     preds = self._replica_delayed(j, fold, batch, xs, rel, rxs, dicts)
+                if timed:
+                    self.cost.add(j, time.thread_time() - c0, self._predict_wall,
+                                  time.perf_counter() - t0, n)
                 if proba is not None and dicts is not None:
                     tested = np.flatnonzero(batch.tested[:, fold])
                     proba[j, tested] = _probabilities(dicts, self._n_classes)
@@ -435,10 +467,17 @@ class LearnerHost:
         observe = model.observe_label if self._observing[j] else None
         revealed = [True] * n if batch.revealed is None else batch.revealed.tolist()
         blank = None if self.regression else 0  # a classifier's "no idea yet" is class 0
+        clock = time.perf_counter if self.cost.on else None
+        spent = 0.0
         for i in range(n):
             x = xs[i]
             if tested[i]:
-                p = predict(x)
+                if clock is None:
+                    p = predict(x)
+                else:  # the wall seconds predicting split the batch's CPU (cost)
+                    t = clock()
+                    p = predict(x)
+                    spent += clock() - t
                 preds[i] = blank if p is None else p
             w = weights[i]
             if w:
@@ -449,6 +488,7 @@ class LearnerHost:
                         learn(x, ys[i])
             if observe is not None and (w or tested[i]) and revealed[i]:
                 observe(ys[i])
+        self._predict_wall = spent
         return preds
 
     def _replica_delayed(
@@ -469,9 +509,14 @@ class LearnerHost:
         seen = (rel.known & ((rel.weights[:, fold] > 0) | rel.tested[:, fold])).tolist()
         ys = rel.y.tolist()
         r, m = 0, len(after)
+        clock = time.perf_counter if self.cost.on else None
+        spent = 0.0
         for i in range(n):
             if tested[i]:
+                t = clock() if clock is not None else 0.0
                 p = predict(xs[i])
+                if clock is not None:
+                    spent += clock() - t
                 preds[i] = 0 if p is None else p
             while r < m and after[r] == i + 1:
                 w = weights[r]
@@ -484,95 +529,8 @@ class LearnerHost:
                 if observe is not None and seen[r]:
                     observe(ys[r])
                 r += 1
+        self._predict_wall = spent
         return preds
-
-
-def _values(preds: list[Any], tested: np.ndarray, label: str, fold: int,
-            start: int) -> np.ndarray:
-    """A regressor's predictions of a batch as floats, NaN on the rows its fold did not test;
-    refused unless every tested row's is a finite number.
-
-    >>> _values([1.5, -1, 2], np.array([True, False, True]), "htr", 0, 0).tolist()
-    [1.5, nan, 2.0]
-    """
-    try:
-        values = np.asarray(preds, dtype=np.float64)
-        bad = tested & ~np.isfinite(values)
-    except (TypeError, ValueError):
-        values = np.zeros(len(preds))
-        bad = tested & ~np.array([isinstance(v, (int, float, np.number)) for v in preds])
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise DistvalError(
-            f"learner {label!r} (fold {fold}) predicted {preds[i]!r} for row {start + i}: a "
-            "regressor must predict a finite number"
-        )
-    return np.where(tested, values, np.nan)
-
-
-def _predictor(model: Any, dicts: list[Any] | None) -> Any:
-    """``model.predict_one``; with ``dicts``, a function that also appends each row's
-    ``predict_proba_one`` to it and predicts its most probable class (river's
-    ``Classifier.predict_one``), or calls ``predict_one`` where the model overrides it."""
-    if dicts is None:
-        return model.predict_one
-    from river import base
-
-    proba_one, predict_one, add = model.predict_proba_one, model.predict_one, dicts.append
-    plain = getattr(type(model), "predict_one", None) is base.Classifier.predict_one
-
-    def predict(x: dict[str, Any]) -> Any:
-        p = proba_one(x)
-        add(p)
-        if not plain:
-            return predict_one(x)
-        return max(p, key=p.get) if p else None
-
-    return predict
-
-
-def _probabilities(dicts: list[Any], n_classes: int) -> np.ndarray:
-    """(rows, classes) from the probability dicts of the rows a replica tested, in order,
-    each row over its sum; uniform where a dict is empty.
-
-    >>> _probabilities([{0: 0.2, 1: 0.6}, {}], 3).round(2).tolist()
-    [[0.25, 0.75, 0.0], [0.33, 0.33, 0.33]]
-    """
-    p = np.zeros((len(dicts), n_classes))
-    for i, d in enumerate(dicts):
-        for k, v in d.items():
-            if isinstance(k, (int, np.integer)) and 0 <= k < n_classes:
-                p[i, k] = v
-    total = p.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total > 0, p / total, 1.0 / n_classes)
-
-
-def _wide(a: np.ndarray, c: int) -> np.ndarray:
-    """(slots, rows, classes) probabilities padded with zeros to ``c`` classes."""
-    return a if a.shape[2] >= c else np.pad(a, ((0, 0), (0, 0), (0, c - a.shape[2])))
-
-
-def _described(exc: BaseException) -> str:
-    """A learner's exception in a few words: its type and message, or, for one without a
-    message (a bare ``raise NotImplementedError``), the method that raised it.
-
-    >>> def learn_one():
-    ...     raise NotImplementedError
-    >>> try:
-    ...     learn_one()
-    ... except NotImplementedError as e:
-    ...     _described(e)
-    'NotImplementedError in learn_one (the learner does not implement it)'
-    """
-    name = type(exc).__name__
-    if str(exc):
-        return f"{name}: {exc}"
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" in {frames[-1].name}" if frames else ""
-    if isinstance(exc, NotImplementedError):
-        return f"{name}{where} (the learner does not implement it)"
-    return f"{name}{where}"
 
 
 def unpicklable(hosts: list[LearnerHost]) -> str | None:

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -307,7 +308,11 @@ class MiniBatchReplica:
             hi = min(n, end - start)
             test = np.flatnonzero(tested[lo:hi]) + lo
             if len(test):
+                t = time.perf_counter()
                 preds[test] = self._predict(X[test], names, probs, test)
+                # wall seconds predicting: the host splits its CPU by them (cost)
+                self.predict_wall = getattr(self, "predict_wall", 0.0) + (
+                    time.perf_counter() - t)
             w = weights[lo:hi]
             if w.any():
                 train = np.flatnonzero(w > 0) + lo

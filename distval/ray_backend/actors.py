@@ -164,11 +164,13 @@ class LearnerActor(_Kept):
         self.idle()
         self.host = None
 
-    def process(self, parcel: list[Batch]) -> list[np.ndarray]:
-        """Each batch of a parcel (consecutive batches), in order: its predictions."""
+    def process(self, parcel: list[Batch]) -> list[Any]:
+        """Each batch of a parcel (consecutive batches), in order: its predictions; then
+        the cost rows the host recorded meanwhile (:data:`~distval.columns.COST_SCHEMA`)."""
         assert self.host is not None, "load() comes first"
         with self.busy_with():
-            return [self.host.process(batch) for batch in parcel]
+            return [*(self.host.process(batch) for batch in parcel),
+                    self.host.cost.drain()]
 
     def checkpoint(self) -> tuple[LearnerHost | None, bool]:
         """(state, True): the second value lets the driver confirm the copy without fetching it."""
@@ -230,14 +232,28 @@ class AggregatorActor(_Kept):
         # compiled kernels use the specializations the driver's in-process run compiled
         # and cached, instead of compiling read-only ones (seconds on a cold cache).
         with self.busy_with():
-            return [
+            snaps = [
                 agg.update(
                     batch.start, batch.scored_y.copy(),
                     [(ids, _own(p)) for ids, p in zip(self.slot_ids, preds)],
                     arrived=len(batch), release=batch.release,
                 )
-                for batch, *preds in zip(parcel, *parts)
+                for batch, *preds in zip(parcel, *(p[:-1] for p in parts))
             ]
+        return self._costed(snaps, [p[-1] for p in parts])
+
+    def _costed(self, snaps: list[Snapshot | None], cost: list[Any]) -> list[Snapshot | None]:
+        """The learner actors' cost rows on the parcel's last snapshot (kept for the next
+        parcel's when it has none)."""
+        from distval.columns import COST_SCHEMA, concat
+
+        pending = getattr(self, "_cost", []) + [c for c in cost if len(c["position"])]
+        last = next((s for s in reversed(snaps) if s is not None), None)
+        if last is not None and pending:
+            last.cost = concat(pending, COST_SCHEMA)
+            pending = []
+        self._cost = pending
+        return snaps
 
     def finish(self) -> Snapshot | None:
         assert self.aggregator is not None, "load() comes first"

@@ -20,6 +20,7 @@ from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.results.answer import Answer, answer_tables, render_text
 from distval.results.compact import verdict_block, wrap
+from distval.results.cost import cost_summary
 from distval.results.reader import SavedRun
 from distval.results.schema import TEST_SCHEMA, columns_of, finite_or_none, schemas_of, table
 from distval.results.series import Series, TimeSeries
@@ -148,6 +149,7 @@ class EvaluationResult:
                 q=self._columns("q"),
                 paired=self._columns("paired"),
                 verdicts=self._columns("verdicts"),
+                cost=self._columns("cost"),
             )
         )
         writer.close(self)
@@ -172,6 +174,10 @@ class EvaluationResult:
     def verdicts(self) -> pd.DataFrame:
         """Every pair's confidence sequence, decision and verdict line over time."""
         return self.series.table("verdicts").to_pandas()
+
+    def cost(self) -> pd.DataFrame:
+        """What each learner and fold cost at every test position (:mod:`distval.results.cost`)."""
+        return self.series.table("cost").to_pandas()
 
     def final_folds(self) -> pd.DataFrame:
         return table([self.final.folds] if self.final else [],
@@ -227,6 +233,7 @@ class EvaluationResult:
             ],
             "null_twin": self._null_twin(),
             "baseline": self.task.baseline(learners, short_names(self.config.labels)),
+            "cost": cost_summary(self.series.table("cost")),
         }
 
     def _null_twin(self) -> dict[str, Any] | None:

@@ -16,6 +16,7 @@ import numpy as np
 from distval.config import read_config
 from distval.errors import DistvalError
 from distval.results.schema import (
+    COST_SCHEMA,
     EVENT_SCHEMA,
     PAIRED_SCHEMA,
     Q_SCHEMA,
@@ -57,6 +58,7 @@ class SavedRun:
         events: pd.DataFrame | None = None,
         paired: pd.DataFrame | None = None,
         verdicts: pd.DataFrame | None = None,
+        cost: pd.DataFrame | None = None,
     ) -> None:
         import pandas as pd
 
@@ -75,6 +77,11 @@ class SavedRun:
         )
         self.verdicts: pd.DataFrame = (
             verdicts if verdicts is not None else pd.DataFrame(columns=VERDICT_SCHEMA.names)
+        )
+        #: What each learner and fold cost over time (:data:`COST_SCHEMA`; empty if not
+        #: measured).
+        self.cost: pd.DataFrame = (
+            cost if cost is not None else pd.DataFrame(columns=COST_SCHEMA.names)
         )
         kinds = list(dict.fromkeys(folds["forgetting"]))
         self.forgetting: str = config.get("forgetting") or next(
@@ -256,6 +263,7 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
     events = read("events") if has_table(d, "events") else None
     paired = read("paired") if has_table(d, "paired") else None
     verdicts = read("verdicts") if has_table(d, "verdicts") else None
+    cost = read("cost") if has_table(d, "cost") else None
     if isinstance(config.get("run_id"), str):
         ids["config.json"] = config["run_id"]
     if len(set(ids.values())) > 1:  # tables of two runs copied together
@@ -281,7 +289,7 @@ def load_results(results_dir: str | os.PathLike[str]) -> SavedRun:
             summary = None  # a summary cut off mid-write: the tables fall back on folds
     return SavedRun(
         d, config, folds.reset_index(drop=True), pd.DataFrame(tests), summary, q=q, events=events,
-        paired=paired, verdicts=verdicts,
+        paired=paired, verdicts=verdicts, cost=cost,
     )
 
 

@@ -112,7 +112,7 @@ def load_evaluation(results_dir: str | os.PathLike[str]) -> EvaluationResult:
     tables = {name: columns_of(_table(saved, name)) for name in TABLE_SCHEMAS}
     positions = np.unique(tables["folds"]["position"].astype(np.int64))
     parts = {
-        name: _by_position(cols, positions, at_or_after=name == "events")
+        name: _by_position(cols, positions, at_or_after=name in ("events", "cost"))
         for name, cols in tables.items()
     }
     summary = saved.summary or {}
@@ -139,6 +139,7 @@ def load_evaluation(results_dir: str | os.PathLike[str]) -> EvaluationResult:
                 parts["q"][i],
                 parts["paired"][i],
                 parts["verdicts"][i],
+                cost=parts["cost"][i],
             )
         )
     return result

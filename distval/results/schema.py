@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from distval.columns import (
+    COST_SCHEMA,
     EVENT_SCHEMA,
     FOLD_SCHEMA,
     PAIRED_SCHEMA,
@@ -28,6 +29,7 @@ from distval.errors import DistvalError
 from distval.tasks import Task
 
 __all__ = [
+    "COST_SCHEMA",
     "EVENT_SCHEMA",
     "FILES",
     "FOLD_SCHEMA",
@@ -49,11 +51,12 @@ __all__ = [
 #: The tables of a results directory, each ``NAME.parquet`` once the run is closed and
 #: ``NAME.arrows`` (an Arrow IPC stream, readable up to its last whole batch) while it runs
 #: or after it was killed (:mod:`distval.results.writer`).
-TABLES = ("folds", "tests", "q", "events", "paired", "verdicts")
+TABLES = ("folds", "tests", "q", "events", "paired", "verdicts", "cost")
 
 #: Each table's schema by name.
 TABLE_SCHEMAS: dict[str, pa.Schema] = dict(
-    zip(TABLES, (FOLD_SCHEMA, TEST_SCHEMA, Q_SCHEMA, EVENT_SCHEMA, PAIRED_SCHEMA, VERDICT_SCHEMA))
+    zip(TABLES, (FOLD_SCHEMA, TEST_SCHEMA, Q_SCHEMA, EVENT_SCHEMA, PAIRED_SCHEMA, VERDICT_SCHEMA,
+                 COST_SCHEMA))
 )
 
 

@@ -47,6 +47,7 @@ def tables_of(snapshot: Snapshot) -> dict[str, Columns]:
         "events": snapshot.events,
         "paired": snapshot.paired,
         "verdicts": snapshot.verdicts,
+        "cost": snapshot.cost,
     }
 
 

@@ -51,7 +51,7 @@ RUN_ID = "run_id"
 
 #: Files written only once they have a row: drift detections; the paired windows and the
 #: verdicts (runs with two learners or more).
-_ONLY_WITH_ROWS = ("events.parquet", "paired.parquet", "verdicts.parquet")
+_ONLY_WITH_ROWS = ("events.parquet", "paired.parquet", "verdicts.parquet", "cost.parquet")
 
 
 class Summarised(Protocol):

@@ -78,7 +78,7 @@ def test_a_live_run_refuses_other_writers_and_a_killed_ones_lock_is_taken_over(
     ref = tmp_path / "ref"
     distval.evaluate(stream="sea(noise=0.1)", learners=("nb", "majority"), n_folds=3,
                      test_every=1000, batch_size=500, n_rows=n, output_dir=ref)
-    for name in TABLES:
+    for name in (t for t in TABLES if t != "cost"):  # CPU seconds differ run to run
         if (ref / f"{name}.parquet").exists():
             got = pq.read_table(out / f"{name}.parquet")
             assert got.equals(pq.read_table(ref / f"{name}.parquet")), name

@@ -143,7 +143,8 @@ def test_the_csv_export_holds_exactly_the_parquet_tables(saved, tmp_path):
             want = parquet.pop("recall_by_class").map(list)
             for a, b in zip(got, want):
                 np.testing.assert_array_equal(np.array(a, dtype=float), np.array(b, dtype=float))
-        parquet = parquet.fillna(np.nan).infer_objects()
+        empty = {c: float for c in parquet if parquet[c].isna().all()}  # cost's reason
+        parquet = parquet.astype(empty).fillna(np.nan).infer_objects()
         pd.testing.assert_frame_equal(csv, parquet, check_dtype=False)
     assert [p.name for p in export_csv(d)] == [f"{n}.csv" for n in TABLES]
 

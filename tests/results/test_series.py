@@ -52,7 +52,7 @@ def test_in_memory_and_written_time_series_are_the_same(tmp_path):
     n_checks = 2 * BATCH_CHECKS + 5  # packed batches and pending checks
     kept = distval.evaluate(n_rows=50 * n_checks, test_every=50, **OPTS)
     written = distval.evaluate(n_rows=50 * n_checks, test_every=50, output_dir=tmp_path, **OPTS)
-    for name in TABLES:
+    for name in (t for t in TABLES if t != "cost"):  # CPU seconds differ run to run
         pd.testing.assert_frame_equal(getattr(kept, name)(), getattr(written, name)())
     assert len(kept.events()) > 0 and len(kept.verdicts()) == 3 * n_checks  # 3 pairs
     a, b = kept.summary(), written.summary()

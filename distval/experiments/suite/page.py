@@ -101,6 +101,9 @@ def suite_html(data: dict[str, Any], figures: bool = True) -> str:
             uri = base64.b64encode(png_bytes(fig)).decode("ascii")
             parts.append(f"<section><h2>{escape(name)}</h2><figure><img alt=\"{escape(name)}\" "
                          f"src=\"data:image/png;base64,{uri}\"></figure></section>")
+    from distval.experiments.suite.cost import cost_sections
+
+    parts += cost_sections(data, figures)
     missing = [s["name"] for s in data.get("streams", []) if not s.get("done")]
     if missing:
         parts.append(f"<p>Not finished yet: {escape(', '.join(missing))}.</p>")

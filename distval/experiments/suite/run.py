@@ -188,6 +188,7 @@ class SuiteResult:
                     "name": n,
                     "stream": s,
                     "done": n in self.summaries,
+                    "learner_costs": (self.summaries.get(n) or {}).get("cost"),
                     **self.costs.get(n, {}),
                 }
                 for n, s in zip(cfg.names, cfg.streams, strict=True)

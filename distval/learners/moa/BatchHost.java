@@ -42,10 +42,27 @@ public final class BatchHost {
 
     private InstancesHeader header;
     private final Classifier[] learners;
+    /** Thread CPU nanoseconds each replica spent since the last {@link #takeCpu()}. */
+    private final long[] cpuNanos;
+    private static final java.lang.management.ThreadMXBean CPU =
+            java.lang.management.ManagementFactory.getThreadMXBean();
 
     public BatchHost(InstancesHeader header, Classifier[] learners) {
         this.learners = learners;
+        this.cpuNanos = new long[learners.length];
         setHeader(header);
+    }
+
+    /** Each replica's thread CPU nanoseconds in its own predict and learn calls since the
+     * last call, then zeroed (timed per replica and batch, on the thread that ran it). */
+    public synchronized long[] takeCpu() {
+        long[] out = cpuNanos.clone();
+        Arrays.fill(cpuNanos, 0L);
+        return out;
+    }
+
+    private synchronized void spent(int j, long nanos) {
+        cpuNanos[j] += nanos;
     }
 
     /** A new, untrained replica: MOA's CLI syntax, the seed when it is randomizable. */
@@ -215,6 +232,7 @@ public final class BatchHost {
         final int c = header.numClasses();
         final Classifier cl = learners[j];
         int r = 0;
+        final long t0 = CPU.getCurrentThreadCpuTime();
         try {
             for (int i = 0; i < rows; i++) {
                 Instance inst = insts[i];
@@ -251,6 +269,8 @@ public final class BatchHost {
             }
         } catch (RuntimeException | StackOverflowError e) {
             throw new ReplicaException(j, e);
+        } finally {
+            spent(j, CPU.getCurrentThreadCpuTime() - t0);
         }
     }
 
@@ -274,6 +294,7 @@ public final class BatchHost {
         }
         for (int j = 0; j < m; j++) {
             final Classifier cl = learners[j];
+            final long t0 = CPU.getCurrentThreadCpuTime();
             try {
                 for (int i = 0; i < rows; i++) {
                     if (tested[i * m + j] != 0) {
@@ -289,6 +310,8 @@ public final class BatchHost {
                 }
             } catch (RuntimeException | StackOverflowError e) {
                 throw new ReplicaException(j, e);
+            } finally {
+                spent(j, CPU.getCurrentThreadCpuTime() - t0);
             }
         }
         return out;

@@ -233,6 +233,29 @@ def compile_host(jar: Path, javac: Path) -> Path:
     return target
 
 
+def sizeof_agent(jar: Path) -> Path:
+    """A jar of the ``sizeof`` agent classes MOA's jar holds, with the manifest line its
+    own jar lacks (``Premain-Class``): without the agent MOA's ``measureByteSize()`` is 0.
+    Made once per MOA jar under :func:`cache_root`."""
+    import zipfile
+
+    stat = jar.stat()
+    key = hashlib.sha256(f"{jar}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:16]
+    target = cache_root() / f"sizeofag-{key}.jar"
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(f"{target.name}.{os.getpid()}.part")
+    with zipfile.ZipFile(jar) as src, zipfile.ZipFile(part, "w") as out:
+        out.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n"
+                     "Premain-Class: sizeof.agent.SizeOfAgent\n\n")
+        for name in src.namelist():
+            if name.startswith("sizeof/agent/") and name.endswith(".class"):
+                out.writestr(name, src.read(name))
+    os.replace(part, target)
+    return target
+
+
 def guard_signals() -> None:
     """Give SIGSEGV back to the JVM if ``faulthandler`` took it (Ray enables it after the JVM
     started); the JVM uses SIGSEGV itself, and faulthandler would abort the process."""
@@ -283,7 +306,7 @@ def start_jvm() -> Path:
         # faulthandler off first, so that turning it off later (guard_signals) restores the
         # JVM's own handler, not whatever preceded faulthandler.
         guard_signals()
-        args = jvm_args()
+        args = [*jvm_args(), f"-javaagent:{sizeof_agent(jar)}"]
         path = [str(jar), str(classes)]
         try:
             jpype.startJVM(str(_libjvm(home)), *args, classpath=path, convertStrings=False)

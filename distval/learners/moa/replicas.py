@@ -276,6 +276,29 @@ class MoaReplicas:
 
     # -- sharing and pickling -----------------------------------------------------------------
 
+    def take_cpu(self) -> np.ndarray:
+        """Each replica's thread CPU seconds in its own calls since the last take (the
+        JVM host times each replica's share of a batch on the thread that ran it)."""
+        return np.asarray(list(self._host.takeCpu()), dtype=np.float64) / 1e9
+
+    def sizes(self) -> list[tuple[int | None, str, str]]:
+        """Each replica's bytes by MOA's ``measureByteSize()``; None with the reason where
+        it gives 0 (the JVM was started without the sizeof agent) or fails."""
+        out: list[tuple[int | None, str, str]] = []
+        for learner in self._learners:
+            measure = "MOA measureByteSize()"
+            try:
+                n = int(learner.measureByteSize())
+            except Exception as exc:  # a learner whose walk fails
+                out.append((None, measure, f"{type(exc).__name__}: {exc}"))
+                continue
+            if n <= 0:
+                out.append((None, measure, "MOA gives 0 bytes: the JVM was started "
+                            "without the sizeof agent (by another library first)"))
+            else:
+                out.append((n, measure, ""))
+        return out
+
     def part(self, which: list[int]) -> MoaReplicas:
         """Replicas ``which`` of these, shared (not copied), as trained so far."""
         new = MoaReplicas.__new__(MoaReplicas)
