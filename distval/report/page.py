@@ -54,7 +54,7 @@ from distval.report.figures import (
 from distval.report.pairs import plot_pair_verdict
 from distval.report.significance import plot_critical_difference, plot_tests
 from distval.results import SavedRun, load_results, markdown_table
-from distval.results.answer import answer_tables
+from distval.results.answer import answer_tables, cost_table
 from distval.results.compact import label_words
 
 if TYPE_CHECKING:
@@ -178,9 +178,13 @@ def _measure_sections(page: _Sections, res: SavedRun) -> None:
     fg, task = res.forgetting, res.task
     titles = {"A, all rows": ("same_rows", "What the verdicts rest on"),
               "A, recent windows": ("recent", "The recent paired windows")}
-    for caption, cols, rows, _ in answer_tables(res.answer(), learners=False):
+    answer = res.answer()
+    for caption, cols, rows, _ in answer_tables(answer, learners=False):
         key, title = titles[cols[2]]
         page.table(key, title, caption, (cols, rows))
+    cost = cost_table(answer)
+    if cost is not None:
+        page.table("cost", "What each learner cost", cost[0], (cost[1], cost[2]))
     page.table(
         "measures",
         "Final measures",

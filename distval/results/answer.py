@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from distval.results.compact import same_row_means
+from distval.results.cost import price_line
 from distval.results.tables import text_table
 from distval.statistics.verdict import short_names, verdict_winner
 from distval.tasks import Task, task_named
@@ -63,6 +64,7 @@ __all__ = [
     "Number",
     "PairAnswer",
     "answer_tables",
+    "cost_table",
     "learners_table",
     "pairs_table",
     "recent_table",
@@ -159,7 +161,20 @@ class Answer:
     learners: tuple[LearnerAnswer, ...]
     baseline: str | None = None
     twin: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    #: Each learner's cost (``summary.json``'s ``cost``: :mod:`distval.results.cost`).
+    costs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def prices(self) -> list[str]:
+        """One line per pair after its verdict: what the learner ahead costs against the
+        other (:func:`~distval.results.cost.price_line`), where both were measured."""
+        names = {x.label: x.name for x in self.learners}
+        out = []
+        for p in self.pairs:
+            if p.first in self.costs and p.second in self.costs:
+                named = {names.get(k, k): v for k, v in self.costs.items()}
+                out.append("cost: " + price_line(names.get(p.first, p.first),
+                                                 names.get(p.second, p.second), named))
+        return out
 
     @classmethod
     def build(cls, summary: Mapping[str, Any], paired: Mapping[str, Any] | None = None,
@@ -196,7 +211,7 @@ class Answer:
         base = summary.get("baseline") or {}
         twin = summary.get("null_twin") or {}
         return cls(task, measure, forgetting, pairs, learners, base.get("line"),
-                   twin.get("line"))
+                   twin.get("line"), dict(summary.get("cost") or {}))
 
     def learner(self, label: str) -> LearnerAnswer:
         return next(x for x in self.learners if x.label == label)
@@ -337,8 +352,37 @@ def answer_tables(answer: Answer, short: bool = False, learners: bool = True) ->
     (all rows), the same pairs over the recent windows, then (``learners``) each learner."""
     out = [pairs_table(answer, short), recent_table(answer, short)]
     if learners:
-        out.append(learners_table(answer, short))
+        out += [learners_table(answer, short), cost_table(answer)]
     return [t for t in out if t is not None]
+
+
+def cost_table(answer: Answer) -> Table | None:
+    """What each learner cost: thread CPU seconds over its folds (learning / predicting),
+    rows per CPU second, its folds' model size at the end and MOA's RAM-hours; None when the
+    run measured nothing. An empty size names its reason below the table's caption."""
+    if not answer.costs:
+        return None
+
+    def num(x: Any, spec: str) -> str:
+        return "–" if x is None else format(x, spec)
+
+    rows = []
+    for x in answer.learners:
+        c = answer.costs.get(x.label)
+        if not c:
+            continue
+        split = (f"{num(c.get('cpu_learn_s'), '.2f')} / {num(c.get('cpu_predict_s'), '.2f')}")
+        rows.append([x.name, num(c.get("cpu_s"), ".2f"), split,
+                     num(c.get("rows_per_second"), ",.0f"),
+                     num(None if c.get("bytes_final") is None else c["bytes_final"] / 1e6,
+                         ".3g"), num(c.get("ram_hours"), ".2g"),
+                     str(c.get("measure") or "") + (f" ({c['reason']})" if c.get("reason")
+                                                     else "")])
+    caption = ("What each learner cost (its replicas' own work, summed over folds): CPU "
+               "seconds, learning / predicting, rows per CPU second, model size at the end "
+               "(MB) and RAM-hours (GB held per CPU hour, as MOA counts them):")
+    return (caption, ["learner", "CPU s", "learn / predict", "rows/s", "MB", "RAM-hours",
+                      "size measured by"], rows, "lrrrrrl")
 
 
 def render_text(tables: Sequence[Table | None], width: int = 100) -> list[str]:

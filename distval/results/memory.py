@@ -18,7 +18,7 @@ from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns, concat, rows_of, select
 from distval.config import RunConfig
 from distval.errors import DistvalError
-from distval.results.answer import Answer, answer_tables, render_text
+from distval.results.answer import Answer, answer_tables, cost_table, render_text
 from distval.results.compact import verdict_block, wrap
 from distval.results.cost import cost_summary
 from distval.results.reader import SavedRun
@@ -278,6 +278,9 @@ class EvaluationResult:
                                       first, self.task))
         if s["q"]:
             blocks.append(q_block(s["q"]))
+        cost = cost_table(self.answer())
+        if cost is not None:
+            blocks.append(cost)
         return blocks
 
     def _title(self) -> str:
@@ -312,7 +315,9 @@ class EvaluationResult:
             return [line for b in base for line in wrap(b, width, "")]
         n_pairs = len(s["verdicts"])
         twin = [s["null_twin"]["line"]] if s["null_twin"] else []
-        return verdict_block(s["verdicts"], self.config.alpha, n_pairs, width, twin + base,
+        prices = self.answer().prices()
+        return verdict_block(s["verdicts"], self.config.alpha, n_pairs, width,
+                             prices + twin + base,
                              self.config.measure, self.task.loss)
 
     def to_markdown(self) -> str:
@@ -322,6 +327,7 @@ class EvaluationResult:
         if s["verdicts"] or s.get("baseline"):
             lines += ["Verdicts:", ""]
             lines += [f"- {v['line']}" for v in s["verdicts"]]
+            lines += [f"- {line}" for line in self.answer().prices()]
             if s["null_twin"]:
                 lines.append(f"- {s['null_twin']['line']}")
             if s.get("baseline"):
