@@ -65,8 +65,32 @@ def check_first_table(res, *, higher_is_better: bool, scale: float, tolerance: f
     paired table's means (``higher_is_better``: kept for the callers' reading).
     Returns the number of pairs with a decided verdict."""
     text = res.to_text()
-    rows = first_table(text)
-    recent_rows = {(r[0], r[1]): r for r in tables(text).get("A, recent windows", [])[1:]}
+    return check_pair_rows(res, first_table(text),
+                           tables(text).get("A, recent windows", [])[1:], scale=scale,
+                           tolerance=tolerance, diff_scale=diff_scale)
+
+
+def markdown_tables(text: str) -> dict[str, list[list[str]]]:
+    """Every Markdown table of a page, by its third column's title: header then rows."""
+    out: dict[str, list[list[str]]] = {}
+    lines = text.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("| ") and lines[i + 1].startswith("|---"):
+            rows = []
+            for row in lines[i:]:
+                if not row.startswith("|"):
+                    break
+                rows.append([c.strip() for c in row.strip().strip("|").split(" | ")])
+            head = rows[0]
+            out.setdefault(head[2] if len(head) > 2 else head[0], [head, *rows[2:]])
+    return out
+
+
+def check_pair_rows(res, rows, recent, *, scale: float = 100.0, tolerance: float = 0.05 + 1e-9,
+                    diff_scale: float = 100.0) -> int:
+    """:func:`check_first_table` on rows read from any surface (``recent``: the recent
+    windows' rows, A, B, A's value, B's value, ...)."""
+    recent_rows = {(r[0], r[1]): r for r in recent}
     cfg = res.config
     names = short_names(cfg.labels)
     label = {v: k for k, v in names.items()}
