@@ -151,7 +151,8 @@ def _stop(proc, how):
 
 
 #: Summary entries that differ between any two runs of one configuration.
-_RUN_OWN = {"elapsed_seconds", "rows_per_second", "evaluated_by", "backend", "timeline"}
+_RUN_OWN = {"elapsed_seconds", "rows_per_second", "evaluated_by", "backend", "timeline",
+            "cost"}  # cost: CPU seconds differ run to run (the cost table is compared above)
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
@@ -188,6 +189,10 @@ def test_resume_continues_a_stopped_run_to_the_uninterrupted_results(tmp_path, b
             got, want = pq.read_table(out / f"{name}.parquet"), pq.read_table(
                 ref / f"{name}.parquet")
             assert got.num_rows == want.num_rows > 0
+            if name == "cost":  # CPU seconds differ run to run, and a river model read back
+                # from a checkpoint reports another _raw_memory_usage: rows only
+                keep = ["position", "learner", "fold", "rows"]
+                got, want = got.select(keep), want.select(keep)
             assert got.equals(want), name
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in ref.iterdir())
     got, want = (
