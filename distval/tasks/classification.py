@@ -117,6 +117,10 @@ class Classification(Task):
         >>> b = Classification().baseline({"ht": {"cumulative": m}}, {})
         >>> b["below_persistent"], b["line"][:60]
         (['ht'], 'baseline: ht does not beat the no-change classifier: accurac')
+        >>> arf = {"accuracy": {"mean": .891}, "p_per": {"mean": .853}, "kappa_per": {"mean": .26}}
+        >>> Classification().baseline({"ht": {"cumulative": m}, "arf": {"cumulative": arf}},
+        ...                           {})["line"].split("; ")[-1]
+        'beating it: arf 89.1 %'
         """
         cum = {label: per["cumulative"] for label, per in learners.items()
                if per.get("cumulative")}
@@ -142,6 +146,13 @@ class Classification(Task):
             line = (f"baseline: {and_words(shown)} {verb} not beat the no-change classifier: "
                     f"accuracy {accs} against Persistent's {100 * p_per:.1f} % on the same rows "
                     f"(κper {kappas}); {tail}")
+            above = [label for label in cum if label not in below
+                     and mean(cum[label], "accuracy") is not None]
+            if above:  # every learner placed: those that beat it said too
+                beat = and_words([f"{names.get(a, a)} "
+                                  f"{100 * (mean(cum[a], 'accuracy') or 0.0):.1f} %"
+                                  for a in above])
+                line = line.rstrip("; ") + f"; beating it: {beat}"
         else:
             line = (f"baseline: every learner beats the no-change classifier (Persistent "
                     f"{100 * p_per:.1f} % on the same rows, κper > 0); {tail}")
