@@ -72,7 +72,9 @@ def test_a_fresh_venv_installs_the_wheel_and_runs_distval(tmp_path):
          "--no-index", str(wheel)],
         check=True, capture_output=True, text=True,
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "NUMBA_CACHE_DIR")}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")  # numba's compiled kernels go there
     work = tmp_path / "elsewhere"
     work.mkdir()
     where = subprocess.run(
@@ -94,3 +96,27 @@ def test_a_fresh_venv_installs_the_wheel_and_runs_distval(tmp_path):
     final = got[got["position"] == got["position"].max()].reset_index(drop=True)
     want_final = here.final_folds().reset_index(drop=True)
     pd.testing.assert_series_equal(final["accuracy"], want_final["accuracy"])
+    # the README's Quick start after its Install, in the same environment: the run compiled
+    # numba's kernels, and uninstalling the wheel leaves nothing of distval behind (numba's
+    # cache is in the user's cache directory, not in the package), so the editable install
+    # of the same sources that follows is the distval that imports
+    purelib = Path(subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        check=True, capture_output=True, text=True).stdout.strip())
+    pip = [sys.executable, "-m", "pip", "--python", str(python)]
+    subprocess.run([*pip, "uninstall", "-q", "-y", "distval"], check=True, capture_output=True)
+    left = sorted(str(p.relative_to(purelib)) for p in purelib.glob("distval*/**/*"))
+    assert left == [], left[:5]
+    assert list((tmp_path / "cache" / "distval" / "numba").rglob("kernels.*.nbc"))
+    subprocess.run(
+        [*pip, "install", "-q", "--no-deps", "--no-index", "--no-build-isolation", "-e",
+         str(tmp_path / "src")],
+        check=True, capture_output=True, text=True,
+    )
+    editable = subprocess.run(
+        [str(python), "-c", "from distval.metrics import FORGETTING; import distval; "
+         "print(distval.__file__)"],
+        cwd=work, env=env, capture_output=True, text=True,
+    )
+    assert editable.returncode == 0, editable.stderr[-2000:]
+    assert Path(editable.stdout.strip()) == tmp_path / "src" / "distval" / "__init__.py"
