@@ -9,7 +9,7 @@ line says so and why. A run of ``--config`` keeps its saved learners.
 
 >>> learners, line = default_learners(missing=None)
 >>> learners
-('moa:trees.HoeffdingTree', 'moa:bayes.NaiveBayes')
+('HoeffdingTree=moa:trees.HoeffdingTree', 'NaiveBayes=moa:bayes.NaiveBayes')
 >>> line.startswith("distval: learners: MOA's Hoeffding tree (HoeffdingTree)")
 True
 >>> learners, line = default_learners(missing="no JDK")
@@ -23,8 +23,8 @@ from distval.learners.moa import jvm
 
 __all__ = ["MOA_LEARNERS", "RIVER_LEARNERS", "default_learners"]
 
-#: The default job's learners where MOA can run: their labels are MOA's class names.
-MOA_LEARNERS = ("moa:trees.HoeffdingTree", "moa:bayes.NaiveBayes")
+#: The default job's learners where MOA can run, labelled with MOA's class names.
+MOA_LEARNERS = ("HoeffdingTree=moa:trees.HoeffdingTree", "NaiveBayes=moa:bayes.NaiveBayes")
 #: The default job's learners elsewhere (RunConfig's default).
 RIVER_LEARNERS = ("ht", "nb")
 
