@@ -10,7 +10,7 @@ from typing import Any
 
 from distval.errors import DistvalError, check_open_unit, check_positive_int
 from distval.learners import LearnerSpec, learner_spec
-from distval.learners.registry import split_name
+from distval.learners.registry import BUILTIN, REGRESSORS, split_name
 from distval.metrics import FORGETTING
 from distval.routing.delays import Delay, delay_spec
 from distval.routing.validation import FOLD_CHOICES, SCHEMES, Validation
@@ -200,8 +200,10 @@ class RunConfig:
     )
     learners: Any = _option(  # noqa: RUF009 - a dataclass field (metadata), built once
         ("ht", "nb"),
-        "built-in names (ht, hat, nb, arf, lb, logreg, majority, persistent, tc(base=...), "
-        "ta(base=..., lags=...)), moa:<MOA class and options>, package.module:Class, or "
+        "built-in names (classifiers ht, hat, nb, arf, lb, logreg, majority, persistent, "
+        "tc(base=...), ta(base=..., lags=...); regressors "
+        + ", ".join(n for n in BUILTIN if n in REGRESSORS)
+        + "), moa:<MOA class and options>, package.module:Class, or "
         "sklearn:<estimator with partial_fit>, each optionally NAME(key=value,...); "
         "mini_batch=N learns in blocks of N rows (docs/minibatch.md); NAME=LEARNER names it "
         "in every table, line and figure (sgd=\"sklearn:SGDClassifier(loss='log_loss')\")",

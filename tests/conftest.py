@@ -3,7 +3,6 @@ with one line naming what is missing where MOA learners cannot run (no Java, no 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from functools import cache
 
@@ -14,17 +13,9 @@ import pytest
 @cache
 def moa_missing() -> str | None:
     """Why MOA learners cannot run here (a JDK and the ``moa`` extra are needed), or None."""
-    from distval.errors import DistvalError
     from distval.learners.moa import jvm
 
-    try:
-        jvm.moa_jar()
-        jvm.find_javac(jvm.find_java_home())  # a JRE alone is refused
-    except DistvalError as exc:
-        return str(exc)
-    if importlib.util.find_spec("jpype") is None:
-        return "MOA learners need JPype (the moa extra: pip install -e '.[moa]')"
-    return None
+    return jvm.missing()
 
 
 def pytest_collection_modifyitems(config, items):

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from distval.cli.argtypes import add_private, progress_wanted, ray_address, seconds
+from distval.cli.default_job import MOA_LEARNERS, RIVER_LEARNERS, default_learners
 from distval.config import RunConfig, read_config
 from distval.engine.loop import CHECKPOINT_SECONDS
 from distval.errors import DistvalError, DistvalWarning, RayUnavailable
@@ -108,6 +109,12 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         "override it",
     )
     groups = add_config_arguments(run)
+    for action in run._actions:
+        if action.dest == "learners" and action.help:
+            action.help = action.help.replace(
+                f"(default: {_shown(RIVER_LEARNERS)})",
+                f"(default: {_shown(MOA_LEARNERS)} with the moa extra and a JDK, else "
+                f"{_shown(RIVER_LEARNERS)})")
     g = groups["execution and output"]
     g.add_argument(
         "--backend",
@@ -305,7 +312,12 @@ def main(args: argparse.Namespace) -> int:
             return 0
         config = None
     else:
+        line = None
+        if not args.config and not hasattr(args, "learners"):
+            args.learners, line = default_learners()  # MOA's where it runs, else river's
         config = config_from_args(args)
+        if line:
+            print(line, file=sys.stderr, flush=True)
         output = Path(args.output).absolute() if args.output else default_output()
     options = {}
     address = ray_address(args.address, args.private)

@@ -8,7 +8,8 @@ Three modules, one concept each:
   (:func:`measures`, :data:`MEASURES`) and the packed row codes of the windows;
 - :mod:`distval.metrics.trackers`: the per-slot state under each forgetting mechanism
   (:class:`Tracker` and its subclasses, :func:`make_tracker`);
-- :mod:`distval.metrics.kernels`: the compiled (numba) batch loops the trackers call;
+- :mod:`distval.metrics.kernels`: the compiled (numba) batch loops the trackers call,
+  compiled by :func:`distval.metrics.jit.njit` (cached in the user's cache directory);
 - :mod:`distval.metrics.probabilistic`: log-loss, Brier score and ROC AUC from the class
   probabilities, on each slot's window (:class:`ScoreWindows`).
 

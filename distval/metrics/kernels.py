@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 
 from distval.metrics.confusion import CLASS_MASK, PRED_SHIFT, Y_SHIFT
+from distval.metrics.jit import njit
 
 __all__ = [
     "LEVELS",
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def count_batch(
     y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray, C: np.ndarray, P: np.ndarray
 ) -> None:  # pragma: no cover
@@ -49,7 +49,7 @@ def count_batch(
 LEVELS = 64  # ADWIN bucket levels: level i holds buckets of 2**i rows
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _push(
     s: int,
     code: int,
@@ -68,7 +68,7 @@ def _push(
     P[s] += code & 1
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _trim(
     s: int,
     keep: int,
@@ -89,7 +89,7 @@ def _trim(
         size[s] -= 1
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def sliding_batch(  # pragma: no cover - numba
     y: np.ndarray,
     pred: np.ndarray,
@@ -171,7 +171,7 @@ def adwin_settings(delta: float) -> np.ndarray:
 # another file does.
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
+@njit(nogil=True, error_model="numpy", inline="always")
 def _adwin_insert(
     s: int,
     value: float,
@@ -227,7 +227,7 @@ def _adwin_insert(
         i += 1
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@njit(nogil=True, error_model="numpy")
 def _adwin_drop_oldest(
     s: int,
     stat: np.ndarray,
@@ -253,7 +253,7 @@ def _adwin_drop_oldest(
         levels[s] -= 1
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@njit(nogil=True, error_model="numpy")
 def _adwin_scan(
     s: int,
     stat: np.ndarray,
@@ -318,7 +318,7 @@ def _adwin_scan(
             return detected
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@njit(nogil=True, inline="always")
 def on_clock(tick: int, clock: int) -> bool:
     """``tick % clock == 0`` for ``tick >= 0``, by a mask when ``clock`` is a power of two
     (river's 32): the same answer without an integer division on every row."""
@@ -327,14 +327,14 @@ def on_clock(tick: int, clock: int) -> bool:
     return tick % clock == 0
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@njit(nogil=True, inline="always")
 def adwin_params(params: np.ndarray) -> tuple[Any, ...]:
     """An ADWIN kernel's settings from its float array: delta, clock, max buckets, minimum
     sub-window length, grace rows."""
     return params[0], np.int64(params[1]), np.int64(params[2]), params[3], params[4]
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def bucket_counts(
     s: int, levels: np.ndarray, cnt: np.ndarray, first: np.ndarray, bc: np.ndarray
 ) -> np.ndarray:
@@ -349,7 +349,7 @@ def bucket_counts(
     return out
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@njit(nogil=True, inline="always")
 def _put_counts(C: np.ndarray, s: int, counts: np.ndarray, start: int, k: int) -> None:
     """``C[s] = counts[start : start + k * k].reshape(k, k)`` by element loops: numba's
     ``reshape`` formats its error message (shape tuples as text), and compiling that took
@@ -359,7 +359,7 @@ def _put_counts(C: np.ndarray, s: int, counts: np.ndarray, start: int, k: int) -
             C[s, a, b] = counts[start + a * k + b]
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def adwin_batch(  # pragma: no cover - numba
     y: np.ndarray,
     pred: np.ndarray,
@@ -404,7 +404,7 @@ def adwin_batch(  # pragma: no cover - numba
         P[s] = counts[-1]
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def paired_adwin_batch(  # pragma: no cover - numba
     y: np.ndarray,
     pred: np.ndarray,
@@ -453,7 +453,7 @@ def paired_adwin_batch(  # pragma: no cover - numba
         P[s + m] = counts[-1]
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def adwin_values_batch(  # pragma: no cover - numba
     values: np.ndarray, st: ADWINState, params: np.ndarray
 ) -> None:
@@ -479,7 +479,7 @@ def adwin_values_batch(  # pragma: no cover - numba
                 ticks[s, 1] += 1
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def adwin_sums_batch(  # pragma: no cover - numba
     values: np.ndarray,
     cells: np.ndarray,

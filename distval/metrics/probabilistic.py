@@ -42,10 +42,10 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from distval.errors import DistvalError
+from distval.metrics.jit import njit
 
 __all__ = [
     "AUC_BINS",
@@ -142,7 +142,7 @@ def auc_error_bound(pos: np.ndarray, neg: np.ndarray) -> float:
     return float((pos * neg).sum()) / total / 2 if total > 0 else float("nan")
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _histogram_auc(h: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
     """AUC per row of ``h`` (m, bins, 2): counts of negatives [..., 0] and positives
     [..., 1] per bin, ties one half; NaN without both."""
@@ -160,7 +160,7 @@ def _histogram_auc(h: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _add_rows(  # pragma: no cover - numba
     slot: np.ndarray, bins: np.ndarray, y: np.ndarray, ll: np.ndarray, br: np.ndarray,
     w: np.ndarray, sums: np.ndarray, hist: np.ndarray,
@@ -192,7 +192,7 @@ def row_losses(p: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return -np.log(p_true), ((p - onehot) ** 2).sum(axis=-1)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _score_rows(  # pragma: no cover - numba
     y: np.ndarray, pred: np.ndarray, proba: np.ndarray, eps: float, n_bins: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

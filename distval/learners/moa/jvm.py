@@ -57,6 +57,7 @@ __all__ = [
     "jvm_args",
     "keep_jvm_signals",
     "leave_jvm_at_exit",
+    "missing",
     "moa_jar",
     "start_jvm",
 ]
@@ -195,6 +196,26 @@ def find_javac(home: Path) -> Path:
             f"MOA learners need a JDK (javac), not only a JRE; none found with {home}"
         )
     return Path(found)
+
+
+def missing() -> str | None:
+    """Why MOA learners cannot run here (the ``moa`` extra's jar and JPype, and a JDK are
+    needed), or None; nothing is started or imported.
+
+    >>> reason = missing()
+    >>> reason is None or "MOA" in reason or "Java" in reason or "JDK" in reason
+    True
+    """
+    try:
+        moa_jar()
+        home = find_java_home()
+        find_javac(home)  # a JRE alone is refused
+        _libjvm(home)
+    except DistvalError as exc:
+        return str(exc)
+    if importlib.util.find_spec("jpype") is None:
+        return f"{EXTRA_HINT} (JPype is missing)"
+    return None
 
 
 def cache_root() -> Path:
