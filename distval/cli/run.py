@@ -299,8 +299,32 @@ def _so_far(output: Path) -> str:
     return f"results so far are in {output} (no checkpoint yet: it cannot be resumed)"
 
 
+class _Announced:
+    """The run's observer that prints the default job's learners line once the run has
+    started (its stream opened, its output claimed: bad input is still one line), then
+    tells the live page, if any."""
+
+    def __init__(self, line: str | None, live: Any) -> None:
+        self.line, self.live = line, live
+
+    def started(self, run: Any) -> None:
+        if self.line:
+            print(self.line, file=sys.stderr, flush=True)
+        if self.live is not None:
+            self.live.started(run)
+
+    def snapshot(self, run: Any, snap: Any) -> None:
+        if self.live is not None:
+            self.live.snapshot(run, snap)
+
+    def closed(self, run: Any) -> None:
+        if self.live is not None:
+            self.live.closed(run)
+
+
 def main(args: argparse.Namespace) -> int:
     """Run ``distval run``; returns the exit status."""
+    line: str | None = None  # the default job's learners, said once the run starts
     if args.resume:
         _resume_alone(args)
         output = Path(args.resume).absolute()
@@ -312,12 +336,9 @@ def main(args: argparse.Namespace) -> int:
             return 0
         config = None
     else:
-        line = None
         if not args.config and not hasattr(args, "learners"):
             args.learners, line = default_learners()  # MOA's where it runs, else river's
         config = config_from_args(args)
-        if line:
-            print(line, file=sys.stderr, flush=True)
         output = Path(args.output).absolute() if args.output else default_output()
     options = {}
     address = ray_address(args.address, args.private)
@@ -352,8 +373,8 @@ def main(args: argparse.Namespace) -> int:
         with warnings.catch_warnings(), live_page(args, output) as live:
             warnings.simplefilter("always", DistvalWarning)
             warnings.showwarning = _one_line
-            if live is not None:
-                common["observer"] = live
+            if live is not None or line:
+                common["observer"] = _Announced(line, live)
             result: Any
             if config is None:
                 del common["output_dir"], common["overwrite"]

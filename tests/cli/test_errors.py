@@ -97,7 +97,9 @@ def test_a_full_disk_ends_in_one_line_and_keeps_what_was_written(tmp_path, capsy
     from distval.results import load_results
 
     with _tmpfs(tmp_path / "small", "size=300k") as small:
+        # learners named: the default job's learners line would precede the error
         line = one_line_error(capsys, *RUN[:-2], "--n-rows", "200000", "--stream", "sea",
+                              "--learners", "ht", "nb",
                               "--test-every", "500", "--output", str(small / "o"))
         assert "No space left on device" in line
         saved = load_results(small / "o")
