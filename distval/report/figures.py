@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 from PIL import Image
 
+from distval.files import replacing
 from distval.learners import parse_learner
 from distval.metrics.trackers import MIN_SCORED
 from distval.results import SavedRun
@@ -410,7 +411,11 @@ def save_figure(
     >>> save_figure(fig, p, "pdf", dpi=300); p.read_bytes()[:4]
     b'%PDF'
     """
-    fig.savefig(path, format=fmt, dpi=dpi)
+    if isinstance(path, (str, os.PathLike)):
+        with replacing(path) as fh:  # never through a link planted under the name
+            fig.savefig(fh, format=fmt, dpi=dpi)
+    else:
+        fig.savefig(path, format=fmt, dpi=dpi)
 
 
 def png_bytes(fig: Figure) -> bytes:
