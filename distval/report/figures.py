@@ -6,6 +6,7 @@ stay readable in grey-scale print.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import warnings
@@ -411,11 +412,10 @@ def save_figure(
     >>> save_figure(fig, p, "pdf", dpi=300); p.read_bytes()[:4]
     b'%PDF'
     """
-    if isinstance(path, (str, os.PathLike)):
-        with replacing(path) as fh:  # never through a link planted under the name
-            fig.savefig(fh, format=fmt, dpi=dpi)
-    else:
-        fig.savefig(path, format=fmt, dpi=dpi)
+    # a file by its name: never through a link planted under the name
+    with replacing(path) if isinstance(path, (str, os.PathLike)) else contextlib.nullcontext(
+            path) as fh:
+        fig.savefig(fh, format=fmt, dpi=dpi)
 
 
 def png_bytes(fig: Figure) -> bytes:
