@@ -22,6 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "distval"
 #: stream -> routing -> learners -> measures -> statistics -> aggregator -> results -> engines.
 LAYERS = {
     "distval.errors": 0,  # DistvalError and the argument checks
+    "distval.files": 0,  # the one way a file is written: atomically, never through a link
     "distval.streams": 1,  # where rows come from, and in which order
     "distval.routing": 1,  # which fold replica sees which row, and when its label arrives
     "distval.learners": 2,  # learner hosts (river, MOA) and their replicas
@@ -43,7 +44,7 @@ LAYERS = {
 }
 
 #: The modules that may stand at the root of distval/ beside the packages.
-ROOT_MODULES = {"config", "errors", "columns", "evaluation"}
+ROOT_MODULES = {"config", "errors", "columns", "evaluation", "files"}
 #: No module grows past this (lines).
 MAX_LINES = 600
 
@@ -395,3 +396,86 @@ def test_the_benchmark_rule_catches_an_internal_import(tmp_path):
     path.write_text("from common import save\nimport distval.engine.loop\nimport distval\n")
     found = {m for m in repository_imports(path) if not allowed_in_benchmarks(m)}
     assert found == {"distval.engine.loop"}
+
+
+#: The one module that creates files (:mod:`distval.files`).
+FILES_MODULE = PACKAGE / "files.py"
+#: Calls that write to the path they are given (a file object is not a path), with the
+#: position of that argument.
+_PATH_WRITERS = {"savefig": 0, "write_csv": 1, "ParquetWriter": 0, "to_csv": 0,
+                 "new_file": 0}
+
+
+def _mode(node: ast.Call, position: int) -> str:
+    """The mode string of an ``open``-like call (positional at ``position``, or ``mode=``)."""
+    args = node.args[position:position + 1] + [k.value for k in node.keywords
+                                               if k.arg == "mode"]
+    return next((a.value for a in args if isinstance(a, ast.Constant)
+                 and isinstance(a.value, str)), "r")
+
+
+def _writes_outside_the_helper(tree: ast.AST) -> list[int]:
+    """The lines of ``tree`` that write a file by name, not through :mod:`distval.files`:
+    ``open``/``Path.open``/``pa.OSFile`` in a writing mode, ``write_text``/``write_bytes``,
+    and a ``savefig`` (or another writer of :data:`_PATH_WRITERS`) whose target is not a
+    file object (a name bound by ``with ... as NAME`` or to an ``io.BytesIO()``)."""
+    handles: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
+            handles.add(node.optional_vars.id)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            f = node.value.func
+            if (getattr(f, "attr", None) or getattr(f, "id", None)) == "BytesIO":
+                handles |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    lines = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+        method = isinstance(f, ast.Attribute)
+        if name in ("write_text", "write_bytes"):
+            lines.append(node.lineno)
+        elif name in ("open", "OSFile") and not (method and getattr(f.value, "id", "")
+                                                   in ("os", "Image", "webbrowser")):
+            if set(_mode(node, 0 if method and name == "open" else 1)) & set("wax+"):
+                lines.append(node.lineno)
+        elif name in _PATH_WRITERS and len(node.args) > _PATH_WRITERS[name]:
+            target = node.args[_PATH_WRITERS[name]]
+            if not (isinstance(target, ast.Name) and target.id in handles):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_every_file_is_written_through_the_one_helper():
+    """No module but :mod:`distval.files` opens a file for writing by its name, so no
+    report, figure, export, table or checkpoint can be written through a link planted in
+    a results directory (``open(..., "w")``, ``write_text``, ``savefig(path)`` ...)."""
+    offenders = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for path in MODULES.values() if path != FILES_MODULE
+        for line in _writes_outside_the_helper(ast.parse(path.read_text()))
+    ]
+    assert offenders == []
+
+
+def test_the_write_check_finds_what_it_looks_for():
+    code = """
+import io
+def f(path, fig, table):
+    path.write_text("x")
+    open(path, "w")
+    path.open("a")
+    fig.savefig(path)
+    pacsv.write_csv(table, path / "a.csv")
+    buf = io.BytesIO()
+    fig.savefig(buf)
+    with replacing(path) as fh:
+        fig.savefig(fh)
+    open(path, "rb")
+    open("/proc/loadavg")
+    pa.OSFile(str(path))
+    pa.OSFile(str(path), "wb")
+    pacsv.write_csv(table, fh)
+"""
+    assert _writes_outside_the_helper(ast.parse(code)) == [4, 5, 6, 7, 8, 16]

@@ -95,10 +95,12 @@ def _show(text: str, description: dict[str, Any], json_path: str | None) -> int:
     """Print ``text``; with ``--json``, also write ``description`` there and say where."""
     import json
 
+    from distval.files import write_file
+
     print(text)
     if json_path:
         path = Path(json_path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(description, indent=2, default=float) + "\n")
+        write_file(path, json.dumps(description, indent=2, default=float) + "\n")
         print(f"description: {path}")
     return 0

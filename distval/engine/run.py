@@ -33,6 +33,8 @@ from distval.results.writer import Unpicklable
 from distval.statistics.verdict import p_text, short_names, status_verdict
 from distval.streams import Stream
 from distval.streams.fingerprint import stream_fingerprint
+from distval.tasks import task_named
+from distval.tasks.base import CLOSER
 
 __all__ = ["Run", "Timeline"]
 
@@ -448,7 +450,8 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
         return f"{text} vs {names.get(lead, lead)}" if difference and not short else text
 
     shown = {names.get(k, k): number(k, v) for k, v in values.items()}
-    verdict = status_verdict(verdicts, names, config.measure, config.task) if verdicts else ""
+    closer = task_named(config.task).tested_measure(config.measure) == CLOSER
+    verdict = status_verdict(verdicts, names, config.measure, closer) if verdicts else ""
     # every number with its basis: the verdict's all rows, then the windows' numbers, said
     recent = next(iter(values), "")
     same_rows = st is not None and st.same_rows

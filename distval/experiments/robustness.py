@@ -24,6 +24,7 @@ from distval.engine.loop import open_config_stream
 from distval.errors import DistvalError, check_positive_int
 from distval.evaluation import check_backend, evaluate
 from distval.experiments.study import Part, StudyProgress, run_study
+from distval.files import replacing, write_file
 from distval.metrics import MEASURES
 from distval.results import EvaluationResult, claim_output, finite_or_none, markdown_table
 from distval.results.lock import locks_output
@@ -271,14 +272,15 @@ class RobustnessResult:
         ax.legend(fontsize=8)
         fig.tight_layout()
         path = Path(path)
-        fig.savefig(path, dpi=110)
+        with replacing(path) as fh:
+            fig.savefig(fh, format="png", dpi=110)
         plt.close(fig)
         return path
 
     def write(self, directory: str | os.PathLike[str]) -> None:
         directory = Path(directory)
-        (directory / "robustness.json").write_text(json.dumps(self.summary(), indent=2) + "\n")
-        (directory / "robustness.md").write_text(self.to_markdown())
+        write_file(directory / "robustness.json", json.dumps(self.summary(), indent=2) + "\n")
+        write_file(directory / "robustness.md", self.to_markdown())
         self.plot(directory / "accuracy.png")
 
 
@@ -333,7 +335,7 @@ def _evaluate_copy(
     result = evaluate(config, source=stream, output_dir=output_dir, overwrite=True, **backend)
     if output_dir is not None:
         path = Path(output_dir) / "config.json"
-        path.write_text(json.dumps(json.loads(path.read_text()) | extra, indent=2) + "\n")
+        write_file(path, json.dumps(json.loads(path.read_text()) | extra, indent=2) + "\n")
     return result
 
 

@@ -6,6 +6,7 @@ stay readable in grey-scale print.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import warnings
@@ -16,6 +17,7 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 from PIL import Image
 
+from distval.files import replacing
 from distval.learners import parse_learner
 from distval.metrics.trackers import MIN_SCORED
 from distval.results import SavedRun
@@ -410,7 +412,10 @@ def save_figure(
     >>> save_figure(fig, p, "pdf", dpi=300); p.read_bytes()[:4]
     b'%PDF'
     """
-    fig.savefig(path, format=fmt, dpi=dpi)
+    # a file by its name: never through a link planted under the name
+    with replacing(path) if isinstance(path, (str, os.PathLike)) else contextlib.nullcontext(
+            path) as fh:
+        fig.savefig(fh, format=fmt, dpi=dpi)
 
 
 def png_bytes(fig: Figure) -> bytes:

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from distval.errors import DistvalError
+from distval.files import write_file
 from distval.report import tables
 from distval.report.figures import (
     FORMATS,
@@ -383,10 +384,9 @@ def make_report(
             for fmt in formats:
                 path = out / Path(s["file"]).with_suffix(f".{fmt}")
                 if fmt == "png" and dpi is None:
-                    path.write_bytes(s["png"])
+                    write_file(path, s["png"])
                 else:
                     save_figure(s["figure"], path, fmt, dpi or 150)
-    (out / "report.md").write_text(_markdown(res, sections))
-    path = out / "report.html"
-    path.write_text(_html(res, sections), encoding="utf-8")
+    write_file(out / "report.md", _markdown(res, sections))
+    path = write_file(out / "report.html", _html(res, sections))
     return path

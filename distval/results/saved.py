@@ -23,6 +23,7 @@ from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError
+from distval.files import make_dir, replacing
 from distval.results.memory import EvaluationResult
 from distval.results.reader import SavedRun, has_table, load_results
 from distval.results.schema import TABLE_SCHEMAS, columns_of, read_table, schemas_of
@@ -312,7 +313,7 @@ def export_csv(
     out = Path(output) if output is not None else d / "csv"
     if out.exists() and not out.is_dir():
         raise DistvalError(f"output path {out} exists and is not a directory")
-    out.mkdir(parents=True, exist_ok=True)
+    make_dir(out)
     written = []
     for name, table in tables.items():
         for i, field in enumerate(table.schema):
@@ -320,6 +321,7 @@ def export_csv(
                 text = [None if v is None else json.dumps(v) for v in table.column(i).to_pylist()]
                 table = table.set_column(i, field.name, pa.array(text, type=pa.string()))
         path = out / f"{name}.csv"
-        pacsv.write_csv(table, path)
+        with replacing(path) as fh:
+            pacsv.write_csv(table, fh)
         written.append(path)
     return written

@@ -22,6 +22,7 @@ from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError
+from distval.files import open_new, replacing, write_file
 from distval.results.lock import LOCK, DirectoryLock, LockLost
 from distval.results.provenance import provenance
 from distval.results.schema import FILES, TABLE_SCHEMAS, TABLES, read_batches, read_table, table
@@ -193,13 +194,14 @@ class ResultWriter:
         for name in TABLE_SCHEMAS:
             n = rows.get(name, 0)
             parquet, stream = self.dir / f"{name}.parquet", self.dir / f"{name}.arrows"
-            if not n and not parquet.exists() and not stream.exists():
-                continue
+            if not n and not parquet.exists() and not _has_schema(stream):
+                continue  # killed before the table's first batch (or never written)
             self._check_run(parquet if parquet.exists() else stream)
         for name in TABLE_SCHEMAS:
             n = rows.get(name, 0)
             parquet, stream = self.dir / f"{name}.parquet", self.dir / f"{name}.arrows"
-            if not n and not parquet.exists() and not stream.exists():
+            if not n and not parquet.exists() and not _has_schema(stream):
+                stream.unlink(missing_ok=True)  # an empty stream: created again when due
                 continue
             schema = self._schema(name)
             kept = _first_rows(parquet, stream, n) if n else schema.empty_table()
@@ -208,12 +210,11 @@ class ResultWriter:
                     f"{stream} holds {kept.num_rows} rows, fewer than the {n} of the "
                     "checkpoint: the directory was changed since"
                 )
-            part = self.dir / f"{name}.arrows.part"
-            sink = pa.OSFile(str(part), "wb")
+            sink = pa.PythonFile(open_new(stream), mode="w")  # never through a link
             writer = pa.ipc.new_stream(sink, schema)
             if n:
                 writer.write_table(kept.cast(schema))
-            os.replace(part, stream)  # the open file goes on under its name
+                sink.flush()
             parquet.unlink(missing_ok=True)
             self._streams[name] = (sink, writer)
             self.written[name] = n
@@ -244,7 +245,7 @@ class ResultWriter:
     def write_config(self, config: RunConfig, extra: dict[str, Any] | None = None) -> None:
         data = config.to_dict() | (extra or {}) | {
             "provenance": provenance(), RUN_ID: self.run_id}
-        (self.dir / "config.json").write_text(json.dumps(data, indent=2) + "\n")
+        write_file(self.dir / "config.json", json.dumps(data, indent=2) + "\n")
 
     def append(self, snapshot: Snapshot) -> None:
         for name, columns in tables_of(snapshot).items():
@@ -274,10 +275,11 @@ class ResultWriter:
                 if optional and name not in self._streams and not rows.num_rows:
                     continue  # e.g. events only with drift detection (and a detection)
                 if name not in self._streams:
-                    sink = pa.OSFile(str(self.dir / f"{name}.arrows"), "wb")
+                    sink = pa.PythonFile(open_new(self.dir / f"{name}.arrows"), mode="w")
                     self._streams[name] = (sink, pa.ipc.new_stream(sink, self._schema(name)))
                 if rows.num_rows:
                     self._streams[name][1].write_table(rows)
+                    self._streams[name][0].flush()  # on disk, not in a buffer
                     self.written[name] += rows.num_rows
         except OSError as exc:  # a full disk: what is on it stays readable
             self.failed = exc
@@ -299,19 +301,13 @@ class ResultWriter:
             raise Unpicklable(str(exc)) from None  # a learner holding a lock, say
         header: dict[str, Any] = {RUN_ID: self.run_id, "written": dict(self.written)}
         header |= {"sha256": _digest(header, payload), "bytes": len(payload)}
-        part = self.dir / f"{CHECKPOINT}.part"
-        try:
-            with open(part, "wb") as f:
+        try:  # interrupted mid-write, the last whole checkpoint stays
+            with replacing(self.dir / CHECKPOINT, sync=True) as f:
                 f.write(_MAGIC + json.dumps(header).encode() + b"\n")
                 f.write(payload)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(part, self.dir / CHECKPOINT)
         except OSError as exc:
             self.failed = exc
             raise
-        finally:  # also when interrupted mid-write: the last whole checkpoint stays
-            part.unlink(missing_ok=True)
 
     def close(self, result: Summarised | None = None, *, finished: bool = False) -> None:
         """Flush, turn each table's stream into its Parquet file, write the summary; a
@@ -357,8 +353,8 @@ class ResultWriter:
             (self.dir / CHECKPOINT).unlink(missing_ok=True)
         if result is not None:
             summary = result.summary()
-            (self.dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-            (self.dir / "summary.md").write_text(result.to_markdown())
+            write_file(self.dir / "summary.json", json.dumps(summary, indent=2) + "\n")
+            write_file(self.dir / "summary.md", result.to_markdown())
 
 
 def _first_rows(parquet: Path, stream: Path, n: int) -> pa.Table:
@@ -378,6 +374,15 @@ def _first_rows(parquet: Path, stream: Path, n: int) -> pa.Table:
     except (OSError, pa.ArrowException) as exc:
         path = parquet if parquet.exists() else stream
         raise DistvalError(f"cannot read {path}: {exc}") from None
+
+
+def _has_schema(stream: Path) -> bool:
+    """Whether an Arrow stream file holds at least its schema (a stream created just
+    before a kill, with no batch yet, is empty: Arrow writes the schema with the first)."""
+    try:
+        return stream.stat().st_size > 0
+    except FileNotFoundError:
+        return False
 
 
 def _digest(header: dict[str, Any], payload: bytes) -> str:
@@ -441,6 +446,7 @@ def read_checkpoint(
     >>> w.checkpoint({"rows": 5})
     >>> read_checkpoint(d, w.run_id)
     ({'rows': 5}, {'folds': 0, 'tests': 0, 'q': 0, 'events': 0, 'paired': 0, 'verdicts': 0})
+    >>> w.close()
     """
     header = checkpoint_header(directory)
     path = Path(directory) / CHECKPOINT
@@ -478,14 +484,9 @@ def to_parquet(stream: Path, parquet: Path) -> None:
     >>> pq.read_table(d / "t.parquet")["a"].to_pylist(), (d / "t.arrows").exists()
     ([1, 2], False)
     """
-    part = parquet.with_name(parquet.name + ".part")
-    try:
-        with pa.OSFile(str(stream)) as source:  # read, not mapped: a batch at a time in RSS
-            reader = pa.ipc.open_stream(source)
-            with pq.ParquetWriter(part, reader.schema) as out:
-                for batch in read_batches(reader):
-                    out.write_batch(batch)
-        os.replace(part, parquet)
-    finally:
-        part.unlink(missing_ok=True)
+    with pa.OSFile(str(stream)) as source:  # read, not mapped: a batch at a time in RSS
+        reader = pa.ipc.open_stream(source)
+        with replacing(parquet) as fh, pq.ParquetWriter(fh, reader.schema) as out:
+            for batch in read_batches(reader):
+                out.write_batch(batch)
     stream.unlink()

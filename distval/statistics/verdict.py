@@ -351,7 +351,7 @@ def short_names(labels: Sequence[str], width: int = 24) -> dict[str, str]:
 
 def status_verdict(
     rows: Sequence[dict[str, Any]], names: dict[str, str] | None = None,
-    measure: str = "accuracy", task: str = "classification",
+    measure: str = "accuracy", closer: bool = False,
 ) -> str:
     """The verdict part of the live status line: the pair with the clearest verdict (else
     the largest difference), in a few words; points of accuracy, or the loss difference of
@@ -365,7 +365,7 @@ def status_verdict(
     'ht vs nb +6.7 pts over all rows (CS -1.0..7.5) no verdict yet'
     >>> status_verdict(rows, measure="brier")
     'ht>nb Brier -0.0670 over all rows (CS -0.0750..-0.0590)'
-    >>> status_verdict(rows, measure="rmse", task="regression")
+    >>> status_verdict(rows, measure="rmse", closer=True)  # regression's share of rows
     'ht>nb closer on +6.7 % of rows (CS 5.9..7.5)'
     """
     names = names or {}
@@ -387,7 +387,7 @@ def status_verdict(
     else:
         lo, hi = sorted((sign * 100 * r["lower"], sign * 100 * r["upper"]))
         cs = f"(CS {lo:.1f}..{hi:.1f})"
-        x = (f"closer on +{sign * 100 * r['mean']:.1f} % of rows" if task == "regression"
+        x = (f"closer on +{sign * 100 * r['mean']:.1f} % of rows" if closer
              else f"+{sign * 100 * r['mean']:.1f} pts over all rows")
     if r["decision"] in ("A", "B"):
         return f"{win}>{lose} {x} {cs}"

@@ -141,3 +141,22 @@ def test_a_checkpoint_row_beyond_the_streams_end_is_refused(tmp_path, capsys):
     w.checkpoint(state)
     w.close()
     assert "ends at row 3000, before the checkpoint's row 4000" in _one_error(capsys, e)
+
+
+def test_a_run_killed_right_after_its_row_0_checkpoint_resumes(tmp_path):
+    """A checkpoint at row 0 (a Ray run's first) leaves each table's stream created and
+    empty (Arrow writes a stream's schema with its first batch); killed then, the run goes
+    on from the checkpoint, and the tables it then writes are whole."""
+    d = tmp_path / "run"
+    w = ResultWriter(d)
+    w.checkpoint({"row": 0})
+    assert (d / "folds.arrows").exists() and (d / "folds.arrows").stat().st_size == 0
+    for sink, _ in w._streams.values():  # SIGKILL: the kernel closes the files, no more
+        sink.close()
+    w._lock.release()
+    state, written = read_checkpoint(d, w.run_id)
+    assert state == {"row": 0} and set(written.values()) == {0}
+    again = ResultWriter(d, run_id=w.run_id, resume=written)
+    again.close()
+    folds = pq.read_table(d / "folds.parquet")
+    assert folds.num_rows == 0 and folds.schema.metadata[b"run_id"] == w.run_id.encode()

@@ -24,6 +24,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from distval.files import write_file
+
 __all__ = ["suite_html", "write_suite_page"]
 
 
@@ -116,8 +118,4 @@ def suite_html(data: dict[str, Any], figures: bool = True) -> str:
 
 def write_suite_page(out: Path, data: dict[str, Any]) -> Path:
     """Write ``suite.html`` into ``out`` (atomically) and return its path."""
-    path = Path(out) / "suite.html"
-    tmp = path.with_name(".suite.html.tmp")
-    tmp.write_text(suite_html(data))
-    tmp.replace(path)
-    return path
+    return write_file(Path(out) / "suite.html", suite_html(data))

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from distval.experiments.suite.units import rope_words, unit
+from distval.files import write_file
 
 __all__ = [
     "leaders",
@@ -266,10 +267,7 @@ def write_suite_files(out: Path, data: dict[str, Any], *, figures: bool = True) 
         ("suite.md", suite_markdown(data)),
         ("suite.tex", suite_latex(data)),
     ):
-        tmp = out / f".{name}.tmp"
-        tmp.write_text(text)
-        tmp.replace(out / name)  # atomic: a reader never sees half a file
-        written.append(out / name)
+        written.append(write_file(out / name, text))  # atomic, never through a link
     if figures:
         from distval.experiments.suite.figures import write_figures
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from distval.experiments.type_errors.tables import CHART_FORMATS, RULES, GridResult
+from distval.files import replacing, write_file
 
 
 def type_errors_chart(result: GridResult, path: Path) -> None:
@@ -69,7 +70,8 @@ def type_errors_chart(result: GridResult, path: Path) -> None:
 def save(fig: Any, path: Path) -> None:
     """The chart as PNG (``path``) and beside it as SVG and PDF (:data:`CHART_FORMATS`)."""
     for fmt in CHART_FORMATS:
-        fig.savefig(path.with_suffix(f".{fmt}"), format=fmt, dpi=110)
+        with replacing(path.with_suffix(f".{fmt}")) as fh:
+            fig.savefig(fh, format=fmt, dpi=110)
 
 
 def peeking_chart(result: GridResult, path: Path) -> None:
@@ -115,9 +117,9 @@ def write(result: GridResult) -> None:
     if out is None:
         return
     for name, frame in result.tables.items():
-        frame.to_csv(out / f"{name}.csv", index=False)
-    result.decisions.to_csv(out / "decisions.csv", index=False)
-    (out / "tables.md").write_text(result.to_markdown())
+        write_file(out / f"{name}.csv", frame.to_csv(index=False))
+    write_file(out / "decisions.csv", result.decisions.to_csv(index=False))
+    write_file(out / "tables.md", result.to_markdown())
     type_errors_chart(result, out / "type_errors.png")
     if "paper_vs_distval" in result.tables:
         paper_chart(result, out / "paper_vs_distval.png")

@@ -9,9 +9,11 @@ earlier versions resume: their old cells lack the per-look fields, new cells hav
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -27,7 +29,9 @@ from distval.experiments.type_errors.charts import write
 from distval.experiments.type_errors.profiles import REAL, GridConfig, stream_rows
 from distval.experiments.type_errors.projection import project
 from distval.experiments.type_errors.tables import GRID_FILES, GridResult, collect
+from distval.files import open_append, write_file
 from distval.results import claim_output
+from distval.streams.fingerprint import changed, fingerprint
 
 __all__ = ["GRID_NOTES", "Progress", "local_copy", "read_cells", "run_grid", "ship_files"]
 
@@ -71,7 +75,7 @@ def _prepare_dir(config: GridConfig, output_dir: Path, overwrite: bool) -> Path:
                 f"{output_dir} holds a grid with other settings; use another --output "
                 "or --overwrite to start again"
             )
-    cfg_path.write_text(json.dumps(wanted, indent=2))
+    write_file(cfg_path, json.dumps(wanted, indent=2))
     return cells_path
 
 
@@ -117,12 +121,17 @@ def run_grid(
         for scheme in config.schemes
     ]
     keys = {cell_key(lb, r, s) for lb, _, r, s in todo}
+    # each cell of a stream read from a file carries the file's fingerprint: a cell is
+    # reused only on the same file (a file changed since is computed again, never mixed)
+    prints = {label: fingerprint(spec, None) for label, spec in config.streams
+              if os.path.isfile(spec)}
     cells_path = None
     done: dict[str, dict[str, Any]] = {}
     if output_dir is not None:
         output_dir = Path(output_dir)
         cells_path = _prepare_dir(config, output_dir, overwrite)
         done = {c["key"]: c for c in _read_cells(cells_path) if c.get("key") in keys}
+        done = _same_files(done, prints, progress_stream or sys.stderr)
     todo = [c for c in todo if cell_key(c[0], c[2], c[3]) not in done]
     if max_cells is not None:
         todo = todo[:max_cells]
@@ -130,10 +139,13 @@ def run_grid(
     bar = Progress(len(keys), len(done), stream=progress_stream) if progress else None
 
     def store(cell: dict[str, Any]) -> None:
+        label = cell["key"].split("|")[0]
+        if label in prints:
+            cell = cell | {STREAM_FINGERPRINT: prints[label]}
         done[cell["key"]] = cell
         if cells_path is not None:
-            with cells_path.open("a") as fh:
-                fh.write(json.dumps(cell) + "\n")
+            with open_append(cells_path) as fh:
+                fh.write((json.dumps(cell) + "\n").encode())
         if bar is not None:
             bar.update(cell)
 
@@ -159,6 +171,33 @@ def run_grid(
     if output_dir is not None and len(result.cells):
         write(result)
     return result
+
+
+#: The key of a file stream's fingerprint in each of its cells.
+STREAM_FINGERPRINT = "stream_fingerprint"
+
+
+def _same_files(done: dict[str, dict[str, Any]], prints: dict[str, dict[str, Any]],
+                say: IO[str]) -> dict[str, dict[str, Any]]:
+    """The stored cells computed on the files the grid reads now; one line for each stream
+    whose file changed since (or whose cells do not say which file they read), whose
+    cells are then computed again."""
+    kept: dict[str, dict[str, Any]] = {}
+    stale: dict[str, list[Any]] = {}
+    for key, cell in done.items():
+        label = key.split("|")[0]
+        if label in prints:
+            why = (changed(cell[STREAM_FINGERPRINT], prints[label])
+                   if isinstance(cell.get(STREAM_FINGERPRINT), dict)
+                   else "its cells do not record which file they read")
+            if why is not None:
+                stale.setdefault(label, [0, why])[0] += 1
+                continue
+        kept[key] = cell
+    for label, (n, why) in stale.items():
+        print(f"distval: the file of stream {label} changed since {n} of its cells were "
+              f"computed ({why}); they are computed again", file=say, flush=True)
+    return kept
 
 
 def cell_costs(config: GridConfig, cells: list[dict[str, Any]]) -> dict[str, float]:
@@ -274,14 +313,32 @@ def local_copy(spec: str, files: dict[str, bytes]) -> str:
         return spec
     name = Path(spec).name
     suffix = "".join(Path(name).suffixes)
-    digest = hashlib.sha256(data).hexdigest()[:16]
-    target = Path(tempfile.gettempdir()) / "distval-shipped" / f"{digest}{suffix}"
-    if not target.is_file() or target.stat().st_size != len(data):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f"{target.name}.{os.getpid()}.part")
-        partial.write_bytes(data)
-        os.replace(partial, target)
+    digest = hashlib.sha256(data).hexdigest()
+    target = _shipped_dir() / f"{digest[:16]}{suffix}"
+    if not target.is_file() or target.is_symlink() or _sha256(target) != digest:
+        write_file(target, data)  # a copy is reused only when its whole digest matches
     return str(target)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _shipped_dir() -> Path:
+    """This user's folder of shipped files in the temporary directory: created atomically
+    with mode 0700, and refused when it is anything else (a link, another user's folder,
+    one that others may write into)."""
+    d = Path(tempfile.gettempdir()) / f"distval-shipped-{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(d, 0o700)
+    info = os.lstat(d)
+    if (not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid()
+            or info.st_mode & 0o077):
+        raise DistvalError(
+            f"{d} is not a folder of this user's alone (mode 0700); distval keeps shipped "
+            "stream files there: remove it or set TMPDIR to another directory"
+        )
+    return d
 
 
 def _cell(config: GridConfig, files: dict[str, bytes], part: Part) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -163,3 +164,64 @@ def test_old_cells_without_looks_resume_and_stay_out_of_the_peeking_tables(tmp_p
     assert set(peek[peek.cells > 0].scheme) == {"split"}
     assert "1 of 3 cells" in (tmp_path / "tables.md").read_text()
     assert (tmp_path / "peeking.png").stat().st_size > 0
+
+
+def _covtype_like(path, seed):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(150, 2))
+    y = (x[:, 0] + 0.5 * rng.normal(size=150) > 0).astype(int)
+    path.write_text("a,b,class\n" + "".join(f"{a:.4f},{b:.4f},{k}\n" for (a, b), k in zip(x, y)))
+
+
+def test_a_file_changed_between_runs_of_a_grid_is_not_mixed(tmp_path, capsys):
+    """A grid resumed after its stream's file was replaced by another of the same shape
+    computes the old file's cells again: every cell is that of a grid run on the new file
+    alone, and one line says why."""
+    data, out = tmp_path / "covtype.csv", tmp_path / "grid"
+    _covtype_like(data, 4)
+    cfg = tiny(streams=(("CovType", str(data)),), runs=1, schemes=("cv",), noise_on="training")
+    run_grid(cfg, output_dir=out, progress=False)
+    _covtype_like(data, 5)
+    capsys.readouterr()
+    resumed = run_grid(tiny(**(cfg.to_dict() | {"runs": 2, "streams": cfg.streams})),
+                       output_dir=out, progress=False).decisions
+    err = capsys.readouterr().err
+    fresh = run_grid(tiny(**(cfg.to_dict() | {"runs": 2, "streams": cfg.streams})),
+                     progress=False).decisions
+    keep = ["stream", "run", "scheme", "pnoise", "test", "reject", "pvalue"]
+    order = ["run", "pnoise", "test"]
+    pd.testing.assert_frame_equal(resumed[keep].sort_values(order).reset_index(drop=True),
+                                  fresh[keep].sort_values(order).reset_index(drop=True))
+    lines = [ln for ln in err.splitlines() if "changed since" in ln]
+    assert len(lines) == 1 and "CovType" in lines[0], err
+
+
+def test_a_planted_copy_of_a_shipped_file_is_not_used(tmp_path, monkeypatch):
+    """A shipped file's copy is trusted only by its whole SHA-256: a same-size file planted
+    under its name is replaced; the copies live in a folder of mode 0700, and a folder of
+    that name that others may write into is refused."""
+    import hashlib
+    import os
+    import stat
+
+    from distval.experiments.type_errors import grid
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    data = b"a,b,class\n1,2,0\n"
+    digest = hashlib.sha256(data).hexdigest()
+    first = grid.local_copy("/x/covtype.csv", {"/x/covtype.csv": data})
+    folder = os.path.dirname(first)
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    assert os.path.basename(first) == f"{digest[:16]}.csv"
+    with open(first, "wb") as fh:  # the same size, other rows
+        fh.write(b"a,b,class\n9,9,1\n")
+    again = grid.local_copy("/x/covtype.csv", {"/x/covtype.csv": data})
+    assert hashlib.sha256(Path(again).read_bytes()).hexdigest() == digest
+    os.chmod(folder, 0o777)
+    with pytest.raises(DistvalError, match="0700"):
+        grid.local_copy("/x/covtype.csv", {"/x/covtype.csv": data})
