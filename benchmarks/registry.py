@@ -67,6 +67,8 @@ REGISTRY: dict[str, Benchmark] = {
     "looks": B("bench_looks.py", "the evaluator alone: aggregator and tests, no learners"),
     "adwin": B("bench_adwin.py", "ADWIN windows: the compiled ring against river's"),
     "minibatch": B("bench_minibatch.py", "mini-batch against per-row learners"),
+    "cost": B("bench_cost.py", "the cost columns on against off: CPU-seconds of the default "
+              "job and of a MOA job"),
     "labels": B("bench_labels.py", "delayed labels and probabilistic measures: their cost"),
     "live": B("bench_live.py", "the live page's cost to a run"),
     "live_threads": B("bench_live.py", "the live page's threads", args=("--threads",)),
