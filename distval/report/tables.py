@@ -82,7 +82,7 @@ def final_tests_table(res: SavedRun) -> tuple[list[str], list[list[str]]]:
     cols = ["A", "B", "test", "compares", "value A", "value B", "statistic", "p-value",
             "reject H0"]
     if sequential:
-        cols += ["sequential", "p limit"]
+        cols += ["rule valid when watched", "p limit"]
     first = first_rejections(t) if sequential else {}
     rows = []
     for r in last.itertuples():

@@ -96,9 +96,9 @@ SEQUENTIAL_NOTES = {
     "none": "Each decision is a fixed-alpha test at this check: watching the checks and "
     "stopping at the first rejection errs more often than alpha (--sequential spending or "
     "evalue give decisions that stay valid).",
-    "spending": "'sequential': the decision is the alpha-spending test's, which stays right "
-    "when the checks are watched: H0 is rejected once a test's p-value meets the limit of its "
-    "check (Lan-DeMets; 'p limit' at the last check), and stays rejected; 'reject H0' names "
+    "spending": "'rule valid when watched' yes: the decision is the alpha-spending test's, "
+    "which stays right when the checks are watched (whether or not it has rejected): H0 is "
+    "rejected once a test's p-value meets the limit of its check (Lan-DeMets; 'p limit' at the last check), and stays rejected; 'reject H0' names "
     "the row and p-value of that check when it was an earlier one.",
     "evalue": "sign_evalue and wilcoxon_evalue are valid at every check (e-processes over "
     "the folds' settled signs and settling-order ranks; the statistic is the e-value, H0 "
@@ -148,7 +148,7 @@ def tests_block(
         rows.append([*row, t.get("favours") or "–"])
     cols = ["A", "B", "test", "compares", "A", "B", "statistic", "p-value", "reject H0"]
     if watched:
-        cols += ["sequential", "p limit"]
+        cols += ["rule valid when watched", "p limit"]
     if adjusted is not None:
         cols.append("across pairs")
     mcnemar = any(str(t.get("test", "")).startswith("mcnemar") for t in tests)

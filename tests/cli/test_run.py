@@ -442,7 +442,7 @@ def test_spending_on_a_stream_of_unknown_length_says_what_it_does(files, tmp_pat
     mc = tests[tests["test"] == "mcnemar"]
     k = np.arange(1, len(mc) + 1)
     assert mc["boundary"].to_numpy() == pytest.approx(0.05 * 6 / (np.pi**2 * k**2))
-    assert "sequential" in out and "p limit" in out
+    assert "rule valid when watched" in out and "p limit" in out
 
 
 def _one_error(capsys, *argv):

@@ -577,8 +577,9 @@ def test_a_spending_run_draws_its_valid_limits_and_marks_its_decisions(tmp_path)
         limit = tests[tests["test"] == test]["boundary"]
         np.testing.assert_allclose(named[label].get_ydata(), np.maximum(limit, P_FLOOR), 1e-5)
     cols, rows = final_tests_table(res)
-    assert "sequential" in cols and "p limit" in cols
-    valid = [r[cols.index("sequential")] for r in rows]
+    # the column says whether the row's rule stays valid when watched, not that it rejected
+    assert "rule valid when watched" in cols and "sequential" not in cols and "p limit" in cols
+    valid = [r[cols.index("rule valid when watched")] for r in rows]
     assert set(valid) == {"yes"}
     assert make_report(d).exists()
     assert "alpha-spending limit" in (d / "report.md").read_text()
