@@ -99,7 +99,8 @@ SEQUENTIAL_NOTES = {
     "spending": "'rule valid when watched' yes: the decision is the alpha-spending test's, "
     "which stays right when the checks are watched (whether or not it has rejected): H0 is "
     "rejected once a test's p-value meets the limit of its check (Lan-DeMets; 'p limit' at "
-    "the last check), and stays rejected; 'reject H0' names the row and p-value of that check when it was an earlier one.",
+    "the last check), and stays rejected; 'reject H0' names the row and p-value of that "
+    "check when it was an earlier one.",
     "evalue": "sign_evalue and wilcoxon_evalue are valid at every check (e-processes over "
     "the folds' settled signs and settling-order ranks; the statistic is the e-value, H0 "
     "rejected once it reaches 1/alpha, the p-value 1/largest e-value); the other rows are "
