@@ -300,20 +300,21 @@ def _so_far(output: Path) -> str:
 
 
 class _Announced:
-    """The run's observer that prints the default job's learners line once the run has
-    started (its stream opened, its output claimed: bad input is still one line), then
-    tells the live page, if any."""
+    """The run's observer that prints the default job's learners line with the run's first
+    numbers (its stream read, its output written: bad input is still one line), then tells
+    the live page, if any."""
 
     def __init__(self, line: str | None, live: Any) -> None:
         self.line, self.live = line, live
 
     def started(self, run: Any) -> None:
-        if self.line:
-            print(self.line, file=sys.stderr, flush=True)
         if self.live is not None:
             self.live.started(run)
 
     def snapshot(self, run: Any, snap: Any) -> None:
+        if self.line:
+            print(self.line, file=sys.stderr, flush=True)
+            self.line = None
         if self.live is not None:
             self.live.snapshot(run, snap)
 

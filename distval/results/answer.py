@@ -380,9 +380,13 @@ def cost_table(answer: Answer) -> Table | None:
                                                      else "")])
     caption = ("What each learner cost (its replicas' own work, summed over folds): CPU "
                "seconds, learning / predicting, rows per CPU second, model size at the end "
-               "(MB) and RAM-hours (GB held per CPU hour, as MOA counts them):")
-    return (caption, ["learner", "CPU s", "learn / predict", "rows/s", "MB", "RAM-hours",
-                      "size measured by"], rows, "lrrrrrl")
+               "(MB) and RAM-hours (GB held per CPU hour, as MOA counts them)")
+    cols = ["learner", "CPU s", "learn / predict", "rows/s", "MB", "RAM-hours",
+            "size measured by"]
+    if len({r[-1] for r in rows}) == 1:  # one measure: said once, in the caption
+        caption += f"; size measured by {rows[0][-1]}"
+        cols, rows = cols[:-1], [r[:-1] for r in rows]
+    return caption + ":", cols, rows, "lrrrrrl"[:len(cols)]
 
 
 def render_text(tables: Sequence[Table | None], width: int = 100) -> list[str]:

@@ -67,9 +67,9 @@ def test_two_learners_show_scikit_learns_auc_over_the_rows_both_were_tested_on()
     ht, nb = sklearn_paired_auc(y, p1, tested, 0, 1, k=6)
     assert ht > nb + 0.2  # informed against noise
     parts = status.split(" | ")
-    assert parts[0] == f"ht {ht:.3f}", status  # the leader, on the same rows
-    assert parts[1] == "ht>nb AUC (fold test)", status
-    assert f"nb {nb:.3f}" in parts[2:], status
+    assert parts[0] == "ht>nb AUC (fold test)", status  # the verdict first
+    # then the numbers, labelled with their basis: the leader first, on the same rows
+    assert parts[1] == f"recent windows: ht {ht:.3f} nb {nb:.3f}", status
     # the same numbers as the Wilcoxon row of the final summary's tests
     tests = pd.DataFrame(snaps[-1].tests)
     w = tests[tests["test"] == "wilcoxon"].iloc[0]
@@ -88,7 +88,7 @@ def test_three_learners_show_each_ones_difference_to_the_leader_on_the_rows_they
     assert verdict_winner(verdict, "auc") == "ht"
     partner = ({verdict["learner_a"], verdict["learner_b"]} - {"ht"}).pop()
     ht_vs = {o: sklearn_paired_auc(y, p1, tested, 0, i, k=10) for i, o in ((1, "nb"), (2, "lb"))}
-    head = re.fullmatch(rf"ht {NUMBER}", status.split(" | ")[0])
+    head = re.match(rf"recent windows: ht {NUMBER}", status.split(" | ")[1])
     assert head and float(head.group(1)) == pytest.approx(ht_vs[partner][0], abs=5e-4), status
     for other, (lead, value) in ht_vs.items():
         assert f"{other} {value - lead:+.3f}" in status, status
@@ -126,13 +126,14 @@ def assert_agrees(status: str, snap, cfg) -> None:
         lambda v: f"{v:.3f}")
     assert got == {k: shown(v) for k, v in want.items()}, status
     verdict = pd.DataFrame(snap.verdicts)
-    if status.startswith(("ht ", "nb ")):  # a leader, then (maybe) the verdict
-        lead = status.split(" ")[0]
+    values = next(p for p in status.split(" | ") if p.startswith("recent windows"))
+    if not values.startswith("recent windows favour "):  # the first named leads on them
+        lead = values.split(": ", 1)[1].split(" ")[0]
         assert want[lead] >= max(want.values()), status
         if len(verdict) and verdict["decision"].iloc[0] in ("A", "B"):
             assert lead == {"A": "ht", "B": "nb"}[verdict["decision"].iloc[0]], status
-    else:  # the verdict first, against the numbers: labelled, not a leader
-        assert " | recent paired windows favour " in status, status
+    else:  # the verdict against the numbers: said in words, not shown as a leader
+        assert " | recent windows favour " in status, status
 
 
 @pytest.mark.parametrize("measure", ["auc", "accuracy"])
@@ -177,7 +178,8 @@ def test_with_three_learners_every_number_of_the_line_has_its_unit():
     nb_vs_ht = m.loc[("ht", "nb"), "value_b"] - m.loc[("ht", "nb"), "value_a"]
     nb_vs_lb = m.loc[("nb", "lb"), "value_a"] - m.loc[("nb", "lb"), "value_b"]
     assert nb_vs_ht < nb_vs_lb  # ht is the closer learner
-    assert status == (f"nb {100 * m.loc[('ht', 'nb'), 'value_b']:.1f} % | "
-                      f"ht {-100 * nb_vs_ht:+.1f} pts vs nb | lb {-100 * nb_vs_lb:+.1f} pts vs nb")
+    # every number with its unit, and the points with their basis (the recent windows)
+    assert status == (f"recent windows: nb {100 * m.loc[('ht', 'nb'), 'value_b']:.1f} % "
+                      f"ht {-100 * nb_vs_ht:+.1f} pts vs nb lb {-100 * nb_vs_lb:+.1f} pts vs nb")
     numbers = re.findall(r"[+-]?\d+\.\d+( %| pts)?", status)
     assert len(numbers) == 3 and all(numbers), status
