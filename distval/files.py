@@ -118,7 +118,7 @@ def open_new(path: str | os.PathLike[str], *, mode: int = 0o644) -> BinaryIO:
         os.close(fd)
         tmp.unlink(missing_ok=True)
         raise
-    return os.fdopen(fd, "wb")
+    return os.fdopen(fd, "wb", buffering=0)  # an Arrow stream: every write on disk
 
 
 def open_append(path: str | os.PathLike[str], *, mode: int = 0o644) -> BinaryIO:

@@ -383,6 +383,9 @@ def main(args: argparse.Namespace) -> int:
             elif args.permute:
                 from distval.experiments.robustness import run_robustness
 
+                announced = common.pop("observer", None)  # --live refuses --permute
+                if announced is not None and announced.line:
+                    print(announced.line, file=sys.stderr, flush=True)
                 common["progress"] = progress is True  # a bar of copies, on a terminal
                 del common["checkpoint_seconds"]  # a copy is short; a finished one is reused
                 result = run_robustness(
