@@ -184,6 +184,7 @@ PROMISED3 = {
     "fig-baselines",
     "tab-same_rows",
     "tab-recent",
+    "tab-cost",
     "tab-measures",
     "tab-tests",
     "tab-q",
@@ -402,7 +403,7 @@ def test_single_learner_window_run_promises_only_what_exists(run1):
     page = _parse(html)
     # every run draws its learner against the no-change classifier and the majority class
     assert set(page.links) == {"fig-accuracy", "fig-kappa_m", "fig-baselines", "tab-measures",
-                               "tab-config"}
+                               "tab-cost", "tab-config"}
     assert not (d / "tests.png").exists() and not (d / "adwin_width.png").exists()
     kinds = {r[1] for r in page.tables["tab-measures"]}
     assert kinds == {"window", "cumulative"}
@@ -436,7 +437,7 @@ def test_run_with_report_flag(tmp_path):
     assert cli.main(argv) == 0
     page = _parse(out / "report.html")
     assert set(page.links) == {"fig-accuracy", "fig-kappa_m", "fig-adwin_width", "fig-baselines",
-                               "tab-measures", "tab-config"}  # fmt: skip
+                               "tab-measures", "tab-cost", "tab-config"}  # fmt: skip
     rows = page.tables["tab-measures"]
     folds = pd.read_parquet(out / "folds.parquet")
     last = folds[(folds["position"] == 600) & (folds["forgetting"] == "adwin")]

@@ -35,8 +35,8 @@ def test_repr_is_short_and_text_tables_are_aligned():
     lines = res.to_text().splitlines()
     rules = [i for i, line in enumerate(lines) if set(line) <= {"-", " "} and line]
     firsts = [lines[i - 1].split()[0] for i in rules]
-    # the pair over all rows, over the recent windows, then each learner
-    assert firsts == ["A", "A", "learner"]
+    # the pair over all rows, over the recent windows, then each learner and its cost
+    assert firsts == ["A", "A", "learner", "learner"]
     for rule, first in zip(rules, firsts):
         widths = [len(part) for part in lines[rule].split("  ")]
         assert lines[rule - 1].startswith(first.ljust(widths[0]))
