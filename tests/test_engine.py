@@ -106,6 +106,7 @@ def test_output_directory_holds_what_was_returned(tmp_path):
     res = distval.evaluate(**SMALL, output_dir=out)
     assert sorted(p.name for p in out.iterdir()) == [
         "config.json",
+        "cost.parquet",
         "folds.parquet",
         "paired.parquet",
         "q.parquet",
@@ -210,8 +211,8 @@ def test_the_live_status_keeps_the_leader_and_the_verdict_on_an_80_column_termin
                              postfix=status)
     assert len(line) <= 80
     verdict = res.summary()["verdicts"][0]
-    assert status.startswith("nb ")  # the leader (nb beats the majority class on SEA)
-    assert verdict["decision"] == "A" and "nb>majority +" in status
+    # the verdict first (nb beats the majority class on SEA), the leader first after it
+    assert verdict["decision"] == "A" and status.startswith("nb>majority +"), status
 
 
 def _resumed_rows(cfg, at):
@@ -318,5 +319,5 @@ def test_with_three_learners_the_live_bar_names_every_learner_and_the_verdict():
     status = live_status(snap, cfg, width=width)
     assert len(status) <= width
     assert all(f"{name} " in status for name in ("ht", "nb", "majority")), status
-    assert "ht>nb +15.0" in status
+    assert status.startswith("ht>nb +15.0"), status  # the verdict, then the numbers
     assert status.index("ht 85%") < status.index("nb 70%")  # the leader first, in percent

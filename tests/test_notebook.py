@@ -64,7 +64,8 @@ def test_a_result_in_jupyter_shows_its_verdicts_measures_and_a_figure():
     s = res.summary()
     assert page.verdicts == [v["line"] for v in s["verdicts"]] and len(page.verdicts) == 3
     assert page.baseline == s["baseline"]["line"]
-    assert len(page.tables) == 4  # the verdicts, all rows, the recent windows, the learners
+    # the verdicts, all rows, the recent windows, the learners, their cost
+    assert len(page.tables) == 5
     recent = page.tables[2]
     assert recent[0] == ["A", "B", "A, recent windows", "B, recent windows", "folds"]
     want = paired_means(res)
@@ -75,7 +76,7 @@ def test_a_result_in_jupyter_shows_its_verdicts_measures_and_a_figure():
         wa, wb = (m["value_b"], m["value_a"]) if flip else (m["value_a"], m["value_b"])
         assert [float(va.split(" ±")[0]), float(vb.split(" ±")[0]), int(folds)] == [
             round(100 * wa, 1), round(100 * wb, 1), m["folds"]]
-    measures = page.tables[-1]
+    measures = page.tables[3]
     head = measures[0]
     assert head[2] == "accuracy (own)"
     col = head.index("accuracy, all rows")

@@ -409,7 +409,7 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
     >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=verdicts), cfg)
     'nb>ht +6.0 pts over all rows (CS 3.0..9.0) | recent windows: nb 76.0 % ht 70.0 %'
     >>> live_status(Snapshot(100, folds, {}, paired=paired, verdicts=verdicts), cfg, width=30)
-    'nb>ht +6.0'
+    'nb>ht +6.0 | nb 76% ht 70%'
 
     A verdict for ht over every row while the recent paired windows favour nb:
 
@@ -483,6 +483,8 @@ def live_status(snap: Snapshot, config: RunConfig, width: int | None = None) -> 
         brief = verdict.split(" (CS")[0].removesuffix(" over all rows").removesuffix(" pts")
         short_label = label if disputed else label.split(" ")[0] + ": "
         compact = [brief, short_label + learners] if verdict else [short_label + learners]
+        if len(" | ".join(compact)) > width and not disputed:  # a narrow bar: the numbers
+            compact = [brief, learners] if verdict else [learners]  # before their label
         if len(" | ".join(compact)) <= width or len(learners) <= width:
             parts = compact
             out = " | ".join(parts)
