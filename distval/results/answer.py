@@ -35,7 +35,7 @@ plain numbers; regression's verdict as a share of the rows ("% of rows").
 >>> print(text_table(*pairs_table(ans, short=True)[1:]))
 A   B   A, all rows  B, all rows  A − B, pts (95% CS)
 --  --  -----------  -----------  -------------------
-ht  nb    79.5 ±1.0    72.8 ±2.0       +6.7 (6.1 to 7.3)
+ht  nb    79.5 ±1.0    72.8 ±2.0    +6.7 (6.1 to 7.3)
 >>> print(text_table(*recent_table(ans, short=True)[1:]))
 A   B   A, recent windows  B, recent windows  folds
 --  --  -----------------  -----------------  -----

@@ -303,7 +303,7 @@ def export_csv(
     >>> _ = distval.evaluate(stream="sea", n_rows=400, learners=("nb", "majority"),
     ...                      n_folds=2, test_every=200, output_dir=d, overwrite=True)
     >>> [p.name for p in export_csv(d)]
-    ['folds.csv', 'tests.csv', 'q.csv', 'events.csv', 'paired.csv', 'verdicts.csv']
+    ['folds.csv', 'tests.csv', 'q.csv', 'events.csv', 'paired.csv', 'verdicts.csv', 'cost.csv']
     >>> len(pd.read_csv(Path(d) / "csv" / "folds.csv"))
     16
     """

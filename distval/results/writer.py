@@ -444,8 +444,9 @@ def read_checkpoint(
     >>> d = Path(tempfile.mkdtemp())
     >>> w = ResultWriter(d)
     >>> w.checkpoint({"rows": 5})
-    >>> read_checkpoint(d, w.run_id)
-    ({'rows': 5}, {'folds': 0, 'tests': 0, 'q': 0, 'events': 0, 'paired': 0, 'verdicts': 0})
+    >>> state, written = read_checkpoint(d, w.run_id)
+    >>> state, written["folds"], sorted(written) == sorted(TABLE_SCHEMAS)
+    ({'rows': 5}, 0, True)
     >>> w.close()
     """
     header = checkpoint_header(directory)
