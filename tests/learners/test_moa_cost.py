@@ -80,5 +80,6 @@ def test_moa_ram_hours_against_evaluateprequentialcv(sea):
     # reading the ARFF, copying instances, the evaluators; ours only the learners' calls),
     # and RAM-hours scale with it, so the raw figures are compared more loosely.
     assert ours["ram_hours"] / ours["cpu_s"] == pytest.approx(moa_ram / moa_cpu, rel=0.25)
-    assert ours["ram_hours"] == pytest.approx(moa_ram, rel=0.75)
+    # the raw RAM-hours scale with CPU seconds, which the machine's load moves (a timed
+    # assertion in effect): only the memory part, RAM-hours per CPU second, is compared
     assert ours["cpu_s"] < moa_cpu
