@@ -1,5 +1,6 @@
-"""River classifiers of known cost, for the cost tests: one that burns a fixed busy loop per
-call (its CPU per row is what the loop costs, timed apart by the test), one that sleeps."""
+"""River classifiers of known cost, for the cost tests: one that spends a fixed amount of
+its own thread's CPU time per call (known by construction, whatever the machine's load), one
+that sleeps."""
 
 from __future__ import annotations
 
@@ -7,27 +8,26 @@ import time
 
 from river import dummy
 
-#: Iterations of the busy loop per learn_one; predict_one runs twice as many.
-LOOP = 20_000
+#: Thread CPU seconds one learn_one spends; predict_one spends twice as much.
+LEARN_CPU = 0.001
 
 
-def burn(n: int) -> int:
-    """A fixed amount of CPU work: ``n`` iterations of integer arithmetic."""
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
+def spend(seconds: float) -> None:
+    """Spin until this thread has used ``seconds`` more CPU time (``time.thread_time``)."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
 
 
 class Busy(dummy.NoChangeClassifier):
-    """Learning a row costs ``burn(LOOP)``, predicting one ``burn(2 * LOOP)``."""
+    """Learning a row costs ``LEARN_CPU`` of thread CPU, predicting one ``2 * LEARN_CPU``."""
 
     def learn_one(self, x, y):
-        burn(LOOP)
+        spend(LEARN_CPU)
         super().learn_one(x, y)
 
     def predict_one(self, x):
-        burn(2 * LOOP)
+        spend(2 * LEARN_CPU)
         return super().predict_one(x)
 
 
