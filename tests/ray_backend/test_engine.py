@@ -84,9 +84,10 @@ def ray_run(opts: dict, **kw):
         ("split", False, 2, 3),
         ("bootstrap", True, 3, 0),
         ("cv", False, 3, 3),
-        ("split", True, 1, 3),
-        ("bootstrap", False, 2, 0),
-        ("bootstrap", True, 2, 3),
+        # the four above cover every scheme, both modes, 1-3 actors and both hand-overs
+        pytest.param("split", True, 1, 3, marks=pytest.mark.slow),
+        pytest.param("bootstrap", False, 2, 0, marks=pytest.mark.slow),
+        pytest.param("bootstrap", True, 2, 3, marks=pytest.mark.slow),
     ],
 )
 def test_ray_results_equal_in_process_results(
