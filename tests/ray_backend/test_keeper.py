@@ -173,13 +173,22 @@ def test_every_actor_of_a_driver_killed_during_its_start_ends_within_its_keep():
     driver's death, the pool within twice its keep + MARGIN of the last driver's. (Slow:
     50 s at load 2, 90 s at load 17 on two cores; the fast test above covers the rule
     and the watchdog started by the constructor.)"""
+    import shutil
+    import tempfile
+
     keep = 3.0
     points = ["request:1", "request:2", "request:4", "request:4+1.0", "ready", "run"]
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(ORCHESTRA), str(keep), ",".join(points),
-         textwrap.dedent(DRIVER)],
-        capture_output=True, text=True, timeout=400,
-        env=_env())
+    # Ray's files and its recorded address in a folder of the test's own (short: AF_UNIX
+    # paths), so that no other run on the machine finds this Ray.
+    ray_dir = tempfile.mkdtemp(prefix="dvk-", dir="/tmp")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(ORCHESTRA), str(keep), ",".join(points),
+             textwrap.dedent(DRIVER)],
+            capture_output=True, text=True, timeout=400,
+            env=_env() | {"RAY_TMPDIR": ray_dir})
+    finally:
+        shutil.rmtree(ray_dir, ignore_errors=True)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     actors = seen["actors"]
