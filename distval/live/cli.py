@@ -1,5 +1,6 @@
 """The ``--live`` options of the command line and what they do: serve the page, print its
-address, open it in a browser where there is one, and leave the final state to the page.
+address, open it in a browser where there is one (on a private file that forwards to the
+address: :mod:`~distval.live.browser`), and leave the final state to the page.
 
 >>> import argparse
 >>> p = argparse.ArgumentParser()
@@ -15,13 +16,13 @@ import argparse
 import os
 import sys
 import time
-import webbrowser
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
 from distval.errors import DistvalError
+from distval.live.browser import forget, open_in_browser
 from distval.live.server import LiveServer, PageState, is_loopback
 from distval.live.state import LiveState
 
@@ -47,17 +48,6 @@ def add_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> 
     )
 
 
-def _open(url: str) -> None:
-    """Open ``url`` in a graphical browser, if this session has one (never a text browser
-    that would take the terminal)."""
-    graphical = sys.platform in ("darwin", "win32") or bool(
-        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-    if not graphical:
-        return
-    with suppress(webbrowser.Error):
-        webbrowser.open(url, new=2)
-
-
 def _start(state: PageState, args: argparse.Namespace) -> LiveServer:
     host = args.live_host
     if not is_loopback(host):
@@ -69,8 +59,9 @@ def _start(state: PageState, args: argparse.Namespace) -> LiveServer:
         raise DistvalError(f"--live-host {host}: cannot listen there: "
                            f"{exc.strerror or exc}") from None
     print(f"distval: live page: {server.url}", file=sys.stderr, flush=True)
-    if args.browser:
-        _open(server.url)
+    if args.browser:  # on a private file's path: no command line holds the token
+        opened = open_in_browser(server.url)
+        server.closing.append(lambda: forget(opened))
     return server
 
 

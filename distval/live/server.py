@@ -1,6 +1,8 @@
 """The live page's web server: the standard library's ``ThreadingHTTPServer`` in a daemon
 thread, bound to 127.0.0.1 on a free port, answering only requests that carry the run's
-random token (``?token=...``; any other gets 403 Forbidden).
+random token (``?token=...``; any other gets 403 Forbidden). ``HEAD`` answers as ``GET``
+does, without the body. The listen backlog holds 128 connections: fifty pages (or
+scripts) asking at once wait for a thread, not for a retried connection.
 
 Three addresses: ``/`` the page (``page.html``), ``/plotly.min.js`` the charting library
 as the installed ``plotly`` package ships it, ``/state`` the JSON of
@@ -26,6 +28,7 @@ import ipaddress
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -102,6 +105,8 @@ class LiveServer:
         #: CPU seconds spent answering requests (in the server's threads).
         self.request_seconds = 0.0
         self._count = threading.Lock()
+        #: What :meth:`close` does after the server stops (remove the browser's file).
+        self.closing: list[Callable[[], None]] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -111,8 +116,10 @@ class LiveServer:
             def do_GET(self) -> None:
                 server._answer(self)
 
-        self._httpd = ThreadingHTTPServer((host, port), Handler)
-        self._httpd.daemon_threads = True
+            def do_HEAD(self) -> None:  # GET's status and headers, without the body
+                server._answer(self)
+
+        self._httpd = _Listener((host, port), Handler)
         self.host = host
         self.port = int(self._httpd.server_address[1])
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="distval-live",
@@ -168,7 +175,8 @@ class LiveServer:
             h.send_header("Cache-Control", "private, max-age=86400" if cache else "no-store")
             h.send_header("X-Content-Type-Options", "nosniff")
             h.end_headers()
-            h.wfile.write(body)
+            if h.command != "HEAD":
+                h.wfile.write(body)
         except (BrokenPipeError, ConnectionResetError):  # the page went away
             pass
 
@@ -183,7 +191,18 @@ class LiveServer:
             time.sleep(0.05)
 
     def close(self) -> None:
-        """Stop serving."""
+        """Stop serving, then do what :attr:`closing` holds."""
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
+        for then in self.closing:
+            then()
+
+
+class _Listener(ThreadingHTTPServer):
+    """A thread per request, and a listen backlog of 128 connections (the
+    standard library's 5 left clients of a busy page waiting seconds for a retried
+    connection)."""
+
+    daemon_threads = True
+    request_queue_size = 128

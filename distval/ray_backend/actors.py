@@ -1,8 +1,9 @@
 """Bodies of the Ray actors: thin wrappers around the core's learner host and aggregator.
 
 Every Ray worker imports this module to rebuild the actor classes, so it imports nothing of
-its own: a learner actor loads river's learners and an aggregator actor the statistics only
-when it needs them, and neither pays for the driver's modules (files, reports, pandas).
+its own but :mod:`~distval.ray_backend.keeper` (the standard library's alone): a learner
+actor loads river's learners and an aggregator actor the statistics only when it needs
+them, and neither pays for the driver's modules (files, reports, pandas).
 
 Actors start empty and receive their state with ``load`` (the driver's state after warming
 up, or a checkpoint) or build a fresh one with ``start`` (from the run's recipe), so their
@@ -11,8 +12,10 @@ Calls from the driver to one actor run in the order they were made.
 
 In a running Ray that a run joined, the actors are kept warm between runs
 (:mod:`distval.ray_backend.fleet`): ``release`` drops a run's state, :class:`WarmPool` holds
-the idle actors, and every kept actor ends itself once no call has come for the seconds it
-was told to ``keep`` (so a driver killed mid-run leaves nothing behind for long).
+the idle actors, and every kept actor ends itself once no driver it serves is alive and no
+call has come for the seconds it is kept: its constructor starts the watchdog
+(:mod:`~distval.ray_backend.keeper`), so a driver killed at any instant, even while its
+actors are being created, leaves nothing behind for long.
 
 >>> from distval.learners import parse_learner
 >>> actor = LearnerActor([parse_learner("nb")])   # the body alone, without Ray
@@ -26,7 +29,9 @@ import copy
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # types only: this module imports nothing of distval at run time
+from distval.ray_backend.keeper import Kept
+
+if TYPE_CHECKING:  # types only: nothing else of distval is imported at run time
     import numpy as np
 
     from distval.aggregator import AnyAggregator
@@ -40,92 +45,12 @@ if TYPE_CHECKING:  # types only: this module imports nothing of distval at run t
 __all__ = ["AggregatorActor", "LearnerActor", "WarmPool", "warm_aggregator"]
 
 
-#: Seconds without a call after which a kept actor still in a run ends (its driver is
-#: gone); at least its keep. A run calls its actors many times a second.
-IN_RUN_SECONDS = 600.0
-
-
-class _Kept:
-    """What a body kept warm in a running Ray shares: :meth:`keep`, :meth:`ping`, and
-    :meth:`busy_with` around long calls.
-
-    An actor in a run (from :meth:`keep` to :meth:`idle`) ends after
-    :data:`IN_RUN_SECONDS` without a call (a driver killed mid-run), never during a call;
-    an idle one (back in the pool) after its keep.
-
-    >>> import time
-    >>> body = _Kept()
-    >>> body.ping() <= time.monotonic()
-    True
-    >>> with body.busy_with():
-    ...     body._working
-    True
-    """
-
-    _seen = 0.0
-    _keep_for = 0.0
-    _in_run = False
-    _working = False
-    _keeper: Any = None
-
-    def ping(self) -> float:
-        """Mark a call (any call the driver or the pool makes); returns the time of it."""
-        import time
-
-        self._seen = time.monotonic()
-        return self._seen
-
-    def busy_with(self) -> Any:
-        """A context for one call: the actor does not end while it runs."""
-        import contextlib
-
-        @contextlib.contextmanager
-        def working() -> Any:
-            self.ping()
-            self._working = True
-            try:
-                yield
-            finally:
-                self._working = False
-                self.ping()
-
-        return working()
-
-    def keep(self, seconds: float, in_run: bool = True) -> None:
-        """End this actor (``ray.kill``) once no call has come for ``seconds`` while idle
-        (the last such call sets them); ``in_run``: it is in a run from now on."""
-        import threading
-
-        self.ping()
-        self._keep_for, self._in_run = seconds, in_run
-        if self._keeper is None:
-            self._keeper = threading.Thread(target=self._expire, name="distval-keep",
-                                            daemon=True)
-            self._keeper.start()
-
-    def idle(self) -> None:
-        """Back in the pool: from now on it ends after its keep without a call."""
-        self.ping()
-        self._in_run = False
-
-    def _expire(self) -> None:
-        import time
-
-        import ray
-
-        while True:
-            limit = max(self._keep_for, IN_RUN_SECONDS) if self._in_run else self._keep_for
-            left = self._seen + limit - time.monotonic()
-            if left <= 0 and not self._working:
-                break
-            time.sleep(min(max(left, 1.0), 5.0) + 0.01)
-        ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
-
-
-class LearnerActor(_Kept):
+class LearnerActor(Kept):
     """Hosts a :class:`~distval.learners.host.LearnerHost`: a share of the replicas."""
 
-    def __init__(self, specs: Iterable[LearnerSpec] = ()) -> None:
+    def __init__(self, specs: Iterable[LearnerSpec] = (), keep: float = 0.0,
+                 driver: str | None = None) -> None:
+        self.watch(keep, driver)  # first: the driver may be gone before its first call
         self.prepare(specs)
         self.host: LearnerHost | None = None
 
@@ -182,7 +107,7 @@ class LearnerActor(_Kept):
         return list(zip(self.host.slots, self.host.busy))
 
 
-class AggregatorActor(_Kept):
+class AggregatorActor(Kept):
     """Hosts an :class:`~distval.aggregator.core.Aggregator`, fed whole batches and every
     learner actor's predictions (``slot_ids[i]`` are the slots of learner actor ``i``).
 
@@ -191,7 +116,9 @@ class AggregatorActor(_Kept):
     imported and the compiled kernels loaded (or compiled) before the first parcel.
     """
 
-    def __init__(self, slot_ids: list[list[int]]) -> None:
+    def __init__(self, slot_ids: list[list[int]], keep: float = 0.0,
+                 driver: str | None = None) -> None:
+        self.watch(keep, driver)  # first: the driver may be gone before its first call
         import distval.aggregator  # noqa: F401  (the statistics, imported while booting)
 
         self.slot_ids = slot_ids
@@ -263,7 +190,7 @@ class AggregatorActor(_Kept):
         return self.aggregator, True
 
 
-class WarmPool(_Kept):
+class WarmPool(Kept):
     """The idle actors of a running Ray's warm pool, by kind (``"learner:1.0"``: learner
     actors of one CPU each; ``"aggregator"``). A run takes what it needs with :meth:`lease`
     and gives its actors back with :meth:`give_back` when it ends.
@@ -274,13 +201,15 @@ class WarmPool(_Kept):
     []
     """
 
-    def __init__(self) -> None:
+    def __init__(self, keep: float = 0.0, driver: str | None = None) -> None:
+        self.watch(keep, driver)
         self.waiting: dict[str, list[Any]] = {}
 
-    def lease(self, kind: str, n: int) -> list[Any]:
+    def lease(self, kind: str, n: int, driver: str | None = None) -> list[Any]:
         """At most ``n`` idle actors of ``kind``, each alive (it answered a ping: an actor
-        that ended itself meanwhile is dropped)."""
-        self.ping()
+        that ended itself meanwhile is dropped); the pool lasts while ``driver`` (a Ray job
+        id) is alive, as it may give them back."""
+        self.keep(self._keep_for, driver)
         import ray
 
         idle, out = self.waiting.get(kind, []), list[Any]()

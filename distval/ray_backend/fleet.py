@@ -5,9 +5,11 @@ convention) keeps its actors warm there when it ends: they drop the run's state 
 in a detached :class:`~distval.ray_backend.actors.WarmPool`, so that the next run on the
 same code starts on actors whose processes are up and whose learners' modules (and JVM)
 are loaded, instead of seconds of worker start and imports. Every kept actor ends itself
-once no call has come for :func:`~distval.ray_backend.session.keep_seconds`
-(``DISTVAL_KEEP_ACTORS``, default 300; 0: never keep), the pool after twice that (at
-least ten minutes); a run's own private Ray is shut down with everything in it, as before.
+once its driver is gone and no call has come for
+:func:`~distval.ray_backend.session.keep_seconds` (``DISTVAL_KEEP_ACTORS``, default 300;
+0: never keep), the pool after twice that once no driver that leased from it is alive,
+whatever instant a driver was killed at (:mod:`~distval.ray_backend.keeper`); a run's own
+private Ray is shut down with everything in it, as before.
 
 Kept learner actors reserve no CPU (Ray's own default for an actor once it runs): an idle one
 blocks nothing else on the machine, and two runs at once share its cores as two processes
@@ -40,7 +42,8 @@ from distval.engine.loop import Fresh
 from distval.learners.batch import Batch
 from distval.learners.host import LearnerHost
 from distval.learners.registry import LearnerSpec
-from distval.ray_backend.actors import IN_RUN_SECONDS, AggregatorActor, LearnerActor, WarmPool
+from distval.ray_backend.actors import AggregatorActor, LearnerActor, WarmPool
+from distval.ray_backend.keeper import driver_job
 from distval.ray_backend.session import keep_seconds
 
 __all__ = ["NAMESPACE", "Fleet", "code_key", "joined", "kept_seconds"]
@@ -83,9 +86,9 @@ def code_key() -> str:
 
 def _pool(create: float = 0.0) -> Any:
     """The warm pool's handle (None if there is none; with ``create`` seconds, one is
-    started and None returned: it is not ready for this run). The pool ends itself after
-    twice those seconds without a call, and not before a run may have ended
-    (:data:`~distval.ray_backend.actors.IN_RUN_SECONDS`)."""
+    started and None returned: it is not ready for this run). The pool ends itself once no
+    driver that leased from it is alive and no call has come for twice those seconds
+    (:mod:`~distval.ray_backend.keeper`)."""
     name = f"pool-{code_key()}"
     try:
         return ray.get_actor(name, namespace=NAMESPACE)
@@ -93,10 +96,9 @@ def _pool(create: float = 0.0) -> Any:
         pass
     if create:
         with contextlib.suppress(Exception):  # another run started it first: theirs will do
-            handle: Any = ray.remote(WarmPool).options(
+            ray.remote(WarmPool).options(
                 name=name, namespace=NAMESPACE, lifetime="detached", num_cpus=0,
-                max_restarts=0, get_if_exists=True).remote()
-            handle.keep.remote(max(2 * create, IN_RUN_SECONDS), False)
+                max_restarts=0, get_if_exists=True).remote(2 * create, driver_job())
     return None
 
 
@@ -117,11 +119,12 @@ class Fleet:
         keep: float = 0.0,
     ) -> None:
         self.keep = keep
+        self._driver = driver_job() if keep > 0 else None
         self._kind = "learner"
         self._over = False
         pool = _pool(create=keep) if keep > 0 else None
-        learners = self._lease(pool, self._kind, len(slot_ids))
-        aggregators = self._lease(pool, "aggregator", 1)
+        learners = self._lease(pool, self._kind, len(slot_ids), self._driver)
+        aggregators = self._lease(pool, "aggregator", 1, self._driver)
         for actor in learners:
             actor.prepare.remote(specs)
         for actor in aggregators:
@@ -135,24 +138,27 @@ class Fleet:
         # Actor handles as Any: Ray types a handle's methods as the plain methods, not as
         # objects with .remote() and .options().
         # The aggregator first: its boot and warm-up (statistics, kernels) take the longest.
-        self.aggregator: Any = aggregators[0] if aggregators else aggregator.remote(slot_ids)
-        new = [learner.remote(specs) for _ in range(len(slot_ids) - len(learners))]
+        # Each kept actor ends itself from its constructor on, once this driver is gone.
+        self.aggregator: Any = (aggregators[0] if aggregators
+                                else aggregator.remote(slot_ids, keep, self._driver))
+        new = [learner.remote(specs, keep, self._driver)
+               for _ in range(len(slot_ids) - len(learners))]
         self.learners: list[Any] = [*learners, *new]
         self.leased = len(learners) + len(aggregators)
         if keep > 0:
             for actor in self.all:
-                actor.keep.remote(keep)
+                actor.keep.remote(keep, self._driver)
         self._booting = [a.__ray_ready__.remote() for a in self.all]
         if warm is not None:  # after the readiness call: the hand-over does not wait for it
             handle: Any = self.aggregator
             handle.warm.remote(*warm)
 
     @staticmethod
-    def _lease(pool: Any, kind: str, n: int) -> list[Any]:
+    def _lease(pool: Any, kind: str, n: int, driver: str | None) -> list[Any]:
         if pool is None:
             return []
         try:
-            handles: list[Any] = ray.get(pool.lease.remote(kind, n), timeout=10.0)
+            handles: list[Any] = ray.get(pool.lease.remote(kind, n, driver), timeout=10.0)
         except Exception:  # the pool ended or does not answer: start what is needed
             return []
         return handles
