@@ -227,6 +227,9 @@ def test_a_stream_whose_file_changed_is_computed_again_with_one_line(tmp_path, c
     said = [line for line in err.splitlines() if "changed" in line]
     assert said == ["distval: the file of stream data changed since the suite computed it "
                     "(its content changed); it is computed again"]
+    # the stream's directory reads back as a run's, its fingerprint kept beside the settings
+    again = distval.load_results(out / "data").summary()["learners"]
+    assert again["nb"]["cumulative"]["accuracy"] == got["nb"]["cumulative"]["accuracy"]
     # rerun unchanged: nothing recomputed, no line about a change
     kept = (out / "data" / "summary.json").stat().st_mtime_ns
     assert main(argv) == 0
