@@ -279,7 +279,11 @@ def _same_settings(saved: Any, wanted: RunConfig) -> bool:
 
 def stream_print(config: RunConfig) -> dict[str, Any]:
     """The fingerprint of the stream a run of ``config`` reads
-    (:mod:`distval.streams.fingerprint`, the one ``distval run --resume`` checks)."""
+    (:mod:`distval.streams.fingerprint`, the one ``distval run --resume`` checks).
+
+    >>> stream_print(RunConfig(stream="sea", seed=1))
+    {'kind': 'generator', 'spec': 'sea', 'seed': 1}
+    """
     return stream_fingerprint(open_config_stream(config), config.stream, config.seed)
 
 
