@@ -18,8 +18,10 @@ import sys
 def _early_interrupt(signum: int, frame: object) -> None:
     """A Ctrl-C before :func:`program` runs (this module's imports, the console script's
     own lines): the program's one line and status 130, at once."""
-    os.write(2, b"\ndistval: interrupted\n")
-    os._exit(130)
+    try:
+        os.write(2, b"\ndistval: interrupted\n")
+    finally:  # stderr closed: the status alone
+        os._exit(130)
 
 
 def _started_as_the_program() -> bool:
