@@ -40,7 +40,7 @@ RENAMED = {"delta": "adwin_delta"}
 #: commit), what a permuted copy of ``--permute`` adds, and the run id of its tables.
 RUN_KEYS = frozenset(
     {"format", "backend", "stream_name", "provenance", "permutation", "copy", "permutation_seed",
-     "run_id"}
+     "run_id", "stream_fingerprint"}
 )
 
 

@@ -18,6 +18,8 @@ make distval write anywhere else.
 * :func:`open_append` opens a file to append to, refusing a link or a file with another
   name (a hard link) instead of following it.
 * :func:`make_dir` creates a folder distval writes into, refusing one that is a link.
+* :func:`temporary_of` names the file a leftover temporary (of a process killed while it
+  wrote) was to become, so that a rerun knows it for its own.
 
 >>> import tempfile
 >>> d = Path(tempfile.mkdtemp())
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import stat
 from collections.abc import Iterator
@@ -41,10 +44,25 @@ from typing import BinaryIO
 
 from distval.errors import DistvalError
 
-__all__ = ["make_dir", "open_append", "open_new", "replacing", "write_file"]
+__all__ = ["make_dir", "open_append", "open_new", "replacing", "temporary_of", "write_file"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+#: The name of a temporary file beside its target: ``.<name>.<16 hex digits>.part``.
+_TEMPORARY = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{16}\.part")
+
+
+def temporary_of(name: str) -> str | None:
+    """The name of the file that ``name``, a temporary file this module makes, was to
+    replace; None for any other name.
+
+    >>> temporary_of(".suite.json.0123456789abcdef.part"), temporary_of("suite.json")
+    ('suite.json', None)
+    """
+    found = _TEMPORARY.fullmatch(name)
+    return found["name"] if found else None
 
 
 def _fresh(path: Path, mode: int) -> tuple[Path, int]:

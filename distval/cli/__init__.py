@@ -10,24 +10,45 @@ only parses arguments and calls the library; bad input ends with one line
 
 from __future__ import annotations
 
-import argparse
-import atexit
-import contextlib
-import gc
-import importlib
 import os
 import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from types import FrameType, ModuleType
-from typing import NoReturn
 
-from distval.errors import DistvalError
 
-__all__ = ["build_parser", "command", "handled", "main", "one_line", "os_error", "program",
-           "terminate_as_interrupt"]
+def _early_interrupt(signum: int, frame: object) -> None:
+    """A Ctrl-C before :func:`program` runs (this module's imports, the console script's
+    own lines): the program's one line and status 130, at once."""
+    try:
+        os.write(2, b"\ndistval: interrupted\n")
+    finally:  # stderr closed: the status alone
+        os._exit(130)
+
+
+def _started_as_the_program() -> bool:
+    """Whether the ``distval`` console script is importing this module to call
+    :func:`program` (its ``__main__`` is the script)."""
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None) or ""
+    return os.path.basename(main_file) in ("distval", "distval-script.py")
+
+
+if _started_as_the_program():  # the guard starts here, before the imports below
+    signal.signal(signal.SIGINT, _early_interrupt)
+
+import argparse  # noqa: E402 (after the guard)
+import atexit  # noqa: E402
+import contextlib  # noqa: E402
+import gc  # noqa: E402
+import importlib  # noqa: E402
+import threading  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+from types import FrameType, ModuleType  # noqa: E402
+from typing import NoReturn  # noqa: E402
+
+from distval.errors import DistvalError  # noqa: E402
+
+__all__ = ["READER_GONE", "build_parser", "command", "handled", "interrupted", "main",
+           "one_line", "os_error", "program", "reader_gone", "terminate_as_interrupt"]
 
 #: Commands: module under ``distval.cli`` and help text.
 COMMANDS = {
@@ -77,13 +98,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``distval``; returns the exit status."""
+    """Run ``distval``; returns the exit status. The parser's imports (every command's
+    module: a second or more) run under :func:`handled` too, so a Ctrl-C there is the
+    same one line as during the command."""
+    return handled(lambda: _dispatch(argv))
+
+
+def _dispatch(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)  # a usage error: one line, SystemExit(2)
     if args.command is None:
         parser.print_help()
         return 0
-    return handled(lambda: int(_module(args.command).main(args)))
+    return int(_module(args.command).main(args))
 
 
 def handled(call: Callable[[], int]) -> int:
@@ -104,14 +131,65 @@ def handled(call: Callable[[], int]) -> int:
         with terminate_as_interrupt():
             return call()
     except KeyboardInterrupt:  # a command with nothing of its own to close (report, --plan)
-        print("\ndistval: interrupted", file=sys.stderr)
-        return 130
+        return interrupted()
+    except BrokenPipeError as exc:
+        if not _reader_gone():  # a pipe of distval's own (a socket, a child process)
+            print(f"distval: error: {one_line(os_error(exc))}", file=sys.stderr)
+            return 2
+        return reader_gone()
     except DistvalError as exc:
         print(f"distval: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:  # the machine's: a full or read-only disk, a path under a file
         print(f"distval: error: {one_line(os_error(exc))}", file=sys.stderr)
         return 2
+
+
+def interrupted() -> int:
+    """Say ``distval: interrupted`` on stderr (on a line of its own, after the terminal's
+    ``^C``) and return the status of a program stopped by Ctrl-C, 130. A second Ctrl-C
+    from here on is ignored: the program is ending."""
+    with contextlib.suppress(ValueError):  # not the main thread: nothing to ignore
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, ValueError):  # stderr closed
+        print("\ndistval: interrupted", file=sys.stderr, flush=True)
+    return 130
+
+
+#: The status of a program whose reader closed its output, as Unix tools end
+#: (``head`` stopped reading): 128 + SIGPIPE.
+READER_GONE = 128 + 13
+
+
+def _reader_gone() -> bool:
+    """Whether the reader of stdout or stderr has gone (a pipe closed at the other end:
+    ``poll`` says POLLERR on its writing end)."""
+    import select
+
+    if not hasattr(select, "poll"):  # pragma: no cover - not POSIX
+        return True
+    for stream in (sys.__stdout__, sys.__stderr__):
+        try:
+            poller = select.poll()
+            poller.register(stream.fileno(), select.POLLOUT)  # type: ignore[union-attr]
+            if any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0)):
+                return True
+        except (OSError, ValueError, AttributeError):
+            continue
+    return False
+
+
+def reader_gone() -> int:
+    """End quietly when the reader of the output has gone (``distval learners | head -1``):
+    what is still to be written goes nowhere (the standard streams on ``/dev/null``, so
+    that the last flush does not fail again) and the status is :data:`READER_GONE`."""
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.__stdout__, sys.__stderr__):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                os.dup2(null, stream.fileno())  # type: ignore[union-attr]
+        os.close(null)
+    return READER_GONE
 
 
 def one_line(text: str) -> str:
@@ -190,15 +268,31 @@ def program() -> NoReturn:
     one by one), which after a MOA run cost as much CPU as a tenth of the run
     (``benchmarks/bench_cpu.py``). A thread that is not a daemon still running (nothing of
     distval's) gets the ordinary exit, which waits for it.
+
+    A Ctrl-C at any moment from here on (its imports, the parser, the command, the exit)
+    ends the program with one line ``distval: interrupted`` and status 130, never a
+    traceback: one while it exits is remembered and said at the end.
     """
-    status = command()
-    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
-           if t is not threading.main_thread()):
-        sys.exit(status)
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # closed, or a broken pipe
-            stream.flush()
+    if signal.getsignal(signal.SIGINT) is _early_interrupt:  # Ctrl-C as Python raises it
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        status = command()
+    except KeyboardInterrupt:  # outside every command's own handling (after it, say)
+        status = interrupted()
+    late: list[int] = []
+    try:
+        signal.signal(signal.SIGINT, lambda signum, frame: late.append(signum))
+        if any(t.is_alive() and not t.daemon for t in threading.enumerate()
+               if t is not threading.main_thread()):
+            sys.exit(status)
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):  # closed, or a broken pipe
+                stream.flush()
+    except KeyboardInterrupt:  # before the handler above was set
+        late.append(signal.SIGINT)
+    if late and status != 130:
+        status = interrupted()
     os._exit(status)
 
 

@@ -207,6 +207,10 @@ def main(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print(f"\ndistval: interrupted; finished streams are in {output}", file=sys.stderr)
             return 130
+    if result.complete and not result.computed:
+        print(f"distval: this suite is complete in {output} (every stream finished there, on "
+              "the data it reads now); nothing to compute (--overwrite computes it again)",
+              file=sys.stderr)
     print(result.to_markdown())
     print(f"results: {output.absolute()}")
     return 0

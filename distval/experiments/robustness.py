@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from distval.files import replacing, write_file
 from distval.metrics import MEASURES
 from distval.results import EvaluationResult, claim_output, finite_or_none, markdown_table
 from distval.results.lock import locks_output
+from distval.streams.fingerprint import STORED, stale, stream_fingerprint
 from distval.streams.permutations import (
     PermutationSpec,
     average_neighbour_distance,
@@ -340,19 +342,25 @@ def _evaluate_copy(
 
 
 def _finished(
-    directory: Path, config: RunConfig, extra: dict[str, Any], overwrite: bool
+    directory: Path, config: RunConfig, extra: dict[str, Any], overwrite: bool,
+    read: dict[str, Any], changed: Callable[[str], None],
 ) -> dict[str, Any] | None:
     """The summary of a finished copy with the same settings in ``directory``, else None.
 
-    A directory of a copy with other settings is an error unless ``overwrite``.
+    A directory of a copy with other settings is an error unless ``overwrite``. A copy
+    computed on other data than the stream's now (its stored fingerprint is not ``read``)
+    is computed again: ``changed`` is told why.
     """
     if overwrite or not directory.is_dir() or not any(directory.iterdir()):
         return None
+    stored: dict[str, Any] = {}
     try:
         saved = json.loads((directory / "config.json").read_text())
         saved.pop("provenance", None)  # the versions that ran it, not a setting
         saved.pop("run_id", None)  # which run wrote it, not a setting
-    except (OSError, ValueError, AttributeError):
+        if STORED in saved:  # what it read, checked below
+            stored[STORED] = saved.pop(STORED)
+    except (OSError, ValueError, AttributeError, TypeError):
         saved = None
     if saved != json.loads(json.dumps(config.to_dict() | extra)):
         raise DistvalError(
@@ -360,10 +368,16 @@ def _finished(
             "choose another output directory or pass --overwrite"
         )
     try:
-        summary = json.loads((directory / "summary.json").read_text())
+        summary: dict[str, Any] = json.loads((directory / "summary.json").read_text())
     except (OSError, ValueError):
         return None
-    return None if summary.get("interrupted", True) else summary
+    if summary.get("interrupted", True):
+        return None
+    why = stale(stored, read)
+    if why is not None:
+        changed(why)
+        return None
+    return summary
 
 
 @locks_output
@@ -386,7 +400,9 @@ def run_robustness(
     (the multiple tests of Sect. 5.2). ``output_dir`` gets one results directory per copy
     (``original``, ``<kind>-01`` …), ``robustness.json``, ``robustness.md`` and
     ``accuracy.png``. A rerun into the same directory reuses every finished copy whose settings
-    match; ``overwrite`` recomputes them all. With ``backend="ray"`` the copies run concurrently
+    match, computed on the same data (the stream's fingerprint is stored with each copy; a
+    stream changed since is computed again, with one line on stderr saying so);
+    ``overwrite`` recomputes them all. With ``backend="ray"`` the copies run concurrently
     as Ray tasks (one CPU each, at most ``n_actors`` at a time); with fewer copies than
     cores (and ``n_actors`` unset or not below the copies) each copy's replicas are spread
     over Ray actors, the cores shared out evenly (the same numbers).
@@ -417,7 +433,9 @@ def run_robustness(
     owned = {*names, "robustness.json", "robustness.md", "accuracy.png"}
     claim_output(out, owned, overwrite=overwrite, resumable=True)
 
-    data = StreamData.read(open_config_stream(config))
+    stream = open_config_stream(config)
+    read = stream_fingerprint(stream, config.stream, config.seed)  # before reading it
+    data = StreamData.read(stream)
     plans = _plans(config, spec, names, data)
     out.mkdir(parents=True, exist_ok=True)
 
@@ -426,14 +444,23 @@ def run_robustness(
     parts = [Part(plan.name, float(len(plan.order)), (plan, extra), replicas)
              for plan, extra in plans]
 
+    said: list[str] = []
+
+    def changed(why: str) -> None:  # one line for all the copies
+        if not said:
+            said.append(why)
+            print(f"distval: the stream {config.stream} changed since its copies in {out} "
+                  f"were computed ({why}); they are computed again", file=sys.stderr,
+                  flush=True)
+
     def finished(part: Part) -> tuple[dict[str, Any], bool] | None:
         plan, extra = part.payload
-        summary = _finished(out / plan.name, config, extra, overwrite)
+        summary = _finished(out / plan.name, config, extra, overwrite, read, changed)
         return None if summary is None else (summary, True)
 
     def store(part: Part, result: EvaluationResult) -> tuple[dict[str, Any], bool]:
         plan, extra = part.payload
-        result.save(out / plan.name, extra)
+        result.save(out / plan.name, extra | {STORED: read})  # checked before reuse
         return result.summary(), False
 
     bar = StudyProgress(f"{data.name} copies", parts, unit="copies") if progress else None

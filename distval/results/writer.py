@@ -22,7 +22,7 @@ from distval.aggregator.snapshot import Snapshot
 from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError
-from distval.files import open_new, replacing, write_file
+from distval.files import open_new, replacing, temporary_of, write_file
 from distval.results.lock import LOCK, DirectoryLock, LockLost
 from distval.results.provenance import provenance
 from distval.results.schema import FILES, TABLE_SCHEMAS, TABLES, read_batches, read_table, table
@@ -77,6 +77,8 @@ def claim_output(
     ``overwrite`` deletes the owned files (folders are left for their own writers to
     replace). Without it, owned files refuse the directory too, unless the command is
     ``resumable`` (it then checks its stored settings itself and goes on where it stopped).
+    A temporary file left by a writer killed mid-write (:func:`distval.files.temporary_of`)
+    of an owned file is owned too.
 
     >>> import tempfile
     >>> d = Path(tempfile.mkdtemp())
@@ -92,7 +94,7 @@ def claim_output(
     if d.exists() and not d.is_dir():
         raise DistvalError(f"output path {d} exists and is not a directory")
     present = sorted(p.name for p in d.iterdir() if p.name != LOCK) if d.exists() else []
-    foreign = [n for n in present if n not in owned]
+    foreign = [n for n in present if n not in owned and temporary_of(n) not in owned]
     if present and not overwrite:
         if not resumable:
             raise DistvalError(

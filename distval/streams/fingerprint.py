@@ -15,20 +15,33 @@ follow from them). :func:`changed` says in words what differs, or None.
 'its size changed (12 bytes, now 8)'
 >>> changed(fingerprint("sea", 1), fingerprint("sea", 2))
 'its seed changed (1, now 2)'
+
+A result kept on disk for reuse (a suite's stream, a robustness copy, a grid's cell) stores
+the fingerprint of what it read under :data:`STORED`; :func:`stale` says why it may not be
+reused for the stream as it is now:
+
+>>> stale({STORED: before}, fingerprint(str(path), None))
+'its size changed (12 bytes, now 8)'
+>>> stale({}, fingerprint(str(path), None)), stale({}, fingerprint("sea", 1))
+('it does not record which file it read', None)
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["BLOCK_BYTES", "WHOLE_BYTES", "changed", "fingerprint", "stream_fingerprint"]
+__all__ = ["BLOCK_BYTES", "STORED", "WHOLE_BYTES", "changed", "fingerprint", "stale",
+           "stream_fingerprint"]
 
 #: A file up to this size is hashed whole.
 WHOLE_BYTES = 4 << 20
 #: A larger file: its first and last blocks of this size are hashed.
 BLOCK_BYTES = 1 << 20
+#: The key under which a stored result keeps the fingerprint of the stream it read.
+STORED = "stream_fingerprint"
 
 
 def fingerprint(spec: str, seed: int | None, path: str | None = None) -> dict[str, Any]:
@@ -84,4 +97,18 @@ def changed(before: dict[str, Any], now: dict[str, Any]) -> str | None:
             if key in ("sha256", "mtime_ns"):
                 return f"its {words[key]} changed"
             return f"its {key} changed ({before.get(key)}, now {now.get(key)})"
+    return None
+
+
+def stale(stored: Mapping[str, Any], now: dict[str, Any]) -> str | None:
+    """Why a result stored with ``stored`` (a results directory's ``config.json``, a grid's
+    cell) is not of the stream whose fingerprint is ``now``, in words; None when it is. A
+    file stream's result that does not record its fingerprint (written by an older
+    distval) is not trusted; a generator's is (its spec and seed are among the settings
+    compared)."""
+    before = stored.get(STORED)
+    if isinstance(before, dict):
+        return changed(before, now)
+    if now.get("kind") == "file":
+        return "it does not record which file it read"
     return None

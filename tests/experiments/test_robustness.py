@@ -22,6 +22,7 @@ from distval.streams.permutations import (
     copy_seed,
     time_permutation,
 )
+from tests.helpers.changed_files import write_csv
 
 CFG = RunConfig(
     stream="elec2",
@@ -111,6 +112,29 @@ def test_rerun_reuses_finished_copies_and_other_settings_need_overwrite(tmp_path
         run_robustness(cfg, permute="speed:p=0.3", repeats=2, output_dir=out)
     other = run_robustness(cfg, permute="shape:k=100", repeats=2, output_dir=out, overwrite=True)
     assert not any(c.reused for c in other.copies)
+
+
+def test_copies_of_a_file_changed_since_are_computed_again_with_one_line(tmp_path, capsys):
+    """Copies of a CSV stream, the CSV then replaced by another of the same shape and size
+    with other values: the rerun says so in one line and computes every copy again, with
+    the numbers of a fresh study of the new file (not the old file's)."""
+    data = tmp_path / "data.csv"
+    write_csv(data, 0)
+    cfg = RunConfig(stream=str(data), learners=("nb", "majority"), n_folds=2, test_every=200)
+    out = tmp_path / "r"
+    old = run_robustness(cfg, permute="speed:p=0.4", repeats=2, output_dir=out)
+    capsys.readouterr()
+    write_csv(data, 1)
+    again = run_robustness(cfg, permute="speed:p=0.4", repeats=2, output_dir=out)
+    err = capsys.readouterr().err
+    fresh = run_robustness(cfg, permute="speed:p=0.4", repeats=2, output_dir=tmp_path / "f")
+    assert [c.values for c in again.copies] == [c.values for c in fresh.copies]
+    assert old.copies[0].values["nb"]["accuracy"] > 0.8 > again.copies[0].values["nb"][
+        "accuracy"]
+    assert not any(c.reused for c in again.copies)
+    said = [x for x in err.splitlines() if "changed" in x]
+    assert said == [f"distval: the stream {data} changed since its copies in {out} were "
+                    "computed (its content changed); they are computed again"]
 
 
 def test_bad_arguments_are_clear_errors(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 
 import distval
 from distval.errors import DistvalError
-from distval.results import FILES, EvaluationResult, ResultWriter, load_results
+from distval.results import FILES, EvaluationResult, ResultWriter, claim_output, load_results
 
 
 def test_a_saved_result_reads_back_as_the_same_tables(tmp_path):
@@ -64,3 +64,15 @@ def test_report_and_compare_refuse_a_directory_mixing_two_runs_tables(tmp_path, 
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith(f"distval: error: {a} mixes the tables of "
                                                    "different runs (")
+
+
+def test_a_temporary_left_by_a_killed_writer_is_the_directory_s_own(tmp_path):
+    """A process killed while it wrote ``suite.json`` leaves ``.suite.json.<hex>.part``
+    (the temporary :mod:`distval.files` renames over the name): a rerun claims the
+    directory as its own; a temporary of a file it does not write still refuses it."""
+    (tmp_path / "suite.json").write_text("{}")
+    (tmp_path / ".suite.json.0123456789abcdef.part").write_text("{")
+    assert claim_output(tmp_path, {"suite.json"}, resumable=True) == tmp_path
+    (tmp_path / ".notes.txt.0123456789abcdef.part").write_text("mine")
+    with pytest.raises(DistvalError, match=r"another run \(\.notes\.txt\."):
+        claim_output(tmp_path, {"suite.json"}, resumable=True)

@@ -22,6 +22,7 @@ import dataclasses
 import json
 import os
 import re
+import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -39,6 +40,7 @@ from distval.experiments.study import Part, StudyProgress, run_study
 from distval.experiments.suite.statistics import CrossStream, compare
 from distval.results import EvaluationResult, claim_output
 from distval.results.lock import locks_output
+from distval.streams.fingerprint import STORED, stale, stream_fingerprint
 from distval.tasks import task_named
 
 __all__ = ["SuiteConfig", "SuiteResult", "make_suite", "stream_dir_name", "suite"]
@@ -48,6 +50,7 @@ SUITE_FILES = (
     "suite.json",
     "suite.md",
     "suite.tex",
+    "suite.html",
     ".suite.json.tmp",
     ".suite.md.tmp",
     ".suite.tex.tmp",
@@ -169,10 +172,17 @@ class SuiteResult:
     costs: dict[str, dict[str, Any]]
     cross: CrossStream
     output_dir: Path | None = None
+    #: The streams taken from ``output_dir`` as they were (finished and unchanged there).
+    reused: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:
         return len(self.summaries) == len(self.config.names)
+
+    @property
+    def computed(self) -> tuple[str, ...]:
+        """The streams computed by this call (not taken from ``output_dir``)."""
+        return tuple(n for n in self.config.names if n in self.summaries and n not in self.reused)
 
     def to_dict(self) -> dict[str, Any]:
         from distval.experiments.suite.units import rope_words
@@ -267,6 +277,16 @@ def _same_settings(saved: Any, wanted: RunConfig) -> bool:
     return bool({k: saved.get(k) for k in want} == want)
 
 
+def stream_print(config: RunConfig) -> dict[str, Any]:
+    """The fingerprint of the stream a run of ``config`` reads
+    (:mod:`distval.streams.fingerprint`, the one ``distval run --resume`` checks).
+
+    >>> stream_print(RunConfig(stream="sea", seed=1))
+    {'kind': 'generator', 'spec': 'sea', 'seed': 1}
+    """
+    return stream_fingerprint(open_config_stream(config), config.stream, config.seed)
+
+
 def _finished_part(out: Path, overwrite: bool) -> Any:
     def finished(part: Part) -> dict[str, Any] | None:
         directory = out / part.name
@@ -286,12 +306,18 @@ def _finished_part(out: Path, overwrite: bool) -> Any:
             return None
         if summary.get("interrupted", True):
             return None
+        why = stale(saved or {}, stream_print(part.payload))
+        if why is not None:  # never the old file's numbers as the new file's
+            print(f"distval: the file of stream {part.name} changed since the suite computed "
+                  f"it ({why}); it is computed again", file=sys.stderr, flush=True)
+            return None
         return {"summary": summary, "reused": True}
 
     return finished
 
 
-Computed = tuple[EvaluationResult, float, list[tuple[str, type[Warning]]]]
+#: A stream's run: its result, CPU seconds, warnings and the fingerprint of what it read.
+Computed = tuple[EvaluationResult, float, list[tuple[str, type[Warning]]], dict[str, Any]]
 
 
 def spread_options(part: Part) -> dict[str, Any]:
@@ -334,12 +360,15 @@ def _evaluate_part(part: Part, rows: Callable[[int], None] | None = None) -> Com
     seconds of this process and the warnings it raised (shown by the driver, once each, not
     by a Ray worker). No side effect: a Ray task that is retried (its node lost) computes
     the same result again. ``rows`` is told the rows done after every batch (the progress
-    line's rows within a stream, in this process or from a Ray task)."""
+    line's rows within a stream, in this process or from a Ray task). The stream's
+    fingerprint is taken before the run reads it, and stored with the run."""
+    read = stream_print(part.payload)
     cpu = time.process_time()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = evaluate(part.payload, progress=rows or False, **spread_options(part))
-    return result, time.process_time() - cpu, [(str(w.message), w.category) for w in caught]
+    notes = [(str(w.message), w.category) for w in caught]
+    return result, time.process_time() - cpu, notes, read
 
 
 @locks_output
@@ -364,7 +393,10 @@ def suite(
     shared by every stream (``learners``, ``n_rows``, ``n_folds``, ...). With ``output_dir``
     each stream's run is written to ``output_dir/<stream>`` and the suite's files beside
     them; a rerun into the same directory skips the streams already complete there, and its
-    tables equal those of an uninterrupted suite. ``backend="ray"`` runs the streams as Ray
+    tables equal those of an uninterrupted suite. A stream is reused only if it was
+    computed on the data it reads now (its fingerprint, stored with it, checked as
+    ``distval run --resume`` checks a checkpoint's): one that changed since is computed
+    again, with one line on stderr saying so. ``backend="ray"`` runs the streams as Ray
     tasks, one CPU each (at most ``n_tasks`` at once), on local cores or the cluster at
     ``address``, the costliest first (:func:`stream_weight`); a task whose node is lost is
     run again. With fewer streams than cores (and ``n_tasks`` not below the streams), each
@@ -394,13 +426,13 @@ def suite(
     shown: set[tuple[str, type[Warning]]] = set()
 
     def store(part: Part, computed: Computed) -> dict[str, Any]:
-        result, cpu, notes = computed
+        result, cpu, notes, read = computed
         for note in notes:  # the same notice from every stream: shown once
             if note not in shown:
                 shown.add(note)
                 warnings.warn(note[0], note[1], stacklevel=2)
         if out is not None:
-            result.save(out / part.name)
+            result.save(out / part.name, {STORED: read})  # checked before it is reused
         summary = result.summary()
         costs[part.name] = {
             "rows": int(summary["rows"]),
@@ -436,7 +468,8 @@ def suite(
         if r["reused"] and n not in costs:
             s = r["summary"]
             costs[n] = {"rows": int(s["rows"]), "elapsed_seconds": s.get("elapsed_seconds")}
-    result = SuiteResult(cfg, summaries, costs, _compare(cfg, summaries), out)
+    reused = tuple(n for n, r in records.items() if r["reused"])
+    result = SuiteResult(cfg, summaries, costs, _compare(cfg, summaries), out, reused)
     result.write(figures=figures)
     return result
 

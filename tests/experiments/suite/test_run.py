@@ -15,6 +15,7 @@ from distval.cli import main
 from distval.errors import DistvalError
 from distval.experiments.suite import make_suite, suite
 from distval.experiments.suite.run import stream_weight
+from tests.helpers.changed_files import write_csv
 
 STREAMS = ["sea", "SEA(50)", "elec2", "HYP(10,0.001)"]
 OPTIONS = {
@@ -189,3 +190,68 @@ def test_directories_expand_to_their_stream_files(tmp_path):
     (tmp_path / "notes.txt").write_text("not a stream\n")
     cfg = make_suite([str(tmp_path), "sea"], learners=("nb",), n_rows=100)
     assert cfg.names == ("a", "b", "sea")
+
+
+CSV_OPTIONS = {"learners": ("nb", "majority"), "n_folds": 2, "test_every": 200}
+
+
+def test_a_stream_whose_file_changed_is_computed_again_with_one_line(tmp_path, capsys):
+    """A suite over a CSV file and a generator, the generator's stream cut off; the CSV
+    replaced by another of the same shape and size, other values: the rerun computes the
+    CSV's stream again (its numbers are a fresh evaluation's on the new file, not the old
+    file's), says so in one line, and keeps the generator's finished stream."""
+    data = tmp_path / "data.csv"
+    write_csv(data, 0)
+    out = tmp_path / "out"
+    suite([str(data), "sea"], output_dir=out, figures=False, n_rows=400, **CSV_OPTIONS)
+    old = json.loads((out / "data" / "summary.json").read_text())["learners"]
+    shutil.rmtree(out / "sea")  # an interrupted suite: its second stream never finished
+    size = data.stat().st_size
+    write_csv(data, 1)
+    assert data.stat().st_size == size  # the same shape and size, other values
+    argv = ["suite", "--streams", str(data), "sea", "--learners", "nb", "majority",
+            "--n-rows", "400", "--folds", "2", "--test-every", "200", "--backend",
+            "inprocess", "--output", str(out), "--no-progress"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    fresh = distval.evaluate(stream=str(data), n_rows=400, **CSV_OPTIONS).summary()["learners"]
+    got = json.loads((out / "data" / "summary.json").read_text())["learners"]
+    comp = json.loads((out / "suite.json").read_text())["comparison"]
+    for j, lab in enumerate(CSV_OPTIONS["learners"]):
+        want = fresh[lab]["cumulative"]["accuracy"]["mean"]
+        assert got[lab]["cumulative"]["accuracy"]["mean"] == pytest.approx(want, rel=1e-12)
+        assert comp["values"][comp["streams"].index("data")][j] == pytest.approx(want)
+    # the old file's class followed x1: naive Bayes scored far above the random labels now
+    assert old["nb"]["cumulative"]["accuracy"]["mean"] > 0.8
+    assert got["nb"]["cumulative"]["accuracy"]["mean"] < 0.7
+    said = [line for line in err.splitlines() if "changed" in line]
+    assert said == ["distval: the file of stream data changed since the suite computed it "
+                    "(its content changed); it is computed again"]
+    # the stream's directory reads back as a run's, its fingerprint kept beside the settings
+    again = distval.load_results(out / "data").summary()["learners"]
+    assert again["nb"]["cumulative"]["accuracy"] == got["nb"]["cumulative"]["accuracy"]
+    # rerun unchanged: nothing recomputed, no line about a change
+    kept = (out / "data" / "summary.json").stat().st_mtime_ns
+    assert main(argv) == 0
+    assert "changed" not in capsys.readouterr().err
+    assert (out / "data" / "summary.json").stat().st_mtime_ns == kept
+
+
+def test_a_finished_suite_rerun_into_its_directory_says_it_is_complete(tmp_path, capsys):
+    """A finished suite with its page and figures, rerun with the same command: status 0,
+    one line saying it is complete, no stream computed again, the same tables."""
+    out = tmp_path / "out"
+    argv = ["suite", "--streams", "sea", "SEA(50)", "--learners", "nb", "majority",
+            "--n-rows", "400", "--folds", "2", "--test-every", "200", "--backend",
+            "inprocess", "--output", str(out), "--no-progress"]
+    assert main(argv) == 0
+    assert (out / "suite.html").is_file() and (out / "cd.svg").is_file()
+    first = capsys.readouterr().out
+    kept = {n: (out / n / "summary.json").stat().st_mtime_ns for n in ("sea", "SEA-50")}
+    assert main(argv) == 0
+    again = capsys.readouterr()
+    assert [line for line in again.err.splitlines() if line.startswith("distval:")] == [
+        f"distval: this suite is complete in {out} (every stream finished there, on the data "
+        "it reads now); nothing to compute (--overwrite computes it again)"]
+    assert {n: (out / n / "summary.json").stat().st_mtime_ns for n in kept} == kept
+    assert again.out == first
