@@ -153,10 +153,13 @@ def test_compare_puts_two_regression_runs_side_by_side(reference, tmp_path, caps
     ref_dir, _ = reference
     other = tmp_path / "other"
     distval.evaluate(**(OPTS | {"learners": ("linreg", "htr")}), output_dir=other)
-    (_, _, verdicts, _), (_, cols, rows, _), (_, _, tests, _) = comparison(ref_dir, other)
-    # as for classification runs: each run's verdicts and baseline sentence lead
-    assert [v[0] for v in verdicts] == ["A", "A", "B", "B"]
-    assert verdicts[1][1].startswith("baseline: ") and "mean predictor" in verdicts[1][1]
+    tables = comparison(ref_dir, other)
+    (_, _, verdicts, _), (_, _, tests, _) = tables[0], tables[-1]
+    (_, cols, rows, _) = next(t for t in tables if t[0].startswith("Each learner"))
+    # as for classification runs: each run's verdict, its price and baseline sentence lead
+    assert [v[0] for v in verdicts] == ["A", "A", "A", "B", "B", "B"]
+    assert verdicts[1][1].startswith("cost: ")
+    assert verdicts[2][1].startswith("baseline: ") and "mean predictor" in verdicts[2][1]
     for tag, d in (("A", ref_dir), ("B", other)):
         folds = pq.read_table(d / "folds.parquet").to_pandas()
         last = folds[(folds["position"] == 6000) & (folds["forgetting"] == "adwin")]
@@ -164,11 +167,11 @@ def test_compare_puts_two_regression_runs_side_by_side(reference, tmp_path, caps
             row = next(r for r in rows if r[:2] == [tag, label])
             mean, sd = g["rmse"].mean(), g["rmse"].std(ddof=1)
             digits = 3 - int(np.floor(np.log10(mean)))  # four significant digits, sd alike
-            want = f"{mean:.{digits}f} ± {sd:.{digits}f}"
-            assert row[cols.index("rmse")] == want
+            want = f"{mean:.{digits}f} ±{sd:.{digits}f}"
+            assert row[cols.index("RMSE (own window)")] == want
     assert {t[0] for t in tests} == {"sign", "wilcoxon"}
     assert cli_main(["compare", str(ref_dir), str(other)]) == 0
-    assert "rel_rmse_per" in capsys.readouterr().out
+    assert "RMSE, all rows" in capsys.readouterr().out
     cls = tmp_path / "cls"
     distval.evaluate(stream="sea", n_rows=400, learners=("nb", "majority"), n_folds=2,
                      test_every=200, output_dir=cls)

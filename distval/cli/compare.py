@@ -1,4 +1,5 @@
-"""``distval compare RUN_A RUN_B``: the final numbers of two saved runs side by side."""
+"""``distval compare RUN_A RUN_B``: the answers of two saved runs side by side (each verdict
+and its price, the tables the screen shows, what each learner cost) and their final tests."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    import textwrap
+
     from distval.results import markdown_table, text_table
     from distval.results.compact import wrap
     from distval.results.saved import comparison
@@ -25,11 +28,12 @@ def main(args: argparse.Namespace) -> int:
         if args.markdown:
             lines += [caption, "", markdown_table(cols, rows, align), ""]
         elif cols == ["run", "verdict"]:  # sentences: wrapped at word boundaries
-            lines += [caption]
+            lines += textwrap.wrap(caption, 100, break_on_hyphens=False)
             for run, line in rows:
                 lines += wrap(f"{run}: {line}", 100)
             lines += [""]
         else:
-            lines += [caption.replace("`", ""), text_table(cols, rows, align), ""]
+            lines += [*textwrap.wrap(caption.replace("`", ""), 100, break_on_hyphens=False),
+                      text_table(cols, rows, align), ""]
     print("\n".join(lines).rstrip())
     return 0

@@ -13,8 +13,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--output",
         default=None,
         metavar="DIR",
-        help="where to write folds.csv, tests.csv, q.csv, events.csv, paired.csv and "
-        "verdicts.csv (a regression run: no q.csv, events.csv) (default: RESULTS_DIR/csv)",
+        help="where to write folds.csv, tests.csv, q.csv, events.csv, paired.csv, "
+        "verdicts.csv and cost.csv (a regression run: q.csv and events.csv empty) "
+        "(default: RESULTS_DIR/csv)",
     )
 
 

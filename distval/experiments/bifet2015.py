@@ -159,7 +159,8 @@ def tables(
     equals the mean of Tables 3/4); its paper values are the paper's 13-stream averages.
     The Average rows of Tables 3 and 4 set beside ours the paper's mean over the same
     streams when only some of the 13 ran. Columns of every frame: ``row``, ``pnoise``,
-    ``scheme``, ``ours``, ``paper`` and, for Table 2's rows, ``runs`` and ``streams``.
+    ``scheme``, ``ours``, ``paper`` and, for Table 2's rows, ``runs`` and ``streams`` (its
+    time rows: CPU seconds per cell, and ``machine``, where they were spent).
     ``tests`` maps the ``test`` values of ``decisions`` to Table 2's rows, in order, each
     to the paper's test it stands beside (default: :data:`TESTS`, each beside itself), e.g.
     several ways of pooling McNemar's counts all beside the paper's McNemar.
@@ -235,8 +236,12 @@ def _table2_rejections(
 def _table2_seconds(
     cells: pd.DataFrame, changes: tuple[float, ...], schemes: tuple[str, ...]
 ) -> list[dict[str, Any]]:
-    """Table 2's time rows: the mean seconds per cell of each scheme."""
-    seconds = cells.groupby("scheme")["seconds"].mean()
+    """Table 2's time rows: the mean CPU seconds per cell of each scheme (the CPU time of the
+    process that ran the cell; cells without it: their wall seconds), beside the paper's
+    seconds; ``machine`` names where they were spent."""
+    cpu = cells["cpu_seconds"] if "cpu_seconds" in cells else cells["seconds"]
+    seconds = cpu.fillna(cells["seconds"]).groupby(cells["scheme"]).mean()
+    where = machines(cells)
     rows = []
     for prequential in (False, True):
         for change in changes:
@@ -244,16 +249,29 @@ def _table2_seconds(
                 ref = TABLE2_SECONDS[prequential].get((change, scheme))
                 rows.append(
                     {
-                        "row": f"avg time per cell (s), {_variant(prequential)}",
+                        "row": f"avg time per cell (CPU-s), {_variant(prequential)}",
                         "pnoise": change,
                         "scheme": scheme,
                         "ours": float(seconds.get(scheme, np.nan)),
                         "paper": np.nan if ref is None else ref,
                         "runs": int((cells.scheme == scheme).sum()),
                         "streams": int(cells[cells.scheme == scheme].stream.nunique()),
+                        "machine": where,
                     }
                 )
     return rows
+
+
+def machines(cells: pd.DataFrame) -> str:
+    """The machines a grid's cells ran on, each with its number of cells ("not recorded"
+    for cells written before they named it).
+
+    >>> machines(pd.DataFrame({"machine": ["Xeon, 2 cores, Linux"] * 2 + [None]}))
+    'Xeon, 2 cores, Linux (2 cells); not recorded (1 cell)'
+    """
+    named = cells["machine"] if "machine" in cells else pd.Series([None] * len(cells))
+    counts = named.fillna("not recorded").value_counts(sort=False)
+    return "; ".join(f"{m} ({n} cell{'s' if n != 1 else ''})" for m, n in counts.items())
 
 
 def _per_stream_rows(

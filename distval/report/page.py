@@ -14,6 +14,8 @@
 - ``baselines.png`` (when a Majority or Persistent learner is evaluated): the learners'
   accuracy against those baselines and κm / κper relative to them (κper is zliobaite2015
   §4.4, Eq. 13; compare its Fig 2);
+- ``cost.png`` (a run that measured its cost): each learner's CPU seconds and model size
+  against the stream's rows, beside the cost table (:mod:`distval.report.cost`);
 - ``report.html``: one page with the figures embedded as PNG data URIs and the tables
   (final measures, final tests, decisions over time, configuration); it loads nothing from
   the network;
@@ -43,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 from distval.errors import DistvalError
 from distval.files import write_file
 from distval.report import tables
+from distval.report.cost import plot_cost
 from distval.report.figures import (
     FORMATS,
     plot_adwin_width,
@@ -186,6 +189,12 @@ def _measure_sections(page: _Sections, res: SavedRun) -> None:
     cost = cost_table(answer)
     if cost is not None:
         page.table("cost", "What each learner cost", cost[0], (cost[1], cost[2]))
+        page.figure(
+            "cost", "Cost over rows",
+            "Each learner's thread CPU seconds in its own learn and predict calls and its "
+            "model's size (MB), both summed over its folds, at every test position; a "
+            "size that could not be measured is not drawn (the table says why).",
+            plot_cost(res))
     page.table(
         "measures",
         "Final measures",

@@ -167,14 +167,17 @@ class Answer:
     def prices(self) -> list[str]:
         """One line per pair after its verdict: what the learner ahead costs against the
         other (:func:`~distval.results.cost.price_line`), where both were measured."""
+        return [line for line in map(self.price, self.pairs) if line is not None]
+
+    def price(self, pair: PairAnswer) -> str | None:
+        """The line after ``pair``'s verdict: what its learner ahead costs against the other
+        (None: a learner not measured, or the run measured nothing)."""
+        if pair.first not in self.costs or pair.second not in self.costs:
+            return None
         names = {x.label: x.name for x in self.learners}
-        out = []
-        for p in self.pairs:
-            if p.first in self.costs and p.second in self.costs:
-                named = {names.get(k, k): v for k, v in self.costs.items()}
-                out.append("cost: " + price_line(names.get(p.first, p.first),
-                                                 names.get(p.second, p.second), named))
-        return out
+        named = {names.get(k, k): v for k, v in self.costs.items()}
+        return "cost: " + price_line(names.get(pair.first, pair.first),
+                                     names.get(pair.second, pair.second), named)
 
     @classmethod
     def build(cls, summary: Mapping[str, Any], paired: Mapping[str, Any] | None = None,

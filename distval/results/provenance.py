@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PACKAGES", "provenance"]
+__all__ = ["PACKAGES", "machine", "provenance"]
 
 #: The packages whose versions a results directory records (None: not installed).
 PACKAGES = ("numpy", "pyarrow", "river", "ray", "capymoa")
@@ -73,6 +73,28 @@ def _provenance() -> tuple[tuple[str, Any], ...]:
         "moa_jar": _moa_jar(),
     }
     return tuple(out.items())
+
+
+@lru_cache(maxsize=1)
+def machine() -> str:
+    """The machine this process runs on, in words: its CPU model (Linux's
+    ``/proc/cpuinfo``, else :func:`platform.processor`), its logical cores and its system.
+
+    >>> "cores" in machine()
+    True
+    """
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import os
+
+    model = " ".join((model or platform.processor() or platform.machine() or "CPU").split())
+    return f"{model}, {os.cpu_count() or '?'} cores, {platform.system()}"
 
 
 def provenance() -> dict[str, Any]:

@@ -123,7 +123,9 @@ class SavedRun:
 
     def _final_summary(self) -> dict[str, Any]:
         """What the summary would hold of the last check: mean and sd over folds of each
-        measure, and the last verdict rows."""
+        measure, the last verdict rows and the cost so far."""
+        from distval.results.cost import cost_summary
+
         f = self.folds[self.folds["position"] == self.final_position]
         learners: dict[str, Any] = {}
         measures = [m for m in self.task.measures if m in f and f[m].dtype.kind == "f"]
@@ -134,7 +136,8 @@ class SavedRun:
                 for m in measures}
         v = self.verdicts
         last = v[v["position"] == v["position"].max()] if len(v) else v
-        return {"learners": learners, "verdicts": last.to_dict("records")}
+        return {"learners": learners, "verdicts": last.to_dict("records"),
+                "cost": cost_summary(self.cost)}
 
     @property
     def interrupted_at(self) -> int | None:

@@ -24,11 +24,17 @@ from distval.columns import Columns
 from distval.config import RunConfig
 from distval.errors import DistvalError
 from distval.files import make_dir, replacing
+from distval.results.answer import (
+    Table,
+    cost_table,
+    learners_table,
+    pairs_table,
+    recent_table,
+)
 from distval.results.memory import EvaluationResult
 from distval.results.reader import SavedRun, has_table, load_results
 from distval.results.schema import TABLE_SCHEMAS, columns_of, read_table, schemas_of
 from distval.streams.open import BUNDLED, bundled_path
-from distval.tasks import Task
 
 __all__ = ["COMPARED_SETTINGS", "TABLES", "comparison", "export_csv", "load_evaluation"]
 
@@ -173,15 +179,12 @@ def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     ]
 
 
-def _cell(task: Task, measure: str, d: dict[str, Any] | None) -> str:
-    return task.cell(measure, *((d.get("mean"), d.get("std")) if d else (None, None)))
-
-
-def comparison(
-    run_a: str | os.PathLike[str], run_b: str | os.PathLike[str]
-) -> list[tuple[str, list[str], list[list[str]], str]]:
-    """Two saved runs side by side: (caption, columns, rows, alignment) tables of their final
-    measures and of their final test decisions. Runs that evaluated another stream or under
+def comparison(run_a: str | os.PathLike[str], run_b: str | os.PathLike[str]) -> list[Table]:
+    """Two saved runs side by side: (caption, columns, rows, alignment) tables of their
+    answers (:meth:`SavedRun.answer`, rendered as the screen renders it: each verdict and the
+    line of its price, what the verdicts rest on, the recent windows, each learner, what
+    each cost; a table both runs have with the same columns, once, with a ``run`` column)
+    and of their final test decisions. Runs that evaluated another stream or under
     other settings (:data:`COMPARED_SETTINGS`) are refused in one line naming what differs.
 
     >>> import distval, tempfile
@@ -189,7 +192,7 @@ def comparison(
     >>> opts = dict(stream="sea", n_rows=400, n_folds=2, test_every=200, overwrite=True)
     >>> _ = distval.evaluate(learners=("nb", "majority"), output_dir=a, **opts)
     >>> _ = distval.evaluate(learners=("ht", "majority"), output_dir=b, seed=2, **opts)
-    >>> [row[:2] for row in comparison(a, b)[-2][2]]
+    >>> [row[:2] for row in comparison(a, b)[-3][2]]
     [['A', 'nb'], ['A', 'majority'], ['B', 'ht'], ['B', 'majority']]
     """
     a, b = load_results(run_a), load_results(run_b)
@@ -198,31 +201,32 @@ def comparison(
             f"{run_a} and {run_b} are not comparable: one is a {a.task} run, the other a "
             f"{b.task} run"
         )
-    task, total = a.task, a.task.cumulative
     differ = _differences(a.config, b.config)
     if differ:
         raise DistvalError(
             f"{a.directory} and {b.directory} are not comparable: they differ in "
             + "; ".join(differ)
         )
-    forgetting = a.forgetting
-    measure_rows = []
+    answers = {"A": a.answer(), "B": b.answer()}
     verdict_rows: list[list[str]] = []
+    for tag, ans in answers.items():
+        for p in ans.pairs:  # each verdict, then its price
+            verdict_rows += [[tag, p.line]] + [[tag, line] for line in [ans.price(p)] if line]
+        verdict_rows += [[tag, line] for line in (ans.twin, ans.baseline) if line]
+    runs = f"A: {_run_name(a)}, B: {_run_name(b)}"
+    answer_rows: list[Table] = []
+    for make in (pairs_table, recent_table, learners_table, cost_table):
+        both = {tag: make(ans) for tag, ans in answers.items()}
+        made = {tag: t for tag, t in both.items() if t is not None}
+        if len(made) == 2 and made["A"][1] == made["B"][1]:  # one table, a run column
+            caption, cols, _, align = made["A"]
+            rows = [[tag, *r] for tag, t in made.items() for r in t[2]]
+            answer_rows.append((f"{caption.rstrip(':')} ({runs}):", ["run", *cols], rows,
+                                "l" + align))
+        else:
+            answer_rows += [(f"{tag}: {t[0]}", t[1], t[2], t[3]) for tag, t in made.items()]
     decisions: dict[tuple[str, str, str], list[str]] = {}
     for tag, run in (("A", a), ("B", b)):
-        learners = (run.summary or {}).get("learners") or {}
-        for label in run.labels:
-            per = learners.get(label) or {}
-            main = per.get(forgetting) or {}
-            cum = per.get("cumulative") or main
-            measure_rows.append(
-                [
-                    tag,
-                    label,
-                    *(_cell(task, m, main.get(m)) for m in task.shown),
-                    _cell(task, total, cum.get(total)),
-                ]
-            )
         final = run.tests[run.tests["position"] == run.tests["position"].max()]
         for t in final.itertuples(index=False):
             key = (str(t.test), str(t.learner_a), str(t.learner_b))
@@ -231,21 +235,6 @@ def comparison(
             favours = getattr(t, "favours", None)
             cells[at : at + 3] = [_pvalue(float(t.pvalue)), "yes" if t.reject else "no",
                                   str(favours) if isinstance(favours, str) else "–"]
-        verdicts = getattr(run, "verdicts", None)
-        if verdicts is not None and len(verdicts):
-            last = verdicts[verdicts["position"] == verdicts["position"].max()]
-            verdict_rows += [[tag, str(line)] for line in last["line"]]
-        base = (run.summary or {}).get("baseline")
-        if base:
-            verdict_rows.append([tag, str(base["line"])])
-    measures = (
-        f"Final measures under `{forgetting}` forgetting, mean ± sd over folds "
-        f"(A: {_run_name(a)}, B: {_run_name(b)}), {task.units}; last column: {total} over "
-        "all rows.",
-        ["run", "learner", *task.shown, f"{total} (cumulative)"],
-        measure_rows,
-        "ll" + "r" * (len(task.shown) + 1),
-    )
     tests = (
         "Final test decisions of each run, with the learner its data favour (– where the run "
         "has no such test).",
@@ -270,7 +259,7 @@ def comparison(
         verdict_rows,
         "ll",
     )
-    return [verdicts, measures, tests] if verdict_rows else [measures, tests]
+    return ([verdicts] if verdict_rows else []) + answer_rows + [tests]
 
 
 def _pvalue(p: float) -> str:

@@ -37,3 +37,12 @@ class Sleepy(dummy.NoChangeClassifier):
     def learn_one(self, x, y):
         time.sleep(0.002)
         super().learn_one(x, y)
+
+
+class Unmeasured(dummy.NoChangeClassifier):
+    """river's walk of this model fails (as it may on a third-party model holding an object
+    it cannot size): its bytes cannot be measured."""
+
+    @property
+    def _raw_memory_usage(self) -> int:
+        raise TypeError("this model cannot be sized")

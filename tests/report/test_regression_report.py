@@ -33,8 +33,9 @@ def test_a_regression_report_has_the_sections_of_a_classification_report(tmp_pat
     for k in heads:
         heads[k] = ["PAIR" if h == pairs[k] else h for h in heads[k]]
     assert heads["r"] == heads["c"]
-    assert heads["r"][:7] == ["Contents", "Verdicts", "PAIR", "What the verdicts rest on",
+    assert heads["r"][:8] == ["Contents", "Verdicts", "PAIR", "What the verdicts rest on",
                               "The recent paired windows", "What each learner cost",
+                              "Cost over rows",
                               "Final measures"]
     r = pages["r"]
     assert "<style>" in r and 'src="data:image/png;base64,' in r  # self-contained

@@ -180,6 +180,7 @@ PROMISED3 = {
     "fig-tests",
     "fig-critical_difference",
     "fig-q",
+    "fig-cost",  # each learner's CPU and bytes over rows, beside the cost table
     "fig-adwin_width",
     "fig-baselines",
     "tab-same_rows",
@@ -403,7 +404,7 @@ def test_single_learner_window_run_promises_only_what_exists(run1):
     page = _parse(html)
     # every run draws its learner against the no-change classifier and the majority class
     assert set(page.links) == {"fig-accuracy", "fig-kappa_m", "fig-baselines", "tab-measures",
-                               "tab-cost", "tab-config"}
+                               "tab-cost", "fig-cost", "tab-config"}
     assert not (d / "tests.png").exists() and not (d / "adwin_width.png").exists()
     kinds = {r[1] for r in page.tables["tab-measures"]}
     assert kinds == {"window", "cumulative"}
@@ -437,7 +438,7 @@ def test_run_with_report_flag(tmp_path):
     assert cli.main(argv) == 0
     page = _parse(out / "report.html")
     assert set(page.links) == {"fig-accuracy", "fig-kappa_m", "fig-adwin_width", "fig-baselines",
-                               "tab-measures", "tab-cost", "tab-config"}  # fmt: skip
+                               "tab-measures", "tab-cost", "fig-cost", "tab-config"}  # fmt: skip
     rows = page.tables["tab-measures"]
     folds = pd.read_parquet(out / "folds.parquet")
     last = folds[(folds["position"] == 600) & (folds["forgetting"] == "adwin")]

@@ -34,3 +34,37 @@ def test_an_unmeasured_size_leaves_the_memory_empty_with_its_reason():
     assert c["x"]["reason"] == "cannot pickle it"
     line = price_line("x", "x", c)
     assert line.endswith("memory is not measured (cannot pickle it)")
+
+
+def test_a_run_with_a_learner_it_cannot_size_says_why_in_summary_and_report(tmp_path):
+    """A learner whose size river's walk cannot take: the run finishes, its bytes and
+    RAM-hours stay empty (never a number made up), and the reason is in summary.json,
+    summary.md and report.html; the other learner's bytes are river's own measure."""
+    import json
+
+    import pyarrow.parquet as pq
+    from river import naive_bayes
+
+    import distval
+    from distval.cli import main
+
+    d = tmp_path / "run"
+    distval.evaluate(stream="sea", n_rows=1000, n_folds=2, test_every=500, output_dir=d,
+                     learners=("nb", "tests.helpers.costly_learner:Unmeasured"))
+    cost = pq.read_table(d / "cost.parquet").to_pandas()
+    odd = cost[cost["learner"] != "nb"]
+    assert len(odd) == 4 and odd["bytes"].isna().all()
+    assert set(odd["reason"]) == {"TypeError: this model cannot be sized"}
+    assert cost[cost["learner"] == "nb"]["bytes"].notna().all()
+    entry = json.loads((d / "summary.json").read_text())["cost"]
+    (label,) = [k for k in entry if k != "nb"]
+    assert entry[label]["bytes_final"] is None and entry[label]["ram_hours"] is None
+    assert entry[label]["reason"] == "TypeError: this model cannot be sized"
+    assert entry[label]["cpu_s"] > 0  # its CPU is still measured
+    # nb's size: river's own walk of a GaussianNB is far from empty, and the same measure
+    assert entry["nb"]["bytes_final"] > 2 * naive_bayes.GaussianNB()._raw_memory_usage
+    md = (d / "summary.md").read_text()
+    assert "this model cannot be sized" in md
+    assert main(["report", str(d)]) == 0
+    html = (d / "report.html").read_text()
+    assert "this model cannot be sized" in html

@@ -56,19 +56,32 @@ def test_a_saved_run_loads_back_equal_to_the_run_in_memory(saved):
 
 
 def test_compare_puts_the_final_numbers_of_both_runs_side_by_side(saved, tmp_path, capsys):
-    res, d = saved
+    _, d = saved
     other = tmp_path / "other"
     distval.evaluate(output_dir=other, **{**OPTS, "learners": ("nb", "majority")}, seed=7)
-    verdicts, measures, tests = comparison(d, other)
-    rows = {(r[0], r[1]): r for r in measures[2]}
+    tables = comparison(d, other)
+    verdicts, tests = tables[0], tables[-1]
+    (learners,) = [t for t in tables if t[0].startswith("Each learner")]
+    (cost,) = [t for t in tables if t[0].startswith("What each learner cost")]
+    rows = {(r[0], r[1]): r for r in learners[2]}
     assert set(rows) == {("A", "nb"), ("A", "ht"), ("A", "majority"), ("B", "nb"),
                          ("B", "majority")}
     # the cells are the runs' own final fold means, recomputed here from folds.parquet
     for tag, path in (("A", d), ("B", other)):
         folds = pq.read_table(path / "folds.parquet").to_pandas()
-        last = folds[(folds["position"] == 1500) & (folds["forgetting"] == res.config.forgetting)]
+        last = folds[(folds["position"] == 1500) & (folds["forgetting"] == "cumulative")]
         for label, group in last.groupby("learner"):
-            assert rows[tag, label][2].startswith(f"{100 * group['accuracy'].mean():.2f}")
+            assert rows[tag, label][2].startswith(f"{100 * group['accuracy'].mean():.1f} ±")
+    # what each learner cost: its folds' CPU and bytes at the last position of cost.parquet
+    spent = {(r[0], r[1]): r for r in cost[2]}
+    per_row = {}
+    for tag, path in (("A", d), ("B", other)):
+        c = pq.read_table(path / "cost.parquet").to_pandas()
+        last = c[c["position"] == c["position"].max()]
+        for label, g in last.groupby("learner"):
+            assert spent[tag, label][2] == f"{g['cpu'].sum():.2f}"
+            assert spent[tag, label][5] == f"{g['bytes'].sum() / 1e6:.3g}"
+            per_row[tag, label] = (g["cpu"].sum() / g["rows"].max(), g["bytes"].sum())
     decided = {tuple(r[:3]): r for r in tests[2]}
     assert decided["friedman", "*", "*"][6:] == ["–", "–", "–"]  # two learners in B: none
     # each row names the learner the run's data favour, as its tests.parquet says
@@ -79,14 +92,26 @@ def test_compare_puts_the_final_numbers_of_both_runs_side_by_side(saved, tmp_pat
             fav = r.favours if isinstance(r.favours, str) else "–"
             assert decided[r.test, r.learner_a, r.learner_b][at + 2] == fav
     assert any(r[5] not in ("–",) for r in tests[2])  # some test favours a learner
-    # the verdicts of both runs, as their verdicts.parquet's last look holds them
+    # the verdicts of both runs, as their verdicts.parquet's last look holds them, each
+    # followed by its price: the ratios of cost.parquet's CPU per row and bytes
     for tag, path in (("A", d), ("B", other)):
         v = pq.read_table(path / "verdicts.parquet").to_pandas()
-        want = v[v["position"] == v["position"].max()]["line"].tolist()
-        assert [line for t, line in verdicts[2] if t == tag and not line.startswith("baseline")] \
-            == want
+        want = v[v["position"] == v["position"].max()]
+        said = [line for t, line in verdicts[2] if t == tag]
+        for r in want.itertuples():
+            at = said.index(r.line)
+            price = said[at + 1]
+            first, second = price.removeprefix("cost: ").split(" costs ")[0], None
+            second = r.learner_b if first == r.learner_a else r.learner_a
+            (cpu_a, bytes_a), (cpu_b, bytes_b) = per_row[tag, first], per_row[tag, second]
+            ratio = lambda x: f"{x:.2g}×" if x < 10 else f"{x:.0f}×"  # noqa: E731
+            assert price == (f"cost: {first} costs {ratio(cpu_a / cpu_b)} {second}'s CPU per "
+                             f"row and {ratio(bytes_a / bytes_b)} its memory") + price[
+                                 price.index(" its memory") + len(" its memory"):]
+        assert len([x for x in said if x.startswith("cost: ")]) == len(want)
     assert main(["compare", str(d), str(other)]) == 0
-    assert "accuracy (cumulative)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "accuracy, all rows" in out and "RAM-hours" in out and "cost: " in out
 
 
 def test_compare_says_which_run_was_interrupted_and_where(saved, tmp_path, capsys):
@@ -100,9 +125,14 @@ def test_compare_says_which_run_was_interrupted_and_where(saved, tmp_path, capsy
     folds = pq.read_table(killed / "folds.parquet").to_pandas()
     last = int(folds["position"].max())
     assert main(["compare", str(d), str(killed)]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # captions wrapped at 100 columns
     assert f"B: {killed}, interrupted at row {last})" in out
     assert f"A: {d}, interrupted" not in out
+    # the killed run's answer still states its cost so far (cost.parquet's last position)
+    (cost,) = [t for t in comparison(d, killed) if t[0].startswith("What each learner cost")]
+    c = pq.read_table(killed / "cost.parquet").to_pandas()
+    c = c[(c["position"] == c["position"].max()) & (c["learner"] == "ht")]
+    assert ["B", "ht", f"{c['cpu'].sum():.2f}"] in [r[:3] for r in cost[2]]
 
 
 def test_compare_refuses_runs_of_other_streams_or_settings_in_one_line(saved, tmp_path, capsys):

@@ -47,6 +47,7 @@ from distval.experiments.type_errors.profiles import (
     open_real_stream,
     stream_rows,
 )
+from distval.results.provenance import machine
 from distval.routing.validation import SCHEMES
 from distval.statistics.comparison import EVALUE_TEST, Outcome, PairComparison
 
@@ -478,7 +479,8 @@ def run_cell(
     """One pass over a stream: the decisions of every (variant, change, test) of a cell.
 
     Returns a JSON-ready dict with ``key``, ``stream``, ``run``, ``scheme``, ``seconds``
-    (wall time of the pass), ``cpu_seconds`` (CPU time of the pass), ``n_rows``,
+    (wall time of the pass), ``cpu_seconds`` (CPU time of the pass), ``machine`` (the
+    machine that ran it: :func:`~distval.results.provenance.machine`), ``n_rows``,
     ``n_classes``, ``looks`` (the look positions), ``boundaries`` (the spending p-value limit
     at each look) and ``results``: one dict per (prequential, pnoise, test) with ``reject``
     (fixed alpha, at the end), ``pvalue``, ``statistic``, ``n``, ``mean_a`` and ``mean_b``
@@ -526,6 +528,7 @@ def run_cell(
         "n_rows": n,
         "n_classes": len(cell.stream.classes),
         "pid": os.getpid(),  # the worker that ran it (a grid on Ray spreads over many)
+        "machine": machine(),  # where its CPU seconds were spent
         "seconds": time.perf_counter() - t0,
         "cpu_seconds": time.process_time() - c0,
         "looks": log.positions,

@@ -36,6 +36,7 @@ import pandas as pd
 from distval.experiments import bifet2015 as paper
 from distval.experiments.type_errors.paper_cells import ROW_MEANINGS, paper_odd, paper_same_streams
 from distval.experiments.type_errors.profiles import TESTS, GridConfig
+from distval.experiments.type_errors.timing import time_markdown
 from distval.results import markdown_table
 from distval.statistics.comparison import EVALUE_TEST
 
@@ -101,7 +102,8 @@ def collect(
     config: GridConfig, cells: list[dict[str, Any]], output_dir: Path | None
 ) -> GridResult:
     """The decisions of finished cells (any version of ``cells.jsonl``) and their tables."""
-    columns = ["stream", "run", "scheme", "n_rows", "n_classes", "seconds", "cpu_seconds", "pid"]
+    columns = ["stream", "run", "scheme", "n_rows", "n_classes", "seconds", "cpu_seconds", "pid",
+               "machine"]
     meta = pd.DataFrame([{k: c.get(k, np.nan) for k in columns} for c in cells], columns=columns)
     rows = [
         {"stream": c["stream"], "run": c["run"], "scheme": c["scheme"]}
@@ -510,42 +512,13 @@ def _markdown(result: GridResult) -> str:
         if frame is None:
             continue
         if name == "table2":
-            timing = frame[frame.row.str.startswith("avg time")]
             body = frame[~frame.row.str.startswith("avg time")]
             lines += [f"## {paper.TITLES[name]}", "", _table(body), ""]
             lines += _effects_markdown(body)
-            lines += _time_markdown(result, timing)
+            lines += time_markdown(result.config.schemes, result.cells)
             continue
         lines += [f"## {paper.TITLES[name]}", "", _table(frame), ""]
     return "\n".join(lines + _peeking_markdown(result))
-
-
-def _time_markdown(result: GridResult, timing: pd.DataFrame) -> list[str]:
-    """Table 2's time rows in their own form: distval's CPU-seconds and wall seconds per
-    cell (one pass serves both variants and all changes) beside the paper's seconds per
-    experiment, which are of other rows, another machine and another learner."""
-    cells = result.cells
-    rows_per_cell = cells["n_rows"].dropna()
-    n_rows = f"{int(rows_per_cell.median()):,}" if len(rows_per_cell) else "?"
-    header = ["scheme", "distval CPU-s per cell", "distval wall s per cell",
-              "paper s, non-preq. (no change / 0.05 / 0.10)", "paper s, preq."]
-    body = []
-    for scheme in result.config.schemes:
-        part = cells[cells["scheme"] == scheme]
-        cpu = part["cpu_seconds"].astype(float).mean() if len(part) else float("nan")
-        wall = part["seconds"].astype(float).mean() if len(part) else float("nan")
-        ref = [" / ".join(f"{paper.TABLE2_SECONDS[v][(c, scheme)]:.0f}" for c in paper.CHANGES)
-               for v in (False, True)]
-        body.append([scheme, f"{cpu:.1f}", f"{wall:.1f}", *ref])
-    return [
-        f"Time per cell: distval's cells read {n_rows} rows and one pass serves both variants "
-        "and every change (CPU time of the process running the cell, JVM threads included); "
-        "the paper's seconds are per experiment on its own cluster and stream length, so the "
-        "two are not comparable as rates:",
-        "",
-        markdown_table(header, body),
-        "",
-    ]
 
 
 def _like_for_like(table: pd.DataFrame) -> str:
