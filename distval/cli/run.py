@@ -290,6 +290,16 @@ def _say_which_ray(address: str | None, backend: str) -> None:
         print(f"distval: {line}", file=sys.stderr, flush=True)
 
 
+def _stopped_at(output: Path) -> str:
+    """`` at row N``: the row an interrupted run stopped at, from the summary it wrote as it
+    stopped ("" when there is none: stopped before its stream was read)."""
+    try:
+        at = json.loads((output / "summary.json").read_text()).get("interrupted_at")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return ""
+    return f" at row {at}" if type(at) is int else ""
+
+
 def _so_far(output: Path) -> str:
     """Where an interrupted run's results are, and the command that continues it (when
     its directory holds a checkpoint)."""
@@ -396,7 +406,8 @@ def main(args: argparse.Namespace) -> int:
     except RayUnavailable as exc:
         raise RayUnavailable(f"{exc}; {_so_far(output)}") from None
     except KeyboardInterrupt:
-        print(f"\ndistval: interrupted; {_so_far(output)}", file=sys.stderr)
+        print(f"\ndistval: interrupted{_stopped_at(output)}; {_so_far(output)}",
+              file=sys.stderr)
         return 130
     if hasattr(result, "to_text"):
         columns = shutil.get_terminal_size((100, 24)).columns
