@@ -19,15 +19,16 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType, ModuleType
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from distval.errors import DistvalError
+from distval.errors import DistvalError, DistvalWarning
 
 __all__ = ["build_parser", "command", "handled", "main", "one_line", "os_error", "program",
-           "terminate_as_interrupt"]
+           "show_warning", "terminate_as_interrupt"]
 
 #: Commands: module under ``distval.cli`` and help text.
 COMMANDS = {
@@ -101,7 +102,8 @@ def handled(call: Callable[[], int]) -> int:
     (2, 'distval: error: no such stream\\n')
     """
     try:
-        with terminate_as_interrupt():
+        with terminate_as_interrupt(), warnings.catch_warnings():
+            warnings.showwarning = show_warning
             return call()
     except KeyboardInterrupt:  # a command with nothing of its own to close (report, --plan)
         print("\ndistval: interrupted", file=sys.stderr)
@@ -112,6 +114,22 @@ def handled(call: Callable[[], int]) -> int:
     except OSError as exc:  # the machine's: a full or read-only disk, a path under a file
         print(f"distval: error: {one_line(os_error(exc))}", file=sys.stderr)
         return 2
+
+
+def show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """Show a distval warning as one line ``distval: warning: ...`` (others as Python does);
+    every command's (:func:`handled`)."""
+    if issubclass(category, DistvalWarning):
+        print(f"distval: warning: {message}", file=sys.stderr, flush=True)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def one_line(text: str) -> str:

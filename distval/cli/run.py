@@ -27,6 +27,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from distval.cli import show_warning
 from distval.cli.argtypes import add_private, progress_wanted, ray_address, seconds
 from distval.cli.default_job import MOA_LEARNERS, RIVER_LEARNERS, default_learners
 from distval.config import RunConfig, read_config
@@ -232,19 +233,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     return config
 
 
-def _one_line(
-    message: Warning | str,
-    category: type[Warning],
-    filename: str,
-    lineno: int,
-    file: Any = None,
-    line: str | None = None,
-) -> None:
-    """Show a distval warning as one line ``distval: warning: ...`` (others as Python does)."""
-    if issubclass(category, DistvalWarning):
-        print(f"distval: warning: {message}", file=sys.stderr, flush=True)
-    else:
-        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+#: Every command shows a distval warning as one line (:func:`distval.cli.show_warning`).
+_one_line = show_warning
 
 
 def default_output() -> Path:
