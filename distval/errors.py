@@ -6,6 +6,7 @@ __all__ = [
     "DistvalError",
     "DistvalWarning",
     "LowPowerWarning",
+    "MissingValuesWarning",
     "RayUnavailable",
     "check_open_unit",
     "check_positive_int",
@@ -33,6 +34,11 @@ class DistvalWarning(UserWarning):
 class LowPowerWarning(DistvalWarning):
     """A test that cannot reject at the run's alpha with its number of folds, whatever the
     learners do (e.g. the exact sign and Wilcoxon tests with 5 folds: p >= 0.0625)."""
+
+
+class MissingValuesWarning(DistvalWarning):
+    """A stream with feature cells read as missing values (an empty field, a marker such as
+    ``?``): said once per stream, with how many and how the learners treat them."""
 
 
 def check_positive_int(value: object, name: str) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import math
 import os
 import warnings
 from collections.abc import Callable, Generator, Iterator
@@ -302,10 +303,28 @@ def _resumed(
         )
     stream = open_config_stream(config)
     _check_stream(state, config, stream)
+    state["elapsed"] = _seconds_before(d, state)
     if backend == "auto" and (address or n_actors):
         backend = "ray"
     return Run(config, stream, output_dir=d, progress=progress, backend=backend,
                resume=(state, written), run_id=header[RUN_ID], lock=lock, observer=observer)
+
+
+def _seconds_before(d: Path, state: dict[str, Any]) -> float:
+    """The seconds the run had taken when it stopped: the interrupted run's summary
+    (written as it stopped, so it counts the time after its last checkpoint too), else
+    its checkpoint's (a run killed before it could write its summary)."""
+    at_checkpoint = float(state["elapsed"])
+    try:
+        summary = json.loads((d / "summary.json").read_text())
+    except (OSError, ValueError, RecursionError):
+        return at_checkpoint
+    if not isinstance(summary, dict) or summary.get("interrupted") is not True:
+        return at_checkpoint
+    seconds = summary.get("elapsed_seconds")
+    if not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+        return at_checkpoint
+    return max(at_checkpoint, float(seconds))
 
 
 def _check_stream(state: dict[str, Any], config: RunConfig, stream: Stream) -> None:

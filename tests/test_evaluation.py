@@ -1,7 +1,10 @@
-"""``evaluate`` warns when its sign and Wilcoxon tests can never reject (too few folds)."""
+"""``evaluate`` warns when its sign and Wilcoxon tests can never reject (too few folds);
+``resume`` reports the whole run's time, before the interrupt and after."""
 
 from __future__ import annotations
 
+import json
+import time
 import warnings
 
 import pytest
@@ -9,6 +12,7 @@ from scipy import stats
 
 import distval
 from distval.errors import LowPowerWarning
+from distval.evaluation import resume
 
 
 def test_too_few_folds_issue_a_low_power_warning_with_scipys_smallest_pvalue():
@@ -30,3 +34,32 @@ def test_enough_folds_issue_no_warning():
         warnings.simplefilter("error", LowPowerWarning)
         distval.evaluate(stream="sea", n_rows=300, learners=("nb", "majority"), n_folds=6,
                          test_every=300)
+
+
+def test_a_resumed_runs_time_is_the_whole_runs(tmp_path):
+    """Stopped with Ctrl-C at row 2,000 after 3 s spent past its last checkpoint, then
+    resumed: the run's time is at least the seconds it had run when it stopped (its summary
+    then) plus the span of the resumed part's rows, measured here, and not more than both
+    calls' wall time. (Before: the last checkpoint's seconds plus the resumed part, 3 s
+    short.)"""
+    run = {"stream": "sea", "n_rows": 4000, "learners": ("nb", "majority"), "n_folds": 2,
+           "test_every": 500, "batch_size": 500, "output_dir": tmp_path}
+
+    def stop_late(n: int) -> None:
+        if n >= 2000:
+            time.sleep(3.0)  # after the last checkpoint, before the interrupt
+            raise KeyboardInterrupt
+
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        distval.evaluate(**run, checkpoint_seconds=0, progress=stop_late)
+    stopped = json.loads((tmp_path / "summary.json").read_text())
+    assert stopped["interrupted"] is True and stopped["elapsed_seconds"] >= 3.0
+    seen: list[float] = []
+    res = resume(tmp_path, progress=lambda n: seen.append(time.perf_counter()))
+    end = time.perf_counter()
+    assert res.n_rows == 4000 and not res.interrupted and len(seen) >= 2
+    assert res.elapsed >= stopped["elapsed_seconds"] + (seen[-1] - seen[0])
+    assert res.elapsed <= end - start
+    assert json.loads((tmp_path / "summary.json").read_text())["elapsed_seconds"] == \
+        pytest.approx(res.elapsed, abs=1e-3)

@@ -40,15 +40,17 @@ import contextlib  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
 import threading  # noqa: E402
+import warnings  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
 from types import FrameType, ModuleType  # noqa: E402
-from typing import NoReturn  # noqa: E402
+from typing import Any, NoReturn  # noqa: E402
 
-from distval.errors import DistvalError  # noqa: E402
+from distval.errors import DistvalError, DistvalWarning  # noqa: E402
 
 __all__ = ["READER_GONE", "build_parser", "command", "handled", "interrupted", "main",
-           "one_line", "os_error", "program", "reader_gone", "terminate_as_interrupt"]
+           "one_line", "os_error", "program", "reader_gone", "show_warning",
+           "terminate_as_interrupt"]
 
 #: Commands: module under ``distval.cli`` and help text.
 COMMANDS = {
@@ -128,7 +130,8 @@ def handled(call: Callable[[], int]) -> int:
     (2, 'distval: error: no such stream\\n')
     """
     try:
-        with terminate_as_interrupt():
+        with terminate_as_interrupt(), warnings.catch_warnings():
+            warnings.showwarning = show_warning
             return call()
     except KeyboardInterrupt:  # a command with nothing of its own to close (report, --plan)
         return interrupted()
@@ -190,6 +193,22 @@ def reader_gone() -> int:
                 os.dup2(null, stream.fileno())  # type: ignore[union-attr]
         os.close(null)
     return READER_GONE
+
+
+def show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """Show a distval warning as one line ``distval: warning: ...`` (others as Python does);
+    every command's (:func:`handled`)."""
+    if issubclass(category, DistvalWarning):
+        print(f"distval: warning: {message}", file=sys.stderr, flush=True)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def one_line(text: str) -> str:

@@ -27,6 +27,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from distval.cli import show_warning
 from distval.cli.argtypes import add_private, progress_wanted, ray_address, seconds
 from distval.cli.default_job import MOA_LEARNERS, RIVER_LEARNERS, default_learners
 from distval.config import RunConfig, read_config
@@ -232,19 +233,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     return config
 
 
-def _one_line(
-    message: Warning | str,
-    category: type[Warning],
-    filename: str,
-    lineno: int,
-    file: Any = None,
-    line: str | None = None,
-) -> None:
-    """Show a distval warning as one line ``distval: warning: ...`` (others as Python does)."""
-    if issubclass(category, DistvalWarning):
-        print(f"distval: warning: {message}", file=sys.stderr, flush=True)
-    else:
-        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+#: Every command shows a distval warning as one line (:func:`distval.cli.show_warning`).
+_one_line = show_warning
 
 
 def default_output() -> Path:
@@ -288,6 +278,16 @@ def _say_which_ray(address: str | None, backend: str) -> None:
     line = joining_line(address, backend)
     if line:
         print(f"distval: {line}", file=sys.stderr, flush=True)
+
+
+def _stopped_at(output: Path) -> str:
+    """`` at row N``: the row an interrupted run stopped at, from the summary it wrote as it
+    stopped ("" when there is none: stopped before its stream was read)."""
+    try:
+        at = json.loads((output / "summary.json").read_text()).get("interrupted_at")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return ""
+    return f" at row {at}" if type(at) is int else ""
 
 
 def _so_far(output: Path) -> str:
@@ -396,7 +396,8 @@ def main(args: argparse.Namespace) -> int:
     except RayUnavailable as exc:
         raise RayUnavailable(f"{exc}; {_so_far(output)}") from None
     except KeyboardInterrupt:
-        print(f"\ndistval: interrupted; {_so_far(output)}", file=sys.stderr)
+        print(f"\ndistval: interrupted{_stopped_at(output)}; {_so_far(output)}",
+              file=sys.stderr)
         return 130
     if hasattr(result, "to_text"):
         columns = shutil.get_terminal_size((100, 24)).columns

@@ -230,13 +230,23 @@ def format_description(d: dict[str, Any], max_classes: int = 30) -> str:
     >>> print(format_description(d).splitlines()[0])
     # s
     """
+    from distval.tasks import task_named
+
+    task = task_named("classification")  # the one unit policy: shares in percent
+
+    def share(v: float) -> str:
+        return task.show("accuracy", v)
+
+    def points(v: float) -> str:  # a difference of two shares
+        return "" if v != v else task.show("accuracy", v, difference=True)
+
     lines = [f"# {d['name']}", ""]
     lines += ["| rows | attributes | classes | P(M) | P(T) | Majority acc. | Persistent acc. |"]
     lines += ["|---:|---:|---:|---:|---:|---:|---:|"]
     lines += [
         f"| {d['rows']:,} | {d['attributes']} ({d['nominal']} nominal) | {len(d['classes'])} "
-        f"| {d['p_majority']:.4f} | {d['p_persistence']:.4f} | {d['majority_accuracy']:.4f} "
-        f"| {d['persistent_accuracy']:.4f} |",
+        f"| {share(d['p_majority'])} | {share(d['p_persistence'])} "
+        f"| {share(d['majority_accuracy'])} | {share(d['persistent_accuracy'])} |",
         "",
     ]
     n = max(d["rows"], 1)
@@ -245,17 +255,18 @@ def format_description(d: dict[str, Any], max_classes: int = 30) -> str:
     lines += [head + " |", "|---|---:|---:|" + "---:|" * lags]
     order = sorted(range(len(d["classes"])), key=lambda i: -d["class_counts"][i])
     for i in order[:max_classes]:
-        deltas = " | ".join("" if v != v else f"{v:+.4f}" for v in d["delta"][i])
+        deltas = " | ".join(points(v) for v in d["delta"][i])
         lines.append(
-            f"| {d['classes'][i]} | {d['class_counts'][i]:,} | {d['class_counts'][i] / n:.4f} "
-            f"| {deltas} |"
+            f"| {d['classes'][i]} | {d['class_counts'][i]:,} "
+            f"| {share(d['class_counts'][i] / n)} | {deltas} |"
         )
     if len(order) > max_classes:
         lines.append(f"| ({len(order) - max_classes} more classes) | | | |")
     lines += [
         "",
         "P(M): share of the majority class; P(T): share of consecutive equal labels; "
-        "accuracies are prequential (test, then count); Δ(ℓ) = P(y_t=i | ℓ previous labels i) "
-        "- P(y_t=i | ℓ-1 previous labels i), Δ(1) = P(i|i) - P(i) (zliobaite2015 §6.8).",
+        "accuracies are prequential (test, then count); shares in percent; Δ(ℓ) = "
+        "P(y_t=i | ℓ previous labels i) - P(y_t=i | ℓ-1 previous labels i), in points (a "
+        "difference of two percentages), Δ(1) = P(i|i) - P(i) (zliobaite2015 §6.8).",
     ]
     return "\n".join(lines)

@@ -67,8 +67,10 @@ class _Series:
         self.x.append(x)
         self.y.append(_num(y))
 
-    def json(self) -> dict[str, list[Any]]:
-        return {"x": self.x, "y": self.y}
+    def json(self, scale: float = 1.0) -> dict[str, list[Any]]:
+        """The points, ``y`` times ``scale`` (a share drawn in percent)."""
+        y = self.y if scale == 1 else [None if v is None else scale * v for v in self.y]
+        return {"x": self.x, "y": y}
 
 
 class LiveState:
@@ -230,20 +232,31 @@ class LiveState:
         }
 
     def charts(self) -> dict[str, Any]:
-        """Every line the page draws (lists of points), the verdict and baseline lines."""
+        """Every line the page draws (lists of points), in the units the text prints them
+        (the task's :meth:`~distval.tasks.base.Task.show`: a share in percent, a difference
+        of two in points) with each chart's axis title, the verdict and baseline lines."""
         config = self.config
         names = short_names(config.labels) if config else {}
+        task = task_named(config.task) if config else None
+        measure = config.measure if config else ""
+        tested = task.tested_measure(measure) if task else measure
+        scale = task.scale(measure) if task else 1.0  # the folds' measure and baselines
+        cs = task.scale(tested) if task else 1.0  # the verdicts' tested difference
+        margin = {k: None if p["margin"] is None else cs * p["margin"]
+                  for k, p in self._pairs.items()}
         return {
-            "measure": config.measure if config else None,
+            "measure": measure or None,
             "forgetting": config.forgetting if config else None,
             "alpha": config.alpha if config else None,
-            "folds": {k: {"folds": {str(f): s.json() for f, s in per.items()},
-                          "mean": self._means[k].json()}
+            "axes": {"folds": task.axis(measure) if task else measure,
+                     "verdict": task.axis(tested, difference=True) if task else "difference"},
+            "folds": {k: {"folds": {str(f): s.json(scale) for f, s in per.items()},
+                          "mean": self._means[k].json(scale)}
                       for k, per in self._folds.items() if k in self._means},
-            "baselines": {k: s.json() for k, s in self._baselines.items()},
+            "baselines": {k: s.json(scale) for k, s in self._baselines.items()},
             "pairs": [{"name": f"{names.get(a, a)} vs {names.get(b, b)}",
-                       "margin": p["margin"], "decision": p["decision"],
-                       **{part: p[part].json() for part in ("mean", "lower", "upper")}}
+                       "margin": margin[a, b], "decision": p["decision"],
+                       **{part: p[part].json(cs) for part in ("mean", "lower", "upper")}}
                       for (a, b), p in self._pairs.items()],
             "tests": {k: s.json() for k, s in self._tests.items()},
             "verdicts": list(self._verdicts),

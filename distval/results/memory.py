@@ -394,8 +394,9 @@ class EvaluationResult:
 
     def plot(self, measure: str | None = None) -> Figure:
         """The common figure: ``measure`` (default the run's) under the run's forgetting over
-        time, the mean over folds per learner with the min–max range of the folds; a
-        matplotlib Figure (``distval report`` draws the full set).
+        time, the mean over folds per learner with the min–max range of the folds, in the
+        units the text prints it (a share in percent: :meth:`Task.scale`, :meth:`Task.axis`);
+        a matplotlib Figure (``distval report`` draws the full set).
 
         >>> import distval
         >>> res = distval.evaluate(stream="sea", n_rows=600, learners=("nb", "majority"),
@@ -414,15 +415,17 @@ class EvaluationResult:
         fig = Figure(figsize=(8, 4.2), layout="constrained")
         ax = fig.add_subplot()
         styles = ["-", "--", "-.", ":"]
+        scale = self.task.scale(measure)
         for i, label in enumerate(self.config.labels):
             g = df[df["learner"] == label].groupby("position")[measure]
             if not len(g):
                 continue
             x = np.asarray(g.mean().index)
-            ax.plot(x, g.mean().to_numpy(), ls=styles[i % 4], lw=1.8, label=label)
-            ax.fill_between(x, g.min().to_numpy(), g.max().to_numpy(), alpha=0.15)
+            ax.plot(x, scale * g.mean().to_numpy(), ls=styles[i % 4], lw=1.8, label=label)
+            ax.fill_between(x, scale * g.min().to_numpy(), scale * g.max().to_numpy(),
+                            alpha=0.15)
         ax.set_xlabel("stream position (rows)")
-        ax.set_ylabel(f"{measure} ({self.config.forgetting})")
+        ax.set_ylabel(f"{self.task.axis(measure)}, {self.config.forgetting}")
         ax.grid(alpha=0.3)
         ax.legend(loc="best", fontsize="small", ncol=1 + len(self.config.labels) // 6)
         return fig

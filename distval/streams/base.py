@@ -10,6 +10,7 @@ new values appear.
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing
@@ -21,7 +22,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from distval.errors import DistvalError, check_positive_int
+from distval.errors import DistvalError, MissingValuesWarning, check_positive_int
 
 __all__ = ["Chunk", "Stream"]
 
@@ -99,6 +100,8 @@ class Stream(ABC):
     #: What an infinite feature value does: ``"refuse"`` (an error naming the feature and the
     #: row) or ``"missing"`` (read as a missing value, NaN).
     infinite: str = "refuse"
+    #: Whether a pass has said how many cells were missing (:meth:`_say_missing`: once).
+    _said_missing: bool = False
 
     def __init__(self, name: str, limit: int | None = None) -> None:
         self.name = name
@@ -143,9 +146,12 @@ class Stream(ABC):
         ]
         label_values = state.labels.values
         rows = 0
+        missing = np.zeros(len(self.feature_names), dtype=np.int64)
         with closing(state.batches) as batches:
             for chunk in rechunk(batches, size, self.limit):
                 chunk = self._finite(chunk)
+                if chunk.X.shape[1] == len(missing):
+                    missing += np.isnan(chunk.X).sum(axis=0)
                 k = int(chunk.y.max()) + 1
                 if k > len(self.classes):
                     self.classes.extend(label_values[len(self.classes) : k])
@@ -161,6 +167,23 @@ class Stream(ABC):
             raise DistvalError(f"stream {self.name!r} is empty: a pass yielded no rows")
         if self.n_rows is None:
             self.n_rows = rows
+        self._say_missing(missing, rows)
+
+    def _say_missing(self, missing: np.ndarray, rows: int) -> None:
+        """Say once, after a whole pass, how many feature cells were read as missing values
+        (``missing``: per feature) and what the learners do with them."""
+        total = int(missing.sum())
+        if not total or self._said_missing:
+            return
+        self._said_missing = True
+        cols = [self.feature_names[j] for j in np.flatnonzero(missing)]
+        shown = ", ".join(repr(c) for c in cols[:5]) + (f" and {len(cols) - 5} more"
+                                                          if len(cols) > 5 else "")
+        warnings.warn(MissingValuesWarning(
+            f"stream {self.name!r}: {total:,} of {rows * len(missing):,} feature cells are "
+            f"empty or marked missing (in {shown}); read as missing values: river's learners "
+            "leave the feature out of that row, MOA's see a missing value, --minibatch "
+            "reads 0"), stacklevel=2)
 
 
     def _finite(self, chunk: Chunk) -> Chunk:

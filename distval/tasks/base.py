@@ -203,9 +203,37 @@ class Task:
         >>> c.number("accuracy", 0.0612), r.number("rmse", 2.4512)
         ('6.1', '2.451')
         """
-        if self.percent(measure) or measure == CLOSER:
-            return f"{100 * value:.1f}"
+        if self.scale(measure) != 1:
+            return f"{self.scale(measure) * value:.1f}"
         return f"{value:.{self.decimals(measure, value)}f}"
+
+    def scale(self, measure: str) -> float:
+        """The factor from a stored value of ``measure`` (a share kept as a fraction) to the
+        number a person reads, for a chart drawn in :meth:`show`'s units: 100 for a share, a
+        κ or regression's share of rows, else 1.
+
+        >>> from distval.tasks import task_named
+        >>> c = task_named("classification")
+        >>> c.scale("accuracy"), c.scale("auc")
+        (100.0, 1.0)
+        """
+        return 100.0 if self.percent(measure) or measure == CLOSER else 1.0
+
+    def axis(self, measure: str, *, difference: bool = False) -> str:
+        """A chart axis's title, with the unit of :meth:`show`: ``accuracy (%)``; a
+        ``difference`` of two shares ``accuracy difference (pts)``; regression's tested
+        share of rows (:data:`CLOSER`) as its :attr:`sequence_axis`; a plain measure bare.
+
+        >>> from distval.tasks import task_named
+        >>> c = task_named("classification")
+        >>> c.axis("accuracy"), c.axis("accuracy", difference=True), c.axis("auc")
+        ('accuracy (%)', 'accuracy difference (pts)', 'AUC')
+        """
+        if measure == CLOSER:
+            return self.sequence_axis or "rows where A is closer − rows where B is (% of rows)"
+        if not difference:
+            return self.label(measure)
+        return f"{self.word(measure)} difference" + (" (pts)" if self.percent(measure) else "")
 
     def show(self, measure: str, value: float, *, difference: bool = False,
              short: bool = False, signed: bool | None = None) -> str:

@@ -137,24 +137,25 @@ class Classification(Task):
         below = [label for label, m in cum.items()
                  if (mean(m, "kappa_per") or 0.0) <= 0 and mean(m, "accuracy") is not None]
         shown = [names.get(label, label) for label in below]
-        tail = f"majority class {100 * p_maj:.1f} %" if p_maj is not None else ""
+        def pct(v: float | None, measure: str = "accuracy") -> str:  # the one unit policy
+            return self.show(measure, v or 0.0)
+
+        tail = f"majority class {pct(p_maj)}" if p_maj is not None else ""
         if below:
-            accs = and_words([f"{100 * (mean(cum[b], 'accuracy') or 0.0):.1f} %" for b in below])
-            kappas = and_words([f"{100 * (mean(cum[b], 'kappa_per') or 0.0):.1f} %"
-                                for b in below])
+            accs = and_words([pct(mean(cum[b], "accuracy")) for b in below])
+            kappas = and_words([pct(mean(cum[b], "kappa_per"), "kappa_per") for b in below])
             verb = "does" if len(below) == 1 else "do"
             line = (f"baseline: {and_words(shown)} {verb} not beat the no-change classifier: "
-                    f"accuracy {accs} against Persistent's {100 * p_per:.1f} % on the same rows "
+                    f"accuracy {accs} against Persistent's {pct(p_per)} on the same rows "
                     f"(κper {kappas}); {tail}")
             above = [label for label in cum if label not in below
                      and mean(cum[label], "accuracy") is not None]
             if above:  # every learner placed: those that beat it said too
-                beat = and_words([f"{names.get(a, a)} "
-                                  f"{100 * (mean(cum[a], 'accuracy') or 0.0):.1f} %"
+                beat = and_words([f"{names.get(a, a)} {pct(mean(cum[a], 'accuracy'))}"
                                   for a in above])
                 line = line.rstrip("; ") + f"; beating it: {beat}"
         else:
             line = (f"baseline: every learner beats the no-change classifier (Persistent "
-                    f"{100 * p_per:.1f} % on the same rows, κper > 0); {tail}")
+                    f"{pct(p_per)} on the same rows, κper > 0); {tail}")
         return {"persistent": p_per, "majority": p_maj, "below_persistent": below,
                 "line": line.rstrip("; ")}

@@ -95,3 +95,35 @@ def test_an_interrupted_run_says_where_to_continue(browser: Any, tmp_path: Path)
     finally:
         page.close()
         saved.close()
+
+
+def test_the_charts_are_drawn_in_percent_and_points(browser: Any, tmp_path: Path) -> None:
+    """What the browser draws: the fold chart's mean curves are 100 × pandas' means over
+    folds of the saved fold table under "accuracy (%)", the verdict chart's mean 100 × the
+    verdict table's running mean under "accuracy difference (pts)" (before: fractions under
+    "accuracy" and "difference")."""
+    res = distval.evaluate(**RUN, output_dir=tmp_path, overwrite=True)
+    server = LiveServer(LiveState.from_directory(tmp_path))
+    page = browser.new_page()
+    try:
+        page.goto(server.url)
+        page.wait_for_selector("#state.finished", timeout=10_000)
+        page.wait_for_function("document.getElementById('chart-verdict').data?.length > 0",
+                               timeout=20_000)
+        drawn = page.evaluate("""() => Object.fromEntries(['chart-folds', 'chart-verdict'].map(
+            id => { const c = document.getElementById(id);
+                    return [id, {axis: c.layout.yaxis.title.text,
+                                 lines: c.data.map(t => [t.name, t.y])}]; }))""")
+    finally:
+        page.close()
+        server.close()
+    assert drawn["chart-folds"]["axis"] == "accuracy (%)"
+    assert drawn["chart-verdict"]["axis"] == "accuracy difference (pts)"
+    folds = res.folds()
+    primary = folds[folds["forgetting"] == res.config.forgetting]
+    lines = dict(drawn["chart-folds"]["lines"])
+    for label in res.config.labels:
+        want = primary[primary["learner"] == label].groupby("position")["accuracy"].mean()
+        assert lines[f"{label} (mean over folds)"] == pytest.approx(100 * want.to_numpy())
+    means = [y for name, y in drawn["chart-verdict"]["lines"] if str(name).endswith("(mean)")]
+    assert means == [pytest.approx(100 * res.verdicts()["mean"].to_numpy())]

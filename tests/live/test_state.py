@@ -32,18 +32,18 @@ def test_the_charts_hold_the_numbers_of_the_results_tables(tmp_path: Path) -> No
     primary = folds[folds["forgetting"] == res.config.forgetting]
     for learner, drawn in charts["folds"].items():
         mine = primary[primary["learner"] == learner]
-        want = mine.groupby("position")["accuracy"].mean()
+        want = 100 * mine.groupby("position")["accuracy"].mean()  # percent, as the text
         pd.testing.assert_series_equal(points(drawn["mean"]), want, check_names=False,
                                        check_index_type=False)
         for fold, line in drawn["folds"].items():
             one = mine[mine["fold"] == int(fold)].set_index("position")["accuracy"]
-            assert points(line).tolist() == one.tolist()
-    persistent = primary.groupby("position")["p_per"].mean()
+            assert points(line).tolist() == (100 * one).tolist()
+    persistent = 100 * primary.groupby("position")["p_per"].mean()
     assert np.allclose(points(charts["baselines"]["no-change (Persistent)"]), persistent)
     verdicts = res.verdicts()
     (pair,) = charts["pairs"]
-    assert points(pair["lower"]).tolist() == verdicts["lower"].tolist()
-    assert points(pair["upper"]).tolist() == verdicts["upper"].tolist()
+    assert points(pair["lower"]).tolist() == (100 * verdicts["lower"]).tolist()  # points
+    assert points(pair["upper"]).tolist() == (100 * verdicts["upper"]).tolist()
     tests = res.tests()
     wil = tests[(tests["test"] == "wilcoxon") & tests["pvalue"].notna()]
     assert points(charts["tests"]["wilcoxon nb/majority"]).tolist() == wil["pvalue"].tolist()
@@ -73,7 +73,12 @@ def test_a_regression_run(tmp_path: Path) -> None:
     assert charts["measure"] == measure
     for learner, drawn in charts["folds"].items():
         want = primary[primary["learner"] == learner].groupby("position")[measure].mean()
-        assert np.allclose(points(drawn["mean"]), want)
+        assert np.allclose(points(drawn["mean"]), want)  # RMSE: the target's units
+    assert charts["axes"]["folds"] == "RMSE (target units)"
+    # the verdict's tested share of rows, in percent of the rows, as its line says it
+    assert charts["axes"]["verdict"].endswith("(% of rows)")
+    (pair,) = charts["pairs"]
+    assert np.allclose(points(pair["mean"]), 100 * res.verdicts()["mean"].to_numpy())
     assert charts["verdicts"] == [v["line"] for v in res.summary()["verdicts"]]
     assert charts["baselines"] == {}
 

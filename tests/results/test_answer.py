@@ -9,17 +9,22 @@ ahead, unlabelled, and repr printed ``accuracy 0.8286``.)"""
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 
+import numpy as np
 import pandas as pd
 import pytest
 from screen_tables import check_pair_rows, first_table, markdown_tables, tables
 
 import distval
 from distval.aggregator.snapshot import Snapshot
+from distval.cli import main as cli_main
 from distval.engine.run import live_status
+from distval.live import LiveState
 from distval.report import make_report
+from distval.streams import open_stream
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +97,56 @@ def test_every_points_of_the_live_line_says_its_basis(crossing):
                 assert part[m.end():].startswith(" over all rows") or part.startswith(
                     "recent windows"), part
     assert seen
+
+
+def test_the_live_pages_charts_draw_in_the_texts_units(crossing):
+    """Each point of the live page's fold chart is 100 × pandas' mean over folds of the saved
+    fold table (percent, as the text), each point of its verdict chart 100 × the verdict
+    table's running mean (points), under axis titles that say so. (Before: fractions, 0–0.1
+    under "difference".)"""
+    d, res = crossing
+    charts = json.loads(LiveState.from_directory(d).to_json())["charts"]
+    assert charts["axes"] == {"folds": "accuracy (%)", "verdict": "accuracy difference (pts)"}
+    folds = res.folds()
+    primary = folds[folds["forgetting"] == res.config.forgetting]
+    for label, drawn in charts["folds"].items():
+        want = primary[primary["learner"] == label].groupby("position")["accuracy"].mean()
+        assert drawn["mean"]["x"] == want.index.tolist()
+        np.testing.assert_allclose(drawn["mean"]["y"], 100 * want.to_numpy(), rtol=1e-12)
+    v = res.verdicts()
+    (pair,) = charts["pairs"]
+    for part in ("mean", "lower", "upper"):
+        np.testing.assert_allclose(pair[part]["y"], 100 * v[part].to_numpy(), rtol=1e-12)
+    assert max(abs(y) for y in pair["mean"]["y"]) > 0.5  # points, not a fraction
+
+
+def test_the_notebook_figure_draws_in_percent(crossing):
+    _, res = crossing
+    ax = res.plot().axes[0]
+    assert ax.get_ylabel().startswith("accuracy (%)")
+    folds = res.folds()
+    primary = folds[folds["forgetting"] == res.config.forgetting]
+    for line in ax.get_lines():
+        want = primary[primary["learner"] == line.get_label()].groupby("position")["accuracy"]
+        np.testing.assert_allclose(line.get_ydata(), 100 * want.mean().to_numpy(), rtol=1e-12)
+
+
+def test_describe_prints_shares_in_percent(capsys):
+    """``distval describe elec2``: P(M), P(T) and the two baselines' accuracies are numpy's
+    shares of the label sequence, in percent ("Persistent acc. 0.8533" before)."""
+    assert cli_main(["describe", "elec2", "--lags", "1", "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    head, row = (line for line in text.splitlines() if line.startswith("| ") and "---" not in
+                 line and ("rows" in line or "45,312" in line))
+    cells = dict(zip(head.strip("| ").split(" | "), row.strip("| ").split(" | ")))
+    y = np.concatenate([c.y for c in open_stream("elec2").chunks(10_000)]).astype(str)
+    _, counts = np.unique(y, return_counts=True)
+    persistent = np.mean(y[1:] == y[:-1])
+    for name, share in (("P(M)", counts.max() / len(y)), ("P(T)", persistent),
+                        ("Persistent acc.", persistent)):
+        assert re.fullmatch(r"\d+\.\d %", cells[name]), cells
+        assert float(cells[name][:-2]) == pytest.approx(100 * share, abs=0.05 + 1e-9)
+    assert not re.search(r"\b0\.\d{4}\b", text), text
 
 
 class _HtmlTables(HTMLParser):

@@ -428,3 +428,35 @@ def test_file_streams_and_chunks_survive_pickle(tmp_path, toy_csv):
         np.testing.assert_array_equal(chunk.X, first.X)
         np.testing.assert_array_equal(chunk.y, first.y)
         it.close()
+
+
+def test_empty_cells_are_said_once_with_their_count(tmp_path, elec_table, capsys):
+    """90 empty cells in a CSV of Electricity's first 3,000 rows: one line, once per stream,
+    names how many (pandas' count of the file's NaN cells) and how they were read; a run of
+    the file prints it once. (Before: nothing said.)"""
+    from distval.cli import main
+    from distval.errors import MissingValuesWarning
+
+    df = elec_table.slice(0, 3000).to_pandas()
+    features = [c for c in df.columns if c != "class"]
+    rng = np.random.default_rng(4)
+    cells = rng.choice(3000 * len(features), size=90, replace=False)
+    df = df.astype({c: object for c in features})
+    for i in cells.tolist():
+        df.iat[i // len(features), df.columns.get_loc(features[i % len(features)])] = None
+    path = tmp_path / "holes.csv"
+    df.to_csv(path, index=False)
+    empty = int(pd.read_csv(path)[features].isna().sum().sum())
+    assert empty == 90
+    stream = open_stream(str(path))
+    with pytest.warns(MissingValuesWarning) as said:
+        _, X, _ = read_all(stream)
+        read_all(stream)  # a second pass says nothing more
+    assert len(said) == 1 and int(np.isnan(X).sum()) == empty
+    assert f"{empty} of {3000 * len(features):,} feature cells are empty" in str(said[0].message)
+    argv = ["run", "--stream", str(path), "--learners", "nb", "majority", "--folds", "2",
+            "--no-progress", "--output", str(tmp_path / "out")]
+    assert main(argv) == 0
+    lines = [x for x in capsys.readouterr().err.splitlines() if "feature cells" in x]
+    assert len(lines) == 1 and lines[0].startswith("distval: warning: ") and \
+        f" {empty} of " in lines[0], lines
