@@ -31,6 +31,7 @@ LAYERS = {
     "distval.statistics": 4,  # fold tests, sequential and anytime decisions, the verdict
     "distval.tasks": 4,  # what each task brings: measures, baselines, loss, units, figures
     "distval.config": 5,  # RunConfig: one frozen, checked description of a run
+    "distval.config_format": 5,  # config.json's format number and its one upgrade
     "distval.aggregator": 6,  # per-fold measures and across-fold tests, in one plain class
     "distval.results": 7,  # schema, tables <- writer, reader <- memory (EvaluationResult)
     "distval.report": 8,
@@ -44,7 +45,7 @@ LAYERS = {
 }
 
 #: The modules that may stand at the root of distval/ beside the packages.
-ROOT_MODULES = {"config", "errors", "columns", "evaluation", "files"}
+ROOT_MODULES = {"config", "config_format", "errors", "columns", "evaluation", "files"}
 #: No module grows past this (lines).
 MAX_LINES = 600
 
