@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from distval.errors import DistvalError
-from distval.streams.base import Batches, _Pass
+from distval.streams.base import Batches, _is_number, _Pass
 from distval.streams.files import _DEFAULT_BLOCK, _Decoder, _FileStream, _show_list
 
 __all__ = ["CSV_NULLS", "NA_VALUES", "CsvStream", "detect_header", "na_vocabulary"]
@@ -52,14 +52,6 @@ def na_vocabulary(values: object) -> tuple[str, ...]:
     return tuple(dict.fromkeys(["", *(v.strip() for v in items)]))
 
 _NUMBER_RE = r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$"
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def detect_header(lines: list[list[str]], nulls: tuple[str, ...] = CSV_NULLS) -> bool:
