@@ -238,6 +238,8 @@ class RunConfig:
         type=int,
         group="measures and tests",
     )
+    # Repeat kept: option fields are alike in shape by design: each field's metadata is its CLI
+    # option.
     spending_function: str = _option(
         "obrien-fleming",
         "spending function of --sequential spending",

@@ -133,6 +133,8 @@ class RegressionAggregator(BaseAggregator):
     DEFAULT_COMPARISON = ComparisonSettings(tests=("sign", "wilcoxon"), measure="rmse")
     trackers: list[RegressionTracker]
 
+    # Repeat kept: the keyword signature of aggregator/base.py, spelt out: each aggregator
+    # documents and types its own.
     def __init__(
         self,
         labels: Sequence[str],
@@ -255,6 +257,8 @@ class RegressionAggregator(BaseAggregator):
                 })
         return to_columns(paired_rows, PAIRED_SCHEMA)
 
+    # Repeat kept: alike statistics/pair_verdicts.py's _cited in shape only: a regression run's
+    # verdicts.
     def _verdicts(self, tests: list[dict[str, Any]], paired: Columns) -> list[dict[str, Any]]:
         cmp = self.comparison
         cited: dict[tuple[str, str], tuple[str, float, str | None, bool, str | None]] = {}

@@ -43,6 +43,7 @@ __all__ = ["GridState", "TableRows"]
 TableRows = Callable[[list[dict[str, Any]]], Mapping[str, list[dict[str, Any]]]]
 
 
+# Repeat kept: alike live/state.py's _num in shape only: the grid's own missing values.
 def _number(value: Any) -> float | None:
     """A JSON number, or None for NaN and what is not a number."""
     try:

@@ -59,6 +59,7 @@ class Config(Protocol):
     @property
     def target(self) -> str | None: ...
 
+    # Repeat kept: the Protocol's properties: one per setting, alike in shape by design.
     @property
     def n_rows(self) -> int | None: ...
 
