@@ -443,6 +443,8 @@ def _regrow(bc: np.ndarray, old: int, new: int, sides: int = 1) -> np.ndarray:
     return out
 
 
+# Repeat kept: the trackers' keyword signature (window, fading, adwin_delta), as PairedWindows
+# and SumWindows take it: alike in shape only.
 def make_tracker(
     kind: str,
     n_slots: int,
