@@ -113,6 +113,7 @@ Q_SCHEMA = pa.schema(
 #: told apart: ``cpu`` is their sum), the model's bytes at that position by ``measure``
 #: (NaN with the ``reason`` when it cannot be measured) and RAM-hours accumulated as MOA's
 #: EvaluatePrequentialCV does (:mod:`distval.learners.cost`).
+# Repeat kept: schemas of (name, type) pairs: alike in shape by design.
 COST_SCHEMA = pa.schema(
     [
         ("position", pa.int64()),

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from distval.config_format import CONFIG_FORMAT, current_keys, upgrade_config
 from distval.errors import DistvalError, check_open_unit, check_positive_int
 from distval.learners import LearnerSpec, learner_spec
 from distval.learners.registry import BUILTIN, REGRESSORS, split_name
@@ -27,35 +28,6 @@ COMPARED = tuple(dict.fromkeys(m for t in TASK_OBJECTS.values() for m in t.compa
 
 #: Across-fold tests run for every learner pair ("friedman" needs three learners or more).
 TESTS = ("sign", "wilcoxon", "mcnemar", "friedman")
-
-#: Format number of the ``config.json`` written today (its ``"format"`` key); 1 is the
-#: unnumbered file of earlier versions. :func:`read_config` upgrades every older format.
-CONFIG_FORMAT = 2
-
-#: Keys of older saved configurations (``config.json``) -> today's field names.
-RENAMED = {"delta": "adwin_delta"}
-
-#: Keys a run adds to its ``config.json`` besides the fields of :class:`RunConfig`: the
-#: format number, the backend and the stream's display name, the provenance (versions, git
-#: commit), what a permuted copy of ``--permute`` adds, and the run id of its tables.
-RUN_KEYS = frozenset(
-    {"format", "backend", "stream_name", "provenance", "permutation", "copy", "permutation_seed",
-     "run_id", "stream_fingerprint"}
-)
-
-
-def current_keys(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A saved configuration with today's key names (:data:`RENAMED`); a key given under
-    both names keeps today's.
-
-    >>> current_keys({"delta": 0.01, "alpha": 0.05})
-    {'alpha': 0.05, 'adwin_delta': 0.01}
-    """
-    out = {k: v for k, v in data.items() if k not in RENAMED}
-    for old, new in RENAMED.items():
-        if old in data:
-            out.setdefault(new, data[old])
-    return out
 
 
 def read_config(
@@ -77,29 +49,8 @@ def read_config(
     ...
     distval.errors.DistvalError: config.json: unknown key 'n_fold' (did you mean 'n_folds'?)
     """
-    import difflib
-
-    if not isinstance(data, Mapping):
-        raise DistvalError(f"{source} does not hold a run configuration (a JSON object)")
-    version = data.get("format", 1)
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise DistvalError(f"{source}: `format` must be a positive integer, got {version!r}")
-    if version > CONFIG_FORMAT:
-        raise DistvalError(
-            f"{source} has format {version}, newer than this distval reads ({CONFIG_FORMAT}): "
-            "upgrade distval"
-        )
-    out = dict(data)
-    if version < 2:  # 1 -> 2: today's key names, a format number
-        out = current_keys(out)
-    out["format"] = CONFIG_FORMAT
-    known = sorted({f.name for f in dataclasses.fields(RunConfig)} | RUN_KEYS)
-    for key in out if strict else ():
-        if key not in known:
-            close = difflib.get_close_matches(str(key), known, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise DistvalError(f"{source}: unknown key {key!r}{hint}")
-    return out
+    fields = [f.name for f in dataclasses.fields(RunConfig)]
+    return upgrade_config(data, source, fields, strict=strict)
 
 
 def _labels(given: tuple[str, ...], specs: list[LearnerSpec]) -> list[str]:
@@ -287,6 +238,8 @@ class RunConfig:
         type=int,
         group="measures and tests",
     )
+    # Repeat kept: option fields are alike in shape by design: each field's metadata is its CLI
+    # option.
     spending_function: str = _option(
         "obrien-fleming",
         "spending function of --sequential spending",

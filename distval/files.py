@@ -40,11 +40,12 @@ import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from distval.errors import DistvalError
 
-__all__ = ["make_dir", "open_append", "open_new", "replacing", "temporary_of", "write_file"]
+__all__ = ["make_dir", "open_append", "open_new", "read_json", "replacing", "temporary_of",
+           "write_file"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -189,3 +190,26 @@ def make_dir(path: str | os.PathLike[str]) -> Path:
                            "through links")
     target.mkdir(parents=True, exist_ok=True)
     return target
+
+
+def read_json(path: str | os.PathLike[str], what: str = "a JSON document") -> Any:
+    """The JSON document in ``path``; a file that cannot be read, is not JSON or nests past
+    Python's recursion limit is one :class:`DistvalError` line naming the file (``what``: the
+    document the caller expects, for the last).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "a.json").write_text('{"k": 1}')
+    ...     read_json(Path(d) / "a.json")
+    {'k': 1}
+    """
+    import json
+
+    try:
+        return json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise DistvalError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise DistvalError(f"{path} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise DistvalError(f"{path} nests too deeply to be {what}") from None

@@ -31,6 +31,7 @@ LAYERS = {
     "distval.statistics": 4,  # fold tests, sequential and anytime decisions, the verdict
     "distval.tasks": 4,  # what each task brings: measures, baselines, loss, units, figures
     "distval.config": 5,  # RunConfig: one frozen, checked description of a run
+    "distval.config_format": 5,  # config.json's format number and its one upgrade
     "distval.aggregator": 6,  # per-fold measures and across-fold tests, in one plain class
     "distval.results": 7,  # schema, tables <- writer, reader <- memory (EvaluationResult)
     "distval.report": 8,
@@ -44,9 +45,13 @@ LAYERS = {
 }
 
 #: The modules that may stand at the root of distval/ beside the packages.
-ROOT_MODULES = {"config", "errors", "columns", "evaluation", "files"}
+ROOT_MODULES = {"config", "config_format", "errors", "columns", "evaluation", "files"}
 #: No module grows past this (lines).
 MAX_LINES = 600
+#: A module past this (lines) holds two jobs, unless its docstring opens by saying why not.
+SPLIT_LINES = 550
+#: The words a module's docstring opens with when it stays whole past SPLIT_LINES.
+KEPT_WHOLE = "Kept whole because"
 
 
 def module_name(path: Path) -> str:
@@ -241,6 +246,35 @@ def test_the_root_holds_packages_and_a_few_modules():
 def test_no_module_is_over_the_limit():
     sizes = {m: len(p.read_text().splitlines()) for m, p in MODULES.items()}
     assert {m: n for m, n in sizes.items() if n > MAX_LINES} == {}
+
+
+def unsplit(modules: dict[str, Path]) -> dict[str, int]:
+    """The modules above SPLIT_LINES lines whose docstring's first lines (the first three)
+    do not say ``Kept whole because ...``, with their sizes."""
+    out = {}
+    for module, path in modules.items():
+        text = path.read_text()
+        n = len(text.splitlines())
+        doc = ast.get_docstring(ast.parse(text)) or ""
+        if n > SPLIT_LINES and KEPT_WHOLE not in " ".join(doc.splitlines()[:3]):
+            out[module] = n
+    return out
+
+
+def test_a_long_module_is_split_by_what_it_does_or_says_why_not():
+    assert unsplit(MODULES) == {}
+
+
+def test_the_split_rule_catches_a_long_module(tmp_path):
+    body = "x = 1\n" * SPLIT_LINES
+    long, kept, late = (tmp_path / f"{n}.py" for n in ("long", "kept", "late"))
+    long.write_text('"""Two jobs."""\n' + body)
+    kept.write_text(f'"""One job.\n\n{KEPT_WHOLE} its parts share one state."""\n' + body)
+    late.write_text(f'"""One.\n\nTwo.\n\nThree.\n\n{KEPT_WHOLE} too late."""\n' + body)
+    short = tmp_path / "short.py"
+    short.write_text('"""Short."""\n' + "x = 1\n" * (SPLIT_LINES - 2))
+    found = unsplit({p.stem: p for p in (long, kept, late, short)})
+    assert found == {"long": SPLIT_LINES + 1, "late": SPLIT_LINES + 7}
 
 
 def test_a_package_name_means_one_thing():

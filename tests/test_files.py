@@ -4,6 +4,7 @@ into it."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -12,7 +13,7 @@ import pytest
 import distval
 from distval.cli import main
 from distval.errors import DistvalError
-from distval.files import make_dir, open_append, open_new, replacing, write_file
+from distval.files import make_dir, open_append, open_new, read_json, replacing, write_file
 
 
 @pytest.fixture
@@ -105,3 +106,24 @@ def test_export_through_a_planted_csv_link_writes_only_into_the_directory(run_di
     (other / "csv").symlink_to(linked, target_is_directory=True)
     assert main(["export", str(other)]) == 2
     assert list(linked.iterdir()) == []
+
+
+def test_read_json_refuses_each_bad_file_in_one_line(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text('{"a": [1, 2.5, null]}')
+    assert read_json(good) == json.loads(good.read_text())
+    with pytest.raises(DistvalError, match=r"^cannot read .*nosuch\.json: No such file"):
+        read_json(tmp_path / "nosuch.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a": 1,}')
+    try:
+        json.loads(bad.read_text())
+    except ValueError as exc:
+        why = str(exc)  # json's own words for the fault
+    with pytest.raises(DistvalError) as err:
+        read_json(bad)
+    assert str(err.value) == f"{bad} is not valid JSON: {why}"
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(DistvalError, match=r"nests too deeply to be a suite$"):
+        read_json(deep, "a suite")

@@ -93,6 +93,11 @@ class BaseAggregator:
                                       canonical=tr.forgetting == "cumulative")
         self.position = 0
         self.last = None
+        self._start()
+
+    def _start(self) -> None:
+        """What a task's aggregator sets up once the shared state stands (its trackers);
+        an aggregator with constructor arguments of its own sets up in ``__init__``."""
 
     @classmethod
     def from_config(

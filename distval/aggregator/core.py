@@ -85,6 +85,8 @@ class Aggregator(BaseAggregator):
     TASK = Classification()
     trackers: list[Tracker]
 
+    # Repeat kept: the keyword signature of aggregator/base.py plus `drift`, spelt out: each
+    # aggregator documents and types its own.
     def __init__(
         self,
         labels: Sequence[str],

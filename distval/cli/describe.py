@@ -29,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="STREAM",
         help="a .parquet/.csv/.csv.gz/.arff file, 'elec2', or a generator such as 'SEA(50)'",
     )
+    # Repeat kept: argparse options, alike cli/reproduce.py's in shape only.
     parser.add_argument("--target", default=None, metavar="COLUMN", help="label column")
     parser.add_argument(
         "--n-rows",

@@ -34,6 +34,7 @@ from distval.config import RunConfig, read_config
 from distval.engine.loop import CHECKPOINT_SECONDS
 from distval.errors import DistvalError, DistvalWarning, RayUnavailable
 from distval.evaluation import evaluate, finished, resume
+from distval.files import read_json
 from distval.results.writer import CHECKPOINT
 from distval.tasks import task_named
 
@@ -205,15 +206,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         path = Path(args.config)
         if path.is_dir():
             path = path / "config.json"
-        try:
-            base = json.loads(path.read_text())
-        except OSError as exc:
-            raise DistvalError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except ValueError as exc:
-            raise DistvalError(f"{path} is not valid JSON: {exc}") from None
-        except RecursionError:
-            raise DistvalError(f"{path} nests too deeply to be a run configuration") from None
-        base = read_config(base, str(path))
+        base = read_config(read_json(path, "a run configuration"), str(path))
     given = {
         f.name: getattr(args, f.name)
         for f in dataclasses.fields(RunConfig)

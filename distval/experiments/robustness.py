@@ -464,6 +464,7 @@ def run_robustness(
         return result.summary(), False
 
     bar = StudyProgress(f"{data.name} copies", parts, unit="copies") if progress else None
+    # Repeat kept: run_study's keywords, as the suite passes them: one call each, nothing to fold.
     records = run_study(
         parts,
         _copy,

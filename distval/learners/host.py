@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import pickle
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -26,6 +25,7 @@ import numpy as np
 from distval.errors import DistvalError
 from distval.learners.batch import Batch, to_dicts
 from distval.learners.cost import CostBook, model_bytes
+from distval.learners.hosted import unpicklable
 from distval.learners.labels import observes_labels
 from distval.learners.minibatch import MiniBatchReplica
 from distval.learners.nominal import accepts_nominal
@@ -531,26 +531,3 @@ class LearnerHost:
                 r += 1
         self._predict_wall = spent
         return preds
-
-
-def unpicklable(hosts: list[LearnerHost]) -> str | None:
-    """``learner 'NAME': why`` for the first learner replica :mod:`pickle` cannot save (one
-    holding a lock, say), or None: such a learner can be checkpointed for no resume and
-    moved to no Ray actor.
-
-    >>> import threading
-    >>> from distval.learners import parse_learner
-    >>> host = LearnerHost([parse_learner("nb")], [(0, 0)], ["a"], seed=1)
-    >>> unpicklable([host]) is None
-    True
-    >>> host.models[0].lock = threading.Lock()
-    >>> unpicklable([host])
-    "learner 'nb': cannot pickle '_thread.lock' object"
-    """
-    for host in hosts:
-        for model, (i, _) in zip(host.models, host.slots):
-            try:
-                pickle.dumps(model, protocol=4)
-            except Exception as exc:  # what pickle raises varies: TypeError, PicklingError...
-                return f"learner {host.labels[i]!r}: {exc}"
-    return None

@@ -283,6 +283,8 @@ class MiniBatchReplica:
     def __repr__(self) -> str:
         return f"MiniBatchReplica({self.model!r}, size={self.size})"
 
+    # Repeat kept: a batch's arrays, as routing/delays.py's release takes them: alike in signature
+    # only.
     def process(
         self,
         start: int,

@@ -28,7 +28,6 @@ request and only when cells were added.
 from __future__ import annotations
 
 import json
-import math
 import os
 import threading
 import time
@@ -36,20 +35,13 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from distval.live.state import _num
+
 __all__ = ["GridState", "TableRows"]
 
 #: The tables of the cells read: per table (``table2``, ``table3``, ``table4``), its rows as
 #: dicts with ``row``, ``pnoise``, ``scheme``, ``ours`` and ``paper``.
 TableRows = Callable[[list[dict[str, Any]]], Mapping[str, list[dict[str, Any]]]]
-
-
-def _number(value: Any) -> float | None:
-    """A JSON number, or None for NaN and what is not a number."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
 
 
 class GridState:
@@ -137,9 +129,9 @@ class GridState:
         cells = [self._cells[k] for k in sorted(self._cells)]
         tables = self._table_rows(cells) if cells else {}
         self._tables = {
-            name: [{"row": str(r["row"]), "pnoise": _number(r["pnoise"]),
-                    "scheme": str(r["scheme"]), "ours": _number(r["ours"]),
-                    "paper": _number(r.get("paper"))} for r in rows]
+            name: [{"row": str(r["row"]), "pnoise": _num(r["pnoise"]),
+                    "scheme": str(r["scheme"]), "ours": _num(r["ours"]),
+                    "paper": _num(r.get("paper"))} for r in rows]
             for name, rows in tables.items()
         }
         self._tables_version = self.version

@@ -53,15 +53,18 @@ def plotly_js() -> bytes:
 
 @cache
 def _page(name: str) -> bytes:
-    """The page ``name`` with the pages' shared style (``live.css``) and script
-    (``live.js``) written into it, so that each page is one self-contained document.
+    """The page ``name`` with the pages' shared head (``head.html``), status lines
+    (``status.html``), style (``live.css``) and script (``live.js``) written into it, so
+    that each page is one self-contained document.
 
     >>> page = _page("page.html").decode()
-    >>> "/* live.css */" in page, "async function poll(" in page
-    (False, True)
+    >>> "/* live.css */" in page, "async function poll(" in page, page.startswith("<!DOCTYPE")
+    (False, True, True)
     """
     files = resources.files("distval.live")
     text = files.joinpath(name).read_text(encoding="utf-8")
+    for part in ("head.html", "status.html"):
+        text = text.replace(f"<!-- {part} -->\n", files.joinpath(part).read_text("utf-8"), 1)
     text = text.replace("/* live.css */\n", files.joinpath("live.css").read_text("utf-8"), 1)
     text = text.replace("// live.js\n", files.joinpath("live.js").read_text("utf-8"), 1)
     return text.encode("utf-8")

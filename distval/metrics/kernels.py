@@ -404,6 +404,8 @@ def adwin_batch(  # pragma: no cover - numba
         P[s] = counts[-1]
 
 
+# Repeat kept: its arguments and prologue repeat adwin_batch's: numba compiles each kernel whole,
+# and a shared helper would not fold the per-slot loops.
 @njit(nogil=True)
 def paired_adwin_batch(  # pragma: no cover - numba
     y: np.ndarray,

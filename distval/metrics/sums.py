@@ -47,6 +47,8 @@ class SumWindows:
     ([[2.0, 16.0]], [2.0])
     """
 
+    # Repeat kept: the trackers' keyword signature (window, fading, adwin_delta), alike in shape
+    # only.
     def __init__(
         self,
         kind: str,

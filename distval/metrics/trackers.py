@@ -77,6 +77,8 @@ class Tracker:
             C[:, : self.n_classes, : self.n_classes] = self.C
             self.C, self.n_classes = C, n_classes
 
+    # Repeat kept: each numba kernel takes contiguous int64 arrays: its call converts them (alike
+    # the ADWIN tracker's).
     def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         raise NotImplementedError
 
@@ -441,6 +443,8 @@ def _regrow(bc: np.ndarray, old: int, new: int, sides: int = 1) -> np.ndarray:
     return out
 
 
+# Repeat kept: the trackers' keyword signature (window, fading, adwin_delta), as PairedWindows
+# and SumWindows take it: alike in shape only.
 def make_tracker(
     kind: str,
     n_slots: int,

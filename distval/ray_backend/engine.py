@@ -70,6 +70,8 @@ from distval.errors import DistvalError
 from distval.learners.batch import Batch
 from distval.learners.host import LearnerHost
 from distval.ray_backend.fleet import Fleet, kept_seconds
+from distval.ray_backend.parcels import PARCEL_SECONDS, ParcelSizer
+from distval.ray_backend.placement import MIN_GAIN, Slot, balance_slots, deal_slots, spread
 from distval.ray_backend.session import PRIVATE, find_ray, ray_session
 from distval.ray_backend.starter import RayStarter
 from distval.streams import Stream
@@ -89,9 +91,6 @@ __all__ = [
     "warm_up",
 ]
 
-#: The actors' work a parcel of batches aims at: Ray's round trip (16-30 ms on a 2-core
-#: machine) and per-call work stay a few per cent of it.
-PARCEL_SECONDS = 0.5
 #: Seconds between two looks at the learner actors' balance.
 REBALANCE_SECONDS = 20.0
 #: Seconds after the hand-over of the first look (the layout chosen at the hand-over rests
@@ -100,51 +99,6 @@ FIRST_LOOK_SECONDS = 2.0
 #: Seconds the driver of a run joining a running Ray waits, before its first batch, to learn
 #: whether the run's actors come warm from the pool (connecting takes a fraction of it).
 WARM_WAIT_SECONDS = 2.0
-#: Replicas move when that cuts the busiest actor's excess over the mean work by at least
-#: this share of the mean.
-MIN_GAIN = 0.02
-
-Slot = tuple[int, int]
-
-
-def deal_slots(n_learners: int, n_folds: int, n_actors: int) -> list[list[Slot]]:
-    """Deal the (learner, fold) slots round-robin to at most ``n_actors`` groups.
-
-    >>> deal_slots(2, 3, 2)
-    [[(0, 0), (0, 2), (1, 1)], [(0, 1), (1, 0), (1, 2)]]
-    """
-    slots = [(i, f) for i in range(n_learners) for f in range(n_folds)]
-    n = max(1, min(n_actors, len(slots)))
-    return [slots[i::n] for i in range(n)]
-
-
-def balance_slots(costs: dict[Slot, float], n_groups: int) -> list[list[Slot]]:
-    """The slots in ``n_groups`` groups of even summed cost: the costliest slot first, each to
-    the group with the least so far (longest processing time first, at most 4/3 of the best
-    layout's largest group; Graham, SIAM J. Appl. Math. 17, 1969). Groups list their slots in
-    order.
-
-    >>> balance_slots({(0, 0): 5.0, (0, 1): 4.0, (1, 0): 3.0, (1, 1): 3.0, (1, 2): 1.0}, 2)
-    [[(0, 0), (1, 1)], [(0, 1), (1, 0), (1, 2)]]
-    """
-    groups: list[list[Slot]] = [[] for _ in range(max(1, min(n_groups, len(costs))))]
-    loads = [0.0] * len(groups)
-    for slot in sorted(costs, key=lambda s: (-costs[s], s)):
-        least = loads.index(min(loads))
-        groups[least].append(slot)
-        loads[least] += costs[slot]
-    return [sorted(g) for g in groups]
-
-
-def spread(groups: list[list[Slot]], costs: dict[Slot, float]) -> float:
-    """How far the costliest group is above the mean group: max / mean - 1 (0: even).
-
-    >>> spread([[(0, 0)], [(0, 1), (0, 2)]], {(0, 0): 3.0, (0, 1): 0.5, (0, 2): 0.5})
-    0.5
-    """
-    loads = [sum(costs.get(s, 0.0) for s in g) for g in groups]
-    mean = sum(loads) / len(loads)
-    return max(loads) / mean - 1 if mean > 0 else 0.0
 
 
 def warm_up(
@@ -161,49 +115,6 @@ def warm_up(
             return
         yield Step(len(batch), local.step(batch), "driver")
         yield from local.checkpoints()
-
-
-class ParcelSizer:
-    """How many batches the next parcel takes: as many as the actors get through in
-    :data:`PARCEL_SECONDS` at the rate of the last deliveries (the rows of the last
-    ``window`` parcels over the time since the delivery before them: parcels that come back
-    together after a stall do not look instant), at most twice the last parcel's and at
-    most ``largest``.
-
-    >>> sizer = ParcelSizer(batch_rows=1000)
-    >>> sizer.batches()
-    1
-    >>> for t in (0.0, 0.01, 0.02, 0.03):  # parcels of 1,000 rows every 10 ms: 100k rows/s
-    ...     sizer.delivered(1000, now=t)
-    >>> [sizer.batches() for _ in range(7)]
-    [2, 4, 8, 16, 32, 50, 50]
-    >>> for t in (5.0, 5.01, 5.02, 5.03):  # a stall, then four parcels at once
-    ...     sizer.delivered(1000, now=t)
-    >>> round(sizer.rate), sizer.batches()  # 4,000 rows in the 5 s since the delivery before
-    (800, 1)
-    """
-
-    def __init__(self, batch_rows: int, largest: int = 256, window: int = 4) -> None:
-        self.batch_rows, self.largest = batch_rows, largest
-        self.rate: float | None = None
-        self._deliveries: deque[tuple[float, int]] = deque(maxlen=window + 1)
-        self._last = 1
-
-    def delivered(self, rows: int, now: float | None = None) -> None:
-        """A parcel of ``rows`` rows came back (at time ``now``, default the clock's)."""
-        now = time.perf_counter() if now is None else now
-        self._deliveries.append((now, rows))
-        (first, _), *later = self._deliveries
-        if later and now > first:
-            self.rate = sum(r for _, r in later) / (now - first)
-
-    def batches(self) -> int:
-        """The next parcel's size in batches."""
-        want = 1
-        if self.rate is not None:
-            want = int(self.rate * PARCEL_SECONDS / self.batch_rows)
-        self._last = max(1, min(want, 2 * self._last, self.largest))
-        return self._last
 
 
 class RayRun:

@@ -44,6 +44,8 @@ from distval.results.schema import (
 from distval.results.tables import markdown_table, text_table
 from distval.results.writer import ResultWriter, claim_output
 
+# Repeat kept: re-exports results/schema.py's names: the package's public surface lists them
+# again.
 __all__ = [
     "EVENT_SCHEMA",
     "FILES",

@@ -154,6 +154,7 @@ class EvaluationResult:
         )
         writer.close(self)
 
+    # Repeat kept: one property per table, alike in shape by design.
     def folds(self) -> pd.DataFrame:
         return self.series.table("folds").to_pandas()
 

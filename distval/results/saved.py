@@ -44,6 +44,8 @@ TABLES = TABLE_SCHEMAS
 #: The settings two runs must share for their numbers to be compared: the rows evaluated,
 #: how they are split into folds, and what each measure covers. Learners, seeds, tests and
 #: backends may differ.
+# Repeat kept: overlaps report/tables.py's shown settings: that is what a report shows, this what
+# two runs must share.
 COMPARED_SETTINGS = (
     "stream",
     "target",

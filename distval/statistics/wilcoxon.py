@@ -84,6 +84,7 @@ def _scipy_wilcoxon(signed_ranks: np.ndarray) -> tuple[float, float]:
     return float(res.statistic), float(res.pvalue)
 
 
+# Repeat kept: its numpydoc parameters read as sign.py's: alike in prose only.
 def wilcoxon(a: Any, b: Any, *, alpha: float = 0.05) -> PairedTestResult:
     """Wilcoxon signed-rank test on the paired differences ``a - b`` (bifet2015 §4, Table 1).
 

@@ -84,6 +84,7 @@ def _source(path: str) -> pa.NativeFile:
         raise DistvalError(f"cannot read {path}: {e}") from None
 
 
+# Repeat kept: its doctest opens as ArffStream's (a temporary file): alike in shape only.
 def parse_arff_header(path: str) -> ArffHeader:
     """Parse the header of an ARFF file (``.gz`` allowed) up to its ``@data`` line.
 

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from distval.errors import DistvalError
-from distval.streams.base import Batches, _Pass
+from distval.streams.base import Batches, _is_number, _Pass
 from distval.streams.files import _DEFAULT_BLOCK, _Decoder, _FileStream, _show_list
 
 __all__ = ["CSV_NULLS", "NA_VALUES", "CsvStream", "detect_header", "na_vocabulary"]
@@ -52,14 +52,6 @@ def na_vocabulary(values: object) -> tuple[str, ...]:
     return tuple(dict.fromkeys(["", *(v.strip() for v in items)]))
 
 _NUMBER_RE = r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$"
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def detect_header(lines: list[list[str]], nulls: tuple[str, ...] = CSV_NULLS) -> bool:
@@ -211,6 +203,20 @@ class _CsvReading(_FileStream):
             column_names=self._columns, skip_rows=self._skip_rows, block_size=self.block_size
         )
 
+    def _open_csv(
+        self,
+        src: Any,
+        on_invalid: Callable[[pacsv.InvalidRow], str] | None,
+        types: dict[str, pa.DataType],
+    ) -> pacsv.CSVStreamingReader:
+        """A streaming reader of ``src`` with this file's options, ``types`` per column."""
+        return pacsv.open_csv(
+            src,
+            read_options=self._read_options(),
+            parse_options=self._parse_options(on_invalid),
+            convert_options=self._convert_options(types),
+        )
+
     def _convert_options(self, types: dict[str, pa.DataType]) -> pacsv.ConvertOptions:
         return pacsv.ConvertOptions(
             column_types=types,
@@ -238,12 +244,7 @@ class _CsvReading(_FileStream):
         try:
             try:
                 with _quiet_invalid_rows():
-                    reader = pacsv.open_csv(
-                        src,
-                        read_options=self._read_options(),
-                        parse_options=self._parse_options(on_invalid),
-                        convert_options=self._convert_options(self._types),
-                    )
+                    reader = self._open_csv(src, on_invalid, self._types)
             except (pa.ArrowException, OSError) as e:
                 raise self._reworded(e, bad, start) from None
             while True:
@@ -472,12 +473,7 @@ class CsvStream(_CsvReading):
         src = self._source()
         try:
             with _quiet_invalid_rows():
-                reader = pacsv.open_csv(
-                    src,
-                    read_options=self._read_options(),
-                    parse_options=self._parse_options(on_invalid),
-                    convert_options=self._convert_options({self.target: pa.string()}),
-                )
+                reader = self._open_csv(src, on_invalid, {self.target: pa.string()})
                 schema = reader.schema
                 first = reader.read_next_batch()
         except StopIteration:

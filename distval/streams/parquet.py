@@ -21,6 +21,8 @@ from distval.streams.files import _DEFAULT_BATCH, _Decoder, _FileStream
 __all__ = ["ParquetStream"]
 
 
+# Repeat kept: its parameters read as ArffStream's (numpydoc sections per reader): alike in prose
+# only.
 class ParquetStream(_FileStream):
     """Rows of a Parquet file, read with ``ParquetFile.iter_batches``.
 

@@ -40,7 +40,7 @@ import pyarrow as pa
 
 from distval.streams import Stream, open_stream
 
-__all__ = ["CLOSER", "Config", "Learners", "Task", "and_words"]
+__all__ = ["CLOSER", "Config", "Learners", "Task", "and_words", "cumulative", "fold_mean"]
 
 #: A regression verdict's tested quantity: the share of rows on which A's prediction is the
 #: closer less the share on which B's is (printed as "% of rows").
@@ -59,6 +59,7 @@ class Config(Protocol):
     @property
     def target(self) -> str | None: ...
 
+    # Repeat kept: the Protocol's properties: one per setting, alike in shape by design.
     @property
     def n_rows(self) -> int | None: ...
 
@@ -91,6 +92,24 @@ class Config(Protocol):
 
     @property
     def sequential(self) -> str: ...
+
+
+def cumulative(learners: Learners) -> dict[str, Mapping[str, Mapping[str, float | None]]]:
+    """Each learner's cumulative measures (over folds), for the learners that have them.
+
+    >>> cumulative({"a": {"cumulative": {"accuracy": {"mean": 0.9}}}, "b": {}})
+    {'a': {'accuracy': {'mean': 0.9}}}
+    """
+    return {label: per["cumulative"] for label, per in learners.items() if per.get("cumulative")}
+
+
+def fold_mean(measures: Mapping[str, Mapping[str, float | None]], key: str) -> float | None:
+    """The mean over folds of measure ``key`` (None when not measured).
+
+    >>> fold_mean({"accuracy": {"mean": 0.9}}, "accuracy"), fold_mean({}, "kappa")
+    (0.9, None)
+    """
+    return (measures.get(key) or {}).get("mean")
 
 
 def and_words(words: Sequence[str]) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 from distval.columns import FOLD_SCHEMA
 from distval.errors import DistvalError
 from distval.metrics import FORGETTING, LOWER_IS_BETTER, MEASURES, PROBA_MEASURES
-from distval.tasks.base import Config, Learners, Task, and_words
+from distval.tasks.base import Config, Learners, Task, and_words, cumulative, fold_mean
 
 __all__ = ["Classification"]
 
@@ -122,14 +122,10 @@ class Classification(Task):
         ...                           {})["line"].split("; ")[-1]
         'beating it: arf 89.1 %'
         """
-        cum = {label: per["cumulative"] for label, per in learners.items()
-               if per.get("cumulative")}
+        cum = cumulative(learners)
         if not cum:
             return None
-
-        def mean(m: Mapping[str, Mapping[str, float | None]], key: str) -> float | None:
-            return (m.get(key) or {}).get("mean")
-
+        mean = fold_mean
         first = next(iter(cum.values()))
         p_per, p_maj = mean(first, "p_per"), mean(first, "p_maj")
         if p_per is None:

@@ -38,6 +38,7 @@ from distval.errors import DistvalError
 from distval.evaluation import check_backend, evaluate
 from distval.experiments.study import Part, StudyProgress, run_study
 from distval.experiments.suite.statistics import CrossStream, compare
+from distval.files import read_json
 from distval.results import EvaluationResult, claim_output
 from distval.results.lock import locks_output
 from distval.streams.fingerprint import STORED, stale, stream_fingerprint
@@ -491,12 +492,7 @@ def _stored_costs(out: Path) -> dict[str, dict[str, Any]]:
 def load_suite(directory: str | os.PathLike[str]) -> dict[str, Any]:
     """The ``suite.json`` of a suite's output directory."""
     path = Path(directory) / "suite.json"
-    try:
-        data = json.loads(path.read_text())
-    except OSError as exc:
-        raise DistvalError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise DistvalError(f"{path} is not valid JSON: {exc}") from None
+    data = read_json(path, "a suite")
     if not isinstance(data, dict) or data.get("kind") != "suite":
         raise DistvalError(f"{path} does not describe a suite")
     return data
