@@ -39,6 +39,7 @@ import numpy.typing as npt
 from distval.aggregator.settings import ComparisonSettings
 from distval.errors import DistvalError
 from distval.experiments import bifet2015 as paper
+from distval.experiments.type_errors.attnoise import AttributeNoise
 from distval.experiments.type_errors.profiles import (
     REAL,
     SYNTHETIC,
@@ -47,6 +48,7 @@ from distval.experiments.type_errors.profiles import (
     open_real_stream,
     stream_rows,
 )
+from distval.experiments.type_errors.window import Tail
 from distval.routing.validation import SCHEMES
 from distval.statistics.comparison import EVALUE_TEST, Outcome, PairComparison
 
@@ -404,6 +406,13 @@ class _Pass:
         self.label_rngs = [np.random.default_rng([noise_seed, 2, j])
                            for j in range(len(config.pnoise))]
         self.pick_rng = np.random.default_rng([noise_seed, 1])
+        nominal = [i for i, f in enumerate(self.stream.feature_names)
+                   if f in getattr(self.stream, "nominal", {})]
+        self.att_noise = [
+            AttributeNoise(config.att_noise, len(self.stream.feature_names), nominal,
+                           np.random.default_rng([noise_seed, 3, j]))
+            for j in range(len(config.pnoise))
+        ] if config.att_noise > 0 else []
         declared = getattr(self.stream, "n_classes", None)
         self.seen = [np.zeros(max(int(declared or 0), 2), dtype=bool) for _ in config.pnoise]
         #: Labels flipped by the training noise so far, per pnoise (a check on its rate).
@@ -417,6 +426,9 @@ class _Pass:
         self.flips[j] += int(flip.sum())
         return noisy.astype(y.dtype)
 
+    def _noisy_x(self, j: int, X: FloatArray) -> FloatArray:
+        return self.att_noise[j](X) if self.att_noise else X
+
     def batches(self) -> Iterator[tuple[BoolArray, BoolArray, BoolArray, BoolArray]]:
         from distval.learners.batch import Batch
 
@@ -429,8 +441,8 @@ class _Pass:
             pa, pb = pred[:k], pred[k:]
             if cfg.noise_on == "training":
                 changed = [
-                    host.process(Batch(chunk.start, chunk.X, self._noisy_labels(j, chunk.y),
-                                       a.weights, tested))
+                    host.process(Batch(chunk.start, self._noisy_x(j, chunk.X),
+                                       self._noisy_labels(j, chunk.y), a.weights, tested))
                     for j, host in enumerate(self.noisy_hosts)
                 ]
             else:
@@ -500,8 +512,11 @@ def run_cell(
     n = 0
     last: dict[tuple[int, int], list[Outcome]] = {}
     at: dict[str, list[dict[str, Any]]] = {}
+    tail = Tail(config.window) if config.window else None
     for ca, cb, masks, picks in cell.batches():
         rows = ca.shape[1]
+        if tail is not None:
+            tail.add(ca, cb, masks, picks)
         cuts = [p - n for p in looks if n < p < n + rows]
         for lo, hi in zip([0, *cuts], [*cuts, rows]):
             counts.add(ca[:, lo:hi], cb[:, :, lo:hi], masks[:, :, lo:hi], picks[:, :, lo:hi])
@@ -536,4 +551,8 @@ def run_cell(
         out["label_flips"] = cell.flips
     if checkpoints:
         out["at"] = at
+    if tail is not None:
+        window = _Counts(config.n_folds, 1 + len(config.pnoise))
+        window.add(*tail.trimmed())
+        out["window"] = _fixed_rows(config, window, n)
     return out

@@ -245,6 +245,15 @@ class GridConfig:
     #: recorded at each (fixed alpha, alpha spending, the e-process), for the type I error
     #: of a user who watches the live results ("ever rejected at any look").
     looks: int = 20
+    #: A second tested measure beside the cumulative accuracy: each fold's accuracy over
+    #: the last ``window`` pairs it tested (MOA ``EvaluatePrequential``'s default ``-w
+    #: 1000``), decided at the end in the same pass (a cell's ``window`` rows). None: off.
+    window: int | None = None
+    #: MOA's ``AddNoiseFilter -a att_noise`` on the filtered learner's stream as well as the
+    #: label noise (training noise only): every numeric value shifted by N(0, 1) x its running
+    #: sd x att_noise, nominal values redrawn with that probability; the learner predicts on
+    #: the noisy attributes and is scored on the clean labels. 0: labels only.
+    att_noise: float = 0.0
 
     def __post_init__(self) -> None:
         from distval.learners import parse_learner
@@ -273,6 +282,14 @@ class GridConfig:
         if self.noise_learner not in NOISE_LEARNERS:
             raise DistvalError(f"--noise-learner must be one of {', '.join(NOISE_LEARNERS)}, "
                                f"got {self.noise_learner!r}")
+        if self.window is not None and (isinstance(self.window, bool) or not isinstance(
+                self.window, int) or self.window < 1):
+            raise DistvalError(f"--window must be a positive number of rows, got {self.window!r}")
+        if not 0 <= self.att_noise <= 1:
+            raise DistvalError(f"--att-noise must be in [0, 1], got {self.att_noise}")
+        if self.att_noise > 0 and self.noise_on != "training":
+            raise DistvalError("--att-noise needs --noise-on training (it filters the stream "
+                               "the noisy learner learns from)")
         if self.drift_length is not None and self.drift_length < 1:
             raise DistvalError(f"drift_length must be positive, got {self.drift_length}")
         try:
