@@ -90,8 +90,8 @@ class Projection:
             f"On Ray (--address) each cell is a 1-CPU task, costliest first, so a cluster runs "
             f"one cell per core: 3 nodes x 16 cores = 48 cores finish in about "
             f"{_hours(self.hours_on(min(48, max(1, self.cells - self.cells_done))))} (its longest "
-            f"cell takes {max((s['cpu_per_cell'] for s in self.streams), default=0) / 3600:.1f}"
-            " h).",
+            f"cell takes {_hours(max((s['cpu_per_cell'] for s in self.streams), default=0) / 3600)}"
+            ").",
         ]
         return "\n".join(lines)
 

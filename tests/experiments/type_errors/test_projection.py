@@ -67,3 +67,16 @@ def test_plan_with_costs_measured_by_another_grid(tmp_path, capsys):
     (std / "grid.json").write_text(json.dumps(make_grid("quick").to_dict()))
     assert cli_main(argv) == 2
     assert ENSEMBLE in capsys.readouterr().err
+
+
+def test_a_small_grids_plan_gives_minutes_not_zero_hours():
+    """The plan of a grid of a few CPU-minutes states its cluster time and its longest cell
+    in minutes (6 CPU-s per 120-row cell: 0.1 min), never "0.0 h"."""
+    from distval.experiments.type_errors import project
+
+    cfg = tiny(streams=(("SEA(50)", "SEA(50)"),), runs=2, schemes=("cv",))
+    cells = [{"key": "SEA(50)|0|cv", "stream": "SEA(50)", "cpu_seconds": 6.0, "n_rows": 120}]
+    text = project(cfg, cells).to_text()
+    cluster = next(x for x in text.splitlines() if x.startswith("On Ray"))
+    assert "0.0 h" not in text
+    assert "its longest cell takes 0.1 min" in cluster
