@@ -8,6 +8,12 @@ already in OUT are skipped, so the script resumes. The cost is the cell's learne
 tests, a few milliseconds per look, are left out).
 
     PYTHONPATH=. python benchmarks/bench_paper_cost.py OUT ROWS BLOCK STREAM [STREAM ...]
+    PYTHONPATH=. python benchmarks/bench_paper_cost.py OUT summary
+
+The summary (``summary.md`` beside OUT) gives per stream the CPU-seconds per 1,000 rows
+after the first block (which holds the JVM's start and warm-up), and, for each cell longer
+than 10,000 rows, a power law of the per-row cost in the rows (fitted on its blocks after
+the first) carried to 1,000,000 rows, against what the 10,000-row rate says.
 """
 
 from __future__ import annotations
@@ -41,7 +47,52 @@ def measure(stream: str, rows: int, block: int) -> dict[str, object]:
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
+def steady_rate(cell: dict) -> float:
+    """CPU-s per 1,000 rows after the first block."""
+    (r0, c0), (r1, c1) = cell["cpu_at"][0], cell["cpu_at"][-1]
+    return 1000.0 * (c1 - c0) / (r1 - r0)
+
+
+def growth(cell: dict, rows: int = 1_000_000) -> tuple[float, float]:
+    """(b, CPU-s): the per-row cost of the blocks after the first grows as rows^b (a
+    least-squares line in log-log); the CPU-seconds of a ``rows``-row cell if it keeps
+    growing so."""
+    import numpy as np
+
+    at = np.array(cell["cpu_at"], dtype=float)
+    mid = (at[1:, 0] + at[:-1, 0]) / 2
+    per_row = np.diff(at[:, 1]) / np.diff(at[:, 0])
+    b, log_a = np.polyfit(np.log(mid), np.log(per_row), 1)
+    n = np.arange(500, rows, 1000, dtype=float)  # 1,000-row steps
+    return float(b), float(np.exp(log_a) * (n ** b).sum() * 1000)
+
+
+def summary(out: Path) -> str:
+    cells = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    lines = ["| stream | rows | CPU-s | CPU-s per 1,000 rows after the first block | load |",
+             "|---|---|---|---|---|"]
+    for c in cells:
+        lines.append(f"| {c['stream']} | {c['rows']:,} | {c['cpu_seconds']:.1f} | "
+                     f"{steady_rate(c):.2f} | {c['load_before']:.0f}-{c['load_after']:.0f} |")
+    short = {c["stream"]: steady_rate(c) for c in cells if c["rows"] == 10_000}
+    lines += ["", "| stream | rows | per-row cost grows as rows^b | 1,000,000-row cell, CPU-s | "
+              "against the 10,000-row rate x 1,000,000 rows |", "|---|---|---|---|---|"]
+    for c in cells:
+        if c["rows"] <= 10_000:
+            continue
+        b, total = growth(c)
+        flat = short.get(c["stream"], steady_rate(c)) * 1000
+        lines.append(f"| {c['stream']} | {c['rows']:,} | {b:.2f} | {total:,.0f} | "
+                     f"{total / flat:.2f} x |")
+    text = "\n".join(lines) + "\n"
+    (out.parent / "summary.md").write_text(text)
+    return text
+
+
 def main() -> None:
+    if sys.argv[2:] == ["summary"]:
+        print(summary(Path(sys.argv[1])))
+        return
     out, rows, block = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     done = set()
     if out.exists():

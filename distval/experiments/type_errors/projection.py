@@ -17,6 +17,7 @@ from distval.experiments.type_errors.cell import cell_key
 from distval.experiments.type_errors.profiles import (
     COST_SOURCE,
     REFERENCE_COSTS,
+    REFERENCE_GROWTH,
     REFERENCE_LEARNERS,
     GridConfig,
     stream_rows,
@@ -87,6 +88,7 @@ class Projection:
             f"{finish}.",
             "CPU time is linear in rows here (measured per-row cost x rows); cells are one "
             "core each, so more cores than cells left do not help.",
+            *self._growth_line(),
             f"On Ray (--address) each cell is a 1-CPU task, costliest first, so a cluster runs "
             f"one cell per core: 3 nodes x 16 cores = 48 cores finish in about "
             f"{_hours(self.hours_on(min(48, max(1, self.cells - self.cells_done))))} (its longest "
@@ -94,6 +96,32 @@ class Projection:
             ").",
         ]
         return "\n".join(lines)
+
+
+    def growth_factor(self, rows: int) -> float:
+        """How much more a cell of ``rows`` rows costs than its per-row cost x rows says,
+        if the per-row cost grows as measured for the learner (:data:`REFERENCE_GROWTH`):
+        1 for learners without a measured growth and for short cells.
+
+        >>> from distval.experiments.type_errors.profiles import make_grid
+        >>> p = project(make_grid("paper"))
+        >>> round(p.growth_factor(1_000_000), 2), p.growth_factor(10_000)
+        (2.29, 1.0)
+        """
+        b, factor = REFERENCE_GROWTH.get(self.config.learner, (0.0, 1.0))
+        return float(max(1.0, factor * (rows / 1e6) ** b))
+
+    def _growth_line(self) -> list[str]:
+        if self.config.learner not in REFERENCE_GROWTH:
+            return []
+        b, factor = REFERENCE_GROWTH[self.config.learner]
+        grown = sum(s["core_hours"] * self.growth_factor(int(s["rows"])) for s in self.streams)
+        if grown <= self.core_hours * 1.01:
+            return []
+        return [f"Trees grow with the stream: if the per-row cost keeps growing as measured "
+                f"(rows^{b:g}, one 100,000-row cell; a 1,000,000-row cell {factor:g} x the "
+                f"10,000-row rate), the cells left cost about {grown:.0f} core-hours "
+                f"({grown / max(self.core_hours, 1e-9):.1f} x)."]
 
 
 def _hours(hours: float) -> str:
