@@ -96,7 +96,7 @@ def _cost(profile: str) -> str:
     """A profile's projected cost as ``--plan`` prints it (reference costs, no cell run).
 
     >>> _cost("paper")
-    '~1,022 core-hours, ~511 h on 2 cores'
+    '~971 core-hours, ~485 h on 2 cores'
     """
     from distval.experiments.type_errors import make_grid, project
 

@@ -98,30 +98,36 @@ class Projection:
         return "\n".join(lines)
 
 
-    def growth_factor(self, rows: int) -> float:
-        """How much more a cell of ``rows`` rows costs than its per-row cost x rows says,
-        if the per-row cost grows as measured for the learner (:data:`REFERENCE_GROWTH`):
-        1 for learners without a measured growth and for short cells.
+    def growth_factor(self, label: str, rows: int) -> float:
+        """How much more a cell of ``rows`` rows of stream ``label`` costs than its per-row
+        cost x rows says, if the per-row cost grows as measured for the learner
+        (:data:`REFERENCE_GROWTH`; a stream not measured takes the steepest growth): 1 for
+        learners without a measured growth and for short cells.
 
         >>> from distval.experiments.type_errors.profiles import make_grid
         >>> p = project(make_grid("paper"))
-        >>> round(p.growth_factor(1_000_000), 2), p.growth_factor(10_000)
+        >>> p.growth_factor("SEA(50)", 1_000_000), p.growth_factor("RBF(50,0.001)", 1_000_000)
+        (2.29, 1.0)
+        >>> p.growth_factor("HYP(10,0.001)", 1_000_000), p.growth_factor("SEA(50)", 10_000)
         (2.29, 1.0)
         """
-        b, factor = REFERENCE_GROWTH.get(self.config.learner, (0.0, 1.0))
+        measured = REFERENCE_GROWTH.get(self.config.learner, {})
+        if not measured:
+            return 1.0
+        b, factor = measured.get(label, max(measured.values(), key=lambda g: g[1]))
         return float(max(1.0, factor * (rows / 1e6) ** b))
 
     def _growth_line(self) -> list[str]:
-        if self.config.learner not in REFERENCE_GROWTH:
+        measured = REFERENCE_GROWTH.get(self.config.learner, {})
+        grown = sum(s["core_hours"] * self.growth_factor(s["stream"], int(s["rows"]))
+                    for s in self.streams)
+        if not measured or grown <= self.core_hours * 1.01:
             return []
-        b, factor = REFERENCE_GROWTH[self.config.learner]
-        grown = sum(s["core_hours"] * self.growth_factor(int(s["rows"])) for s in self.streams)
-        if grown <= self.core_hours * 1.01:
-            return []
-        return [f"Trees grow with the stream: if the per-row cost keeps growing as measured "
-                f"(rows^{b:g}, one 100,000-row cell; a 1,000,000-row cell {factor:g} x the "
-                f"10,000-row rate), the cells left cost about {grown:.0f} core-hours "
-                f"({grown / max(self.core_hours, 1e-9):.1f} x)."]
+        each = "; ".join(f"{k}: rows^{b:g}, a 1,000,000-row cell {f:g} x the 10,000-row rate"
+                         for k, (b, f) in measured.items())
+        return [f"Trees grow with the stream, so the per-row cost is not flat ({each}); with "
+                "the steepest growth on the streams not measured, the cells left cost about "
+                f"{grown:.0f} core-hours ({grown / max(self.core_hours, 1e-9):.1f} x)."]
 
 
 def _hours(hours: float) -> str:
