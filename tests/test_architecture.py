@@ -378,7 +378,11 @@ BENCHMARK_INTERNALS: dict[str, set[str]] = {
         "distval.experiments.suite", "distval.experiments.type_errors.live", "distval.live",
         "distval.live.suite",
     },
+    "bench_paper_cost.py": {"distval.experiments", "distval.experiments.type_errors.cell"},
     "type_errors_conclusions.py": {"distval.experiments"},
+    "type_errors_readings.py": {"distval.experiments", "distval.experiments.type_errors.readings",
+                                "distval.experiments.type_errors.tables", "distval.files"},
+    "type_errors_rows_and_same.py": {"distval.experiments"},
     "type_errors_goals.py": {"distval.experiments", "distval.experiments.type_errors.tables"},
     "type_errors_studies.py": {"distval.experiments"},
 }

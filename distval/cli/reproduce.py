@@ -53,6 +53,17 @@ def _pnoise(text: str) -> tuple[float, ...]:
     return values
 
 
+def _fraction(text: str) -> float:
+    """``--att-noise``: a number in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text!r}")
+    return value
+
+
 def _count(text: str) -> int:
     """An int >= 0 (``--max-cells 0``: tables of the stored cells, no new cell)."""
     return 0 if text.strip() == "0" else positive_integer(text)
@@ -85,7 +96,7 @@ def _cost(profile: str) -> str:
     """A profile's projected cost as ``--plan`` prints it (reference costs, no cell run).
 
     >>> _cost("paper")
-    '~704 core-hours, ~352 h on 2 cores'
+    '~971 core-hours, ~485 h on 2 cores'
     """
     from distval.experiments.type_errors import make_grid, project
 
@@ -153,6 +164,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="which learner is filtered: A' (other, default: the change holds the seed "
         "difference too) or A itself (same)",
+    )
+    te.add_argument(
+        "--att-noise",
+        type=_fraction,
+        default=None,
+        metavar="P",
+        help="MOA AddNoiseFilter -a P on the noisy learner's stream as well (training noise "
+        "only): numeric values shifted by N(0,1) x running sd x P, nominal values redrawn "
+        "with probability P (default: 0, labels only)",
+    )
+    te.add_argument(
+        "--window",
+        type=positive_integer,
+        default=None,
+        metavar="ROWS",
+        help="also decide every test on each fold's accuracy over its last ROWS tested rows "
+        "(MOA EvaluatePrequential's -w 1000), in the same pass (default: off)",
     )
     te.add_argument(
         "--pnoise",
@@ -273,6 +301,8 @@ def _grid(args: argparse.Namespace) -> GridConfig:
         "pnoise": args.pnoise,
         "seed": args.seed,
         "looks": args.looks,
+        "window": args.window,
+        "att_noise": args.att_noise,
     }
     if args.schemes is not None:
         overrides["schemes"] = tuple(args.schemes)

@@ -39,6 +39,8 @@ import numpy.typing as npt
 from distval.aggregator.settings import ComparisonSettings
 from distval.errors import DistvalError
 from distval.experiments import bifet2015 as paper
+from distval.experiments.type_errors.attnoise import AttributeNoise
+from distval.experiments.type_errors.noise import label_noise, noise_filter, one_pair_per_row
 from distval.experiments.type_errors.profiles import (
     REAL,
     SYNTHETIC,
@@ -47,6 +49,7 @@ from distval.experiments.type_errors.profiles import (
     open_real_stream,
     stream_rows,
 )
+from distval.experiments.type_errors.window import Tail
 from distval.results.provenance import machine
 from distval.routing.validation import SCHEMES
 from distval.statistics.comparison import EVALUE_TEST, Outcome, PairComparison
@@ -63,80 +66,6 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
-
-
-def noise_filter(
-    pred: npt.NDArray[Any], pnoise: float, n_classes: int, rng: np.random.Generator
-) -> npt.NDArray[Any]:
-    """Replace each prediction, with probability ``pnoise``, by one of the other classes.
-
-    The replacement is uniform over the ``n_classes - 1`` other classes (bifet2015 §4.1), so
-    a learner of accuracy p0 becomes one of accuracy
-    ``p0 (1 - pnoise) + (1 - p0) pnoise / (c - 1)`` (bifet2015 §4.1 derives the same kind
-    of formula). Entries of -1 (not tested) stay -1.
-
-    >>> rng = np.random.default_rng(0)
-    >>> out = noise_filter(np.zeros(10_000, dtype=np.int32), 0.1, 3, rng)
-    >>> round(float((out != 0).mean()), 2), sorted(np.unique(out).tolist())
-    (0.1, [0, 1, 2])
-    """
-    pred = np.asarray(pred)
-    if n_classes < 2:
-        return np.array(pred, copy=True)
-    flip = (rng.random(pred.shape) < pnoise) & (pred >= 0)
-    shift = rng.integers(1, n_classes, size=pred.shape)
-    return np.where(flip, (pred + shift) % n_classes, pred).astype(pred.dtype)
-
-
-def label_noise(
-    y: npt.NDArray[Any], pnoise: float, rng: np.random.Generator, seen: BoolArray
-) -> tuple[npt.NDArray[Any], BoolArray]:
-    """MOA's ``AddNoiseFilter`` on the class labels (``-c pnoise -a 0``): the noisy labels
-    and where they differ from ``y``.
-
-    Row by row, as MOA does: the row's class joins the classes ``seen`` so far (updated in
-    place); with probability ``pnoise``, and if more than one class has been seen, the
-    label is redrawn uniformly among the *other* seen classes (MOA draws until the class
-    differs from the original and has been seen). A flip therefore always changes the label.
-
-    >>> rng = np.random.default_rng(0)
-    >>> seen = np.zeros(3, dtype=bool)
-    >>> y = np.tile(np.arange(3), 4000)
-    >>> noisy, flip = label_noise(y, 0.1, rng, seen)
-    >>> bool((noisy[flip] != y[flip]).all()), bool((noisy[~flip] == y[~flip]).all())
-    (True, True)
-    >>> round(float(flip.mean()), 2), seen.tolist()
-    (0.1, [True, True, True])
-    """
-    y = np.asarray(y)
-    draw = rng.random(len(y)) < pnoise
-    noisy = np.array(y, copy=True)
-    flip = np.zeros(len(y), dtype=bool)
-    for i in range(len(y)):
-        seen[y[i]] = True
-        if draw[i]:
-            others = np.flatnonzero(seen)
-            others = others[others != y[i]]
-            if len(others):
-                noisy[i] = others[rng.integers(len(others))]
-                flip[i] = True
-    return noisy, flip
-
-
-def one_pair_per_row(masks: BoolArray, rng: np.random.Generator) -> BoolArray:
-    """One tested (row, fold) pair per row: of the folds ``masks`` (..., folds, rows) marks
-    for a row, one drawn uniformly; rows with no tested fold keep none.
-
-    >>> m = np.array([[True, False], [True, True], [True, False]])  # 3 folds, 2 rows
-    >>> pick = one_pair_per_row(m, np.random.default_rng(1))
-    >>> pick.sum(axis=0).tolist(), bool((pick <= m).all())
-    ([1, 1], True)
-    """
-    score = np.where(masks, rng.random(masks.shape), -1.0)
-    best = score.argmax(axis=-2)
-    pick = np.zeros_like(masks)
-    np.put_along_axis(pick, np.expand_dims(best, -2), True, axis=-2)
-    return pick & masks
 
 
 def cell_key(stream: str, run: int, scheme: str) -> str:
@@ -405,6 +334,13 @@ class _Pass:
         self.label_rngs = [np.random.default_rng([noise_seed, 2, j])
                            for j in range(len(config.pnoise))]
         self.pick_rng = np.random.default_rng([noise_seed, 1])
+        nominal = [i for i, f in enumerate(self.stream.feature_names)
+                   if f in getattr(self.stream, "nominal", {})]
+        self.att_noise = [
+            AttributeNoise(config.att_noise, len(self.stream.feature_names), nominal,
+                           np.random.default_rng([noise_seed, 3, j]))
+            for j in range(len(config.pnoise))
+        ] if config.att_noise > 0 else []
         declared = getattr(self.stream, "n_classes", None)
         self.seen = [np.zeros(max(int(declared or 0), 2), dtype=bool) for _ in config.pnoise]
         #: Labels flipped by the training noise so far, per pnoise (a check on its rate).
@@ -418,6 +354,9 @@ class _Pass:
         self.flips[j] += int(flip.sum())
         return noisy.astype(y.dtype)
 
+    def _noisy_x(self, j: int, X: FloatArray) -> FloatArray:
+        return self.att_noise[j](X) if self.att_noise else X
+
     def batches(self) -> Iterator[tuple[BoolArray, BoolArray, BoolArray, BoolArray]]:
         from distval.learners.batch import Batch
 
@@ -430,8 +369,8 @@ class _Pass:
             pa, pb = pred[:k], pred[k:]
             if cfg.noise_on == "training":
                 changed = [
-                    host.process(Batch(chunk.start, chunk.X, self._noisy_labels(j, chunk.y),
-                                       a.weights, tested))
+                    host.process(Batch(chunk.start, self._noisy_x(j, chunk.X),
+                                       self._noisy_labels(j, chunk.y), a.weights, tested))
                     for j, host in enumerate(self.noisy_hosts)
                 ]
             else:
@@ -502,8 +441,11 @@ def run_cell(
     n = 0
     last: dict[tuple[int, int], list[Outcome]] = {}
     at: dict[str, list[dict[str, Any]]] = {}
+    tail = Tail(config.window) if config.window else None
     for ca, cb, masks, picks in cell.batches():
         rows = ca.shape[1]
+        if tail is not None:
+            tail.add(ca, cb, masks, picks)
         cuts = [p - n for p in looks if n < p < n + rows]
         for lo, hi in zip([0, *cuts], [*cuts, rows]):
             counts.add(ca[:, lo:hi], cb[:, :, lo:hi], masks[:, :, lo:hi], picks[:, :, lo:hi])
@@ -539,4 +481,8 @@ def run_cell(
         out["label_flips"] = cell.flips
     if checkpoints:
         out["at"] = at
+    if tail is not None:
+        window = _Counts(config.n_folds, 1 + len(config.pnoise))
+        window.add(*tail.trimmed())
+        out["window"] = _fixed_rows(config, window, n)
     return out

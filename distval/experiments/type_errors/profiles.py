@@ -31,6 +31,7 @@ __all__ = [
     "REAL_ROWS",
     "REFERENCE_COST",
     "REFERENCE_COSTS",
+    "REFERENCE_GROWTH",
     "REFERENCE_LEARNERS",
     "SYNTHETIC",
     "TESTS",
@@ -123,27 +124,33 @@ SHAPE_ROWS = 10_000
 #: The cheap randomised ensemble of the ``quick`` profile (river, no JVM).
 QUICK_LEARNER = "distval.experiments.type_errors:bagged_ht(n_models=2, grace_period=100)"
 #: The same for :data:`FAITHFUL_LEARNER` with training-label noise (four learners per
-#: cell: A, A' and A' trained on noisy labels at two pnoise), measured on one cv cell of
-#: 10,000 rows each on this project's shared 2-core machine (load average 4-11); the other
-#: streams borrow the nearest measured one's cost (:data:`FAITHFUL_COST_SOURCE`). Trees grow
-#: with the stream, so at 1,000,000 rows the per-row cost is likely higher (unmeasured).
+#: cell: A, A' and A' trained on noisy labels at two pnoise): one 10,000-row cv cell per
+#: stream, CPU-seconds per 1,000 rows after its first 2,000 (which hold the JVM's start),
+#: by benchmarks/bench_paper_cost.py on this project's 2-core VM (AMD EPYC) under a load
+#: average of 10-21, 2026-12-07 (benchmarks/results/type-errors-paper-cost/): every stream
+#: of the profile; CovType and Poker, not at hand, borrow LED's (:data:`FAITHFUL_COST_SOURCE`).
 FAITHFUL_REFERENCE_COST = {
-    "SEA(50)": 0.59,
-    "HYP(10,0.001)": 1.73,
-    "RBF(50,0.001)": 2.03,
+    "Electricity": 1.37,
+    "LED(50000)": 8.13,
+    "SEA(50)": 0.86,
+    "SEA(50000)": 0.60,
+    "HYP(10,0.001)": 1.72,
+    "HYP(10,0.0001)": 1.78,
+    "RBF(0,0)": 1.89,
+    "RBF(50,0.001)": 2.38,
+    "RBF(10,0.001)": 1.95,
+    "RBF(50,0.0001)": 1.92,
+    "RBF(10,0.0001)": 2.01,
 }
-FAITHFUL_COST_SOURCE = {
-    "SEA(50000)": "SEA(50)",
-    "HYP(10,0.0001)": "HYP(10,0.001)",
-    "RBF(0,0)": "RBF(50,0.001)",
-    "RBF(10,0.001)": "RBF(50,0.001)",
-    "RBF(50,0.0001)": "RBF(50,0.001)",
-    "RBF(10,0.0001)": "RBF(50,0.001)",
-    "LED(50000)": "RBF(50,0.001)",
-    "Electricity": "HYP(10,0.001)",
-    "CovType": "RBF(50,0.001)",
-    "Poker": "RBF(50,0.001)",
-}
+FAITHFUL_COST_SOURCE = {"CovType": "LED(50000)", "Poker": "LED(50000)"}
+#: How the per-row cost grows with the rows (trees grow with the stream), by learner and
+#: stream: (b, factor) where a 1,000,000-row cell costs ``factor`` x its 10,000-row per-row
+#: cost x its rows, and a cell of n rows ``max(1, factor (n / 1e6) ** b)`` times that: a
+#: power law rows^b of the per-row cost fitted on the 10,000-row blocks of one long
+#: LeveragingBag cv cell (benchmarks/results/type-errors-paper-cost/, 2026-12-07; SEA(50)
+#: to 100,000 rows, RBF(50,0.001), which drifts throughout, to 50,000), carried past what
+#: was measured. Streams not measured take the steepest (an upper guess).
+REFERENCE_GROWTH = {FAITHFUL_LEARNER: {"SEA(50)": (0.29, 2.29), "RBF(50,0.001)": (-0.01, 0.89)}}
 #: Reference per-row costs by learner (:func:`~distval.experiments.type_errors.project`).
 REFERENCE_COSTS = {
     ENSEMBLE: REFERENCE_COST,
@@ -245,6 +252,15 @@ class GridConfig:
     #: recorded at each (fixed alpha, alpha spending, the e-process), for the type I error
     #: of a user who watches the live results ("ever rejected at any look").
     looks: int = 20
+    #: A second tested measure beside the cumulative accuracy: each fold's accuracy over
+    #: the last ``window`` pairs it tested (MOA ``EvaluatePrequential``'s default ``-w
+    #: 1000``), decided at the end in the same pass (a cell's ``window`` rows). None: off.
+    window: int | None = None
+    #: MOA's ``AddNoiseFilter -a att_noise`` on the filtered learner's stream as well as the
+    #: label noise (training noise only): every numeric value shifted by N(0, 1) x its running
+    #: sd x att_noise, nominal values redrawn with that probability; the learner predicts on
+    #: the noisy attributes and is scored on the clean labels. 0: labels only.
+    att_noise: float = 0.0
 
     def __post_init__(self) -> None:
         from distval.learners import parse_learner
@@ -273,6 +289,14 @@ class GridConfig:
         if self.noise_learner not in NOISE_LEARNERS:
             raise DistvalError(f"--noise-learner must be one of {', '.join(NOISE_LEARNERS)}, "
                                f"got {self.noise_learner!r}")
+        if self.window is not None and (isinstance(self.window, bool) or not isinstance(
+                self.window, int) or self.window < 1):
+            raise DistvalError(f"--window must be a positive number of rows, got {self.window!r}")
+        if not 0 <= self.att_noise <= 1:
+            raise DistvalError(f"--att-noise must be in [0, 1], got {self.att_noise}")
+        if self.att_noise > 0 and self.noise_on != "training":
+            raise DistvalError("--att-noise needs --noise-on training (it filters the stream "
+                               "the noisy learner learns from)")
         if self.drift_length is not None and self.drift_length < 1:
             raise DistvalError(f"drift_length must be positive, got {self.drift_length}")
         try:

@@ -17,6 +17,7 @@ from distval.experiments.type_errors.cell import cell_key
 from distval.experiments.type_errors.profiles import (
     COST_SOURCE,
     REFERENCE_COSTS,
+    REFERENCE_GROWTH,
     REFERENCE_LEARNERS,
     GridConfig,
     stream_rows,
@@ -87,13 +88,46 @@ class Projection:
             f"{finish}.",
             "CPU time is linear in rows here (measured per-row cost x rows); cells are one "
             "core each, so more cores than cells left do not help.",
+            *self._growth_line(),
             f"On Ray (--address) each cell is a 1-CPU task, costliest first, so a cluster runs "
             f"one cell per core: 3 nodes x 16 cores = 48 cores finish in about "
             f"{_hours(self.hours_on(min(48, max(1, self.cells - self.cells_done))))} (its longest "
-            f"cell takes {max((s['cpu_per_cell'] for s in self.streams), default=0) / 3600:.1f}"
-            " h).",
+            f"cell takes {_hours(max((s['cpu_per_cell'] for s in self.streams), default=0) / 3600)}"
+            ").",
         ]
         return "\n".join(lines)
+
+
+    def growth_factor(self, label: str, rows: int) -> float:
+        """How much more a cell of ``rows`` rows of stream ``label`` costs than its per-row
+        cost x rows says, if the per-row cost grows as measured for the learner
+        (:data:`REFERENCE_GROWTH`; a stream not measured takes the steepest growth): 1 for
+        learners without a measured growth and for short cells.
+
+        >>> from distval.experiments.type_errors.profiles import make_grid
+        >>> p = project(make_grid("paper"))
+        >>> p.growth_factor("SEA(50)", 1_000_000), p.growth_factor("RBF(50,0.001)", 1_000_000)
+        (2.29, 1.0)
+        >>> p.growth_factor("HYP(10,0.001)", 1_000_000), p.growth_factor("SEA(50)", 10_000)
+        (2.29, 1.0)
+        """
+        measured = REFERENCE_GROWTH.get(self.config.learner, {})
+        if not measured:
+            return 1.0
+        b, factor = measured.get(label, max(measured.values(), key=lambda g: g[1]))
+        return float(max(1.0, factor * (rows / 1e6) ** b))
+
+    def _growth_line(self) -> list[str]:
+        measured = REFERENCE_GROWTH.get(self.config.learner, {})
+        grown = sum(s["core_hours"] * self.growth_factor(s["stream"], int(s["rows"]))
+                    for s in self.streams)
+        if not measured or grown <= self.core_hours * 1.01:
+            return []
+        each = "; ".join(f"{k}: rows^{b:g}, a 1,000,000-row cell {f:g} x the 10,000-row rate"
+                         for k, (b, f) in measured.items())
+        return [f"Trees grow with the stream, so the per-row cost is not flat ({each}); with "
+                "the steepest growth on the streams not measured, the cells left cost about "
+                f"{grown:.0f} core-hours ({grown / max(self.core_hours, 1e-9):.1f} x)."]
 
 
 def _hours(hours: float) -> str:

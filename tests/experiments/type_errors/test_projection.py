@@ -67,3 +67,39 @@ def test_plan_with_costs_measured_by_another_grid(tmp_path, capsys):
     (std / "grid.json").write_text(json.dumps(make_grid("quick").to_dict()))
     assert cli_main(argv) == 2
     assert ENSEMBLE in capsys.readouterr().err
+
+
+def test_a_small_grids_plan_gives_minutes_not_zero_hours():
+    """The plan of a grid of a few CPU-minutes states its cluster time and its longest cell
+    in minutes (6 CPU-s per 120-row cell: 0.1 min), never "0.0 h"."""
+    from distval.experiments.type_errors import project
+
+    cfg = tiny(streams=(("SEA(50)", "SEA(50)"),), runs=2, schemes=("cv",))
+    cells = [{"key": "SEA(50)|0|cv", "stream": "SEA(50)", "cpu_seconds": 6.0, "n_rows": 120}]
+    text = project(cfg, cells).to_text()
+    cluster = next(x for x in text.splitlines() if x.startswith("On Ray"))
+    assert "0.0 h" not in text
+    assert "its longest cell takes 0.1 min" in cluster
+
+
+def test_the_paper_plan_bends_the_cost_by_the_measured_growth(capsys):
+    """The growth line's core-hours are the table's per-stream core-hours, each times the
+    growth of a cell of its rows (each measured stream's b and 1,000,000-row factor as the
+    line states them, the steepest for the others): recomputed here from the printed text."""
+    import re
+
+    assert cli_main(["reproduce", "type-errors", "--profile", "paper", "--plan"]) == 0
+    text = capsys.readouterr().out
+    growth = {k: (float(b), float(f)) for k, b, f in re.findall(
+        r"([A-Z][^\s;]*?): rows\^(-?[\d.]+), a 1,000,000-row cell ([\d.]+) x", text)}
+    assert set(growth) == {"SEA(50)", "RBF(50,0.001)"}
+    steepest = max(growth.values(), key=lambda g: g[1])
+    rows = [line.split() for line in text.splitlines()
+            if re.match(r"^(SEA|HYP|RBF|LED|Electricity)", line)]
+    want = 0.0
+    for r in rows:
+        b, f = growth.get(r[0], steepest)
+        want += float(r[5]) * max(1.0, f * (int(r[1].replace(",", "")) / 1e6) ** b)
+    grown = float(re.search(r"cells left cost about (\d+) core-hours", text).group(1))
+    assert grown == pytest.approx(want, abs=1.0)
+    assert grown > 1.5 * float(re.search(r"total: ([\d.]+) core-hours", text).group(1))
