@@ -25,6 +25,7 @@ from distval.engine.loop import (
 from distval.engine.run import Run
 from distval.errors import DistvalError
 from distval.ray_backend.engine import RayRun, balance_slots, deal_slots, spread, warm_up
+from tests.ray_backend.test_cost_ray import assert_cost_survives_the_kills
 
 pytestmark = pytest.mark.ray
 
@@ -256,6 +257,7 @@ def test_delayed_labels_survive_a_killed_actor_with_the_in_process_numbers(
     assert (final[final["forgetting"] == "cumulative"]["n"] == 4800).all()  # every row scored
     assert_same_rows(clean.fold_rows, result.fold_rows)
     assert_same_rows(clean.test_rows, result.test_rows)
+    assert_cost_survives_the_kills(result, clean)  # and each replica's cost with it
 
 
 @pytest.mark.parametrize("opts", DELAYED)
