@@ -42,7 +42,7 @@ from distval.metrics.kernels import (
     adwin_values_batch,
     paired_adwin_batch,
 )
-from distval.metrics.trackers import _bucket_counts, _regrow, _room
+from distval.metrics.trackers import _bucket_counts, _int_rows, _regrow, _room
 
 __all__ = ["PAIRED_FORGETTING", "ADWINMeans", "PairedADWIN", "PairedTracker"]
 
@@ -124,10 +124,7 @@ class PairedADWIN(Tracker):
         self._check(y, pred)
         self._bc = _room(self._bc, self._adwin.stat[:, 2], len(y))
         paired_adwin_batch(
-            np.ascontiguousarray(y, dtype=np.int64),
-            np.ascontiguousarray(pred, dtype=np.int64),
-            np.ascontiguousarray(per_ok, dtype=np.int64),
-            self.C, self.P, self._adwin, self._bc, self._params,
+            *_int_rows(y, pred, per_ok), self.C, self.P, self._adwin, self._bc, self._params
         )
 
     def grow(self, n_classes: int) -> None:

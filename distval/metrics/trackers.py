@@ -97,6 +97,22 @@ class Tracker:
             self.grow(top + 1)
 
 
+def _int_rows(
+    y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A batch's labels, predictions and persistent hits as the contiguous int64 arrays the
+    counting kernels take.
+
+    >>> [a.dtype.name for a in _int_rows(np.array([1]), np.array([[1]]), np.array([True]))]
+    ['int64', 'int64', 'int64']
+    """
+    return (
+        np.ascontiguousarray(y, dtype=np.int64),
+        np.ascontiguousarray(pred, dtype=np.int64),
+        np.ascontiguousarray(per_ok, dtype=np.int64),
+    )
+
+
 class Cumulative(Tracker):
     """No forgetting: every tested row counts.
 
@@ -110,13 +126,7 @@ class Cumulative(Tracker):
 
     def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         self._check(y, pred)
-        count_batch(
-            np.ascontiguousarray(y, dtype=np.int64),
-            np.ascontiguousarray(pred, dtype=np.int64),
-            np.ascontiguousarray(per_ok, dtype=np.int64),
-            self.C,
-            self.P,
-        )
+        count_batch(*_int_rows(y, pred, per_ok), self.C, self.P)
 
 
 class Fading(Tracker):
@@ -299,11 +309,7 @@ class _Windowed(Tracker):
                 ring[s, : old - h] = self._ring[s, h:]
                 ring[s, old - h : old] = self._ring[s, :h]
             self._ring, self._head = ring, np.zeros(self.n_slots, dtype=np.int64)
-        return (
-            np.ascontiguousarray(y, dtype=np.int64),
-            np.ascontiguousarray(pred, dtype=np.int64),
-            np.ascontiguousarray(per_ok, dtype=np.int64),
-        )
+        return _int_rows(y, pred, per_ok)
 
     @property
     def widths(self) -> np.ndarray:
@@ -383,15 +389,7 @@ class ADWINWindow(Tracker):
         self._bc = _room(self._bc, self._adwin.stat[:, 2], len(y))
         out = np.zeros(pred.shape if trace else (pred.shape[0], 0))
         adwin_batch(
-            np.ascontiguousarray(y, dtype=np.int64),
-            np.ascontiguousarray(pred, dtype=np.int64),
-            np.ascontiguousarray(per_ok, dtype=np.int64),
-            self.C,
-            self.P,
-            self._adwin,
-            self._bc,
-            self._params,
-            out,
+            *_int_rows(y, pred, per_ok), self.C, self.P, self._adwin, self._bc, self._params, out
         )
         return out
 
