@@ -158,7 +158,22 @@ class BaseAggregator:
         release: Release | None = None,
     ) -> Snapshot | None:
         """Take one batch: the targets ``y`` of the rows from ``start`` and, per part, (slot
-        ids, their (slots, rows) predictions); the snapshot when a look is due."""
+        ids, their (slots, rows) predictions); the snapshot when a look is due.
+
+        With delayed labels (:mod:`distval.routing.delays`) ``y`` and the predictions are those
+        of the rows whose labels became known during the batch (``release``), and ``arrived``
+        is the number of rows the batch brought (the stream position moves by it)."""
+        if start != self.position:
+            raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
+        if len(y) == 0:
+            return self._advance(arrived or 0)
+        self._take(start, y, parts, release)
+        return self._advance(len(y) if arrived is None else arrived)
+
+    def _take(
+        self, start: int, y: np.ndarray, parts: Iterable[tuple[Any, Any]], release: Release | None
+    ) -> None:
+        """Count a batch of at least one row (see :meth:`update`) into the trackers."""
         raise NotImplementedError
 
     def _measures(self, tracker: Any) -> Mapping[str, np.ndarray]:

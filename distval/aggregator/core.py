@@ -31,7 +31,6 @@ import numpy as np
 from distval.aggregator.base import BaseAggregator, favoured
 from distval.aggregator.counts import PairCounts
 from distval.aggregator.settings import ComparisonSettings, TrackerSettings
-from distval.aggregator.snapshot import Snapshot
 from distval.columns import (
     PAIRED_SCHEMA,
     VERDICT_SCHEMA,
@@ -171,28 +170,17 @@ class Aggregator(BaseAggregator):
     def primary(self) -> Tracker:
         return self.trackers[0]
 
-    def update(
-        self,
-        start: int,
-        y: np.ndarray,
-        parts: Iterable[tuple[Any, np.ndarray]],
-        arrived: int | None = None,
-        release: Release | None = None,
-    ) -> Snapshot | None:
-        """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions).
+    def _take(
+        self, start: int, y: np.ndarray, parts: Iterable[tuple[Any, Any]], release: Release | None
+    ) -> None:
+        """Count one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions).
 
-        With delayed labels (:mod:`distval.routing.delays`) ``y`` and the predictions are those of
-        the rows whose labels became known during the batch (``release``), in that order
-        (drift events name their stream rows, ``release.rows``), and ``arrived`` is the number
-        of rows the batch brought (the stream position moves by it); the Persistent baseline
-        then predicts each row with the last label known when the row arrived
+        With delayed labels the rows are in the order their labels became known (drift events
+        name their stream rows, ``release.rows``); the Persistent baseline then predicts each
+        row with the last label known when the row arrived
         (:class:`~distval.routing.delays.LastKnown`), not with the previous row's label.
         """
-        if start != self.position:
-            raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
         n = len(y)
-        if n == 0:
-            return self._advance(arrived or 0)
         pred = np.full((self.n_slots, n), -1, dtype=np.int64)
         given: list[tuple[np.ndarray, np.ndarray]] = []
         losses = proba = None  # per-row losses and probabilities, for the verdict
@@ -250,7 +238,6 @@ class Aggregator(BaseAggregator):
                     }
                 )
         self._last_label = int(y[-1])
-        return self._advance(n if arrived is None else arrived)
 
     def _proba(self, y: np.ndarray, given: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
         """(slots, rows, classes) probabilities from the parts' (slot ids, probabilities),
