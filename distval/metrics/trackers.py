@@ -21,6 +21,8 @@ all the measures.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 import numpy as np
 
 from distval.errors import DistvalError, check_open_unit, check_positive_int
@@ -35,6 +37,9 @@ from distval.metrics.kernels import (
     sliding_batch,
 )
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 __all__ = [
     "MIN_SCORED",
     "ADWINWindow",
@@ -43,12 +48,37 @@ __all__ = [
     "Fading",
     "SlidingWindow",
     "Tracker",
+    "Windows",
     "make_tracker",
+    "window_settings",
 ]
 
 #: A fold's measures are shown (figures, the live line) once it has scored this many rows:
 #: with delayed labels the first looks score a handful of rows (one row: 0 % or 100 %).
 MIN_SCORED = 30
+
+
+class Windows(TypedDict, total=False):
+    """The forgetting mechanisms' settings, as every tracker's keywords take them."""
+
+    #: Rows of the sliding window (``window``).
+    window: int
+    #: Factor of ``fading`` (and ``ewma``'s decay ``1 - fading``).
+    fading: float
+    #: ADWIN's confidence (``adwin``).
+    adwin_delta: float
+
+
+def window_settings(given: Windows) -> tuple[int, float, float]:
+    """``given`` over the defaults, as (window, fading, adwin_delta): the one place they stand.
+
+    >>> window_settings({"fading": 0.99})
+    (1000, 0.99, 0.002)
+    """
+    unknown = set(given) - set(Windows.__annotations__)
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {sorted(unknown)[0]!r}")
+    return given.get("window", 1000), given.get("fading", 0.999), given.get("adwin_delta", 0.002)
 
 
 class Tracker:
@@ -441,16 +471,8 @@ def _regrow(bc: np.ndarray, old: int, new: int, sides: int = 1) -> np.ndarray:
     return out
 
 
-# Repeat kept: the trackers' keyword signature (window, fading, adwin_delta), as PairedWindows
-# and SumWindows take it: alike in shape only.
 def make_tracker(
-    kind: str,
-    n_slots: int,
-    n_classes: int = 2,
-    *,
-    window: int = 1000,
-    fading: float = 0.999,
-    adwin_delta: float = 0.002,
+    kind: str, n_slots: int, n_classes: int = 2, **settings: Unpack[Windows]
 ) -> Tracker:
     """Build the tracker of a forgetting mechanism by name (one of :data:`FORGETTING`).
 
@@ -461,6 +483,7 @@ def make_tracker(
     >>> make_tracker("ewma", n_slots=2, fading=0.99).decay
     0.010000000000000009
     """
+    window, fading, adwin_delta = window_settings(settings)
     if kind == "adwin":
         return ADWINWindow(n_slots, n_classes, delta=adwin_delta)
     if kind == "window":

@@ -32,7 +32,7 @@ after it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -43,6 +43,11 @@ from distval.metrics.sums import SUM_FORGETTING, SumWindows
 from distval.streams import Stream
 from distval.streams.regression import open_regression_stream
 from distval.tasks.base import CLOSER, Config, Learners, Task, and_words, baselines, fold_mean
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from distval.metrics.trackers import Windows
 
 __all__ = [
     "REGRESSION_MEASURES",
@@ -296,19 +301,9 @@ class RegressionTracker:
     each slot's absolute error.
     """
 
-    def __init__(
-        self,
-        kind: str,
-        n_slots: int,
-        *,
-        window: int = 1000,
-        fading: float = 0.999,
-        adwin_delta: float = 0.002,
-    ) -> None:
+    def __init__(self, kind: str, n_slots: int, **settings: Unpack[Windows]) -> None:
         self.name = kind
-        self.windows = SumWindows(
-            kind, n_slots, N_CELLS, window=window, fading=fading, adwin_delta=adwin_delta
-        )
+        self.windows = SumWindows(kind, n_slots, N_CELLS, **settings)
 
     def update(
         self, pred: np.ndarray, y: np.ndarray, mean_pred: np.ndarray, prev: np.ndarray,
