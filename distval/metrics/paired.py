@@ -87,8 +87,7 @@ class ADWINMeans:
 
     @property
     def widths(self) -> np.ndarray:
-        out: np.ndarray = self._adwin.stat[:, 2].copy()
-        return out
+        return self._adwin.widths()
 
     @property
     def means(self) -> np.ndarray:
@@ -99,8 +98,7 @@ class ADWINMeans:
 
     @property
     def n_detections(self) -> np.ndarray:
-        out: np.ndarray = self._adwin.ticks[:, 1].copy()
-        return out
+        return self._adwin.detections()
 
 
 class PairedADWIN(Tracker):
@@ -150,8 +148,7 @@ class PairedADWIN(Tracker):
     @property
     def n_detections(self) -> np.ndarray:
         """Changes ADWIN has detected in each comparison's difference."""
-        out: np.ndarray = self._adwin.ticks[:, 1].copy()
-        return out
+        return self._adwin.detections()
 
 
 class PairedTracker:

@@ -430,14 +430,12 @@ class ADWINWindow(Tracker):
 
     @property
     def widths(self) -> np.ndarray:
-        out: np.ndarray = self._adwin.stat[:, 2].copy()
-        return out
+        return self._adwin.widths()
 
     @property
     def n_detections(self) -> np.ndarray:
         """Changes ADWIN has detected in each slot."""
-        out: np.ndarray = self._adwin.ticks[:, 1].copy()
-        return out
+        return self._adwin.detections()
 
 
 def _bucket_counts(n_slots: int, levels: int, buckets: int, n_classes: int,
