@@ -24,13 +24,12 @@ of the schemas of :mod:`distval.columns`, their one owner.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from distval.aggregator.base import BaseAggregator, favoured
+from distval.aggregator.base import AggregatorOptions, BaseAggregator, favoured
 from distval.aggregator.counts import PairCounts
-from distval.aggregator.settings import ComparisonSettings, TrackerSettings
 from distval.columns import (
     PAIRED_SCHEMA,
     VERDICT_SCHEMA,
@@ -54,6 +53,9 @@ from distval.statistics.pair_verdicts import PairVerdicts
 from distval.statistics.verdict import short_names
 from distval.tasks.classification import Classification
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 __all__ = ["Aggregator"]
 
 
@@ -75,6 +77,7 @@ class Aggregator(BaseAggregator):
     ``PAIRED = False`` (a benchmark's switch) compares the folds' own windows, as before the verdict
     existed, and computes no verdict.
 
+    >>> from distval.aggregator.settings import TrackerSettings
     >>> agg = Aggregator(["nb"], 2, trackers=TrackerSettings("ewma"), n_classes=10)
     >>> agg.primary.prior[0].tolist() == [0.1] * 10
     True
@@ -84,22 +87,16 @@ class Aggregator(BaseAggregator):
     TASK = Classification()
     trackers: list[Tracker]
 
-    # Repeat kept: the keyword signature of aggregator/base.py plus `drift`, spelt out: each
-    # aggregator documents and types its own.
     def __init__(
         self,
         labels: Sequence[str],
         n_folds: int,
         *,
-        trackers: TrackerSettings | None = None,
-        comparison: ComparisonSettings | None = None,
         drift: DriftSettings | None = None,
-        test_every: int = 1000,
         n_classes: int | None = None,
-        planned_rows: int | None = None,
+        **options: Unpack[AggregatorOptions],
     ) -> None:
-        super().__init__(labels, n_folds, trackers=trackers, comparison=comparison,
-                         test_every=test_every, planned_rows=planned_rows)
+        super().__init__(labels, n_folds, **options)
         tr, cmp = self.tracker_settings, self.comparison
         kw = dict(self.tracker_kw)
         if n_classes is not None:
