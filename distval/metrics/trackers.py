@@ -107,8 +107,6 @@ class Tracker:
             C[:, : self.n_classes, : self.n_classes] = self.C
             self.C, self.n_classes = C, n_classes
 
-    # Repeat kept: each numba kernel takes contiguous int64 arrays: its call converts them (alike
-    # the ADWIN tracker's).
     def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         raise NotImplementedError
 

@@ -175,8 +175,6 @@ def friedman_iman_davenport(
     return friedman_on_ranks(ranks, alpha=alpha, tie_correction=tie_correction)
 
 
-# Repeat kept: a keyword signature of the same shape as make_tracker's and PairedWindows': alike
-# in shape only.
 def bayesian_signed_rank(
     a: Any,
     b: Any,
