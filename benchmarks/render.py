@@ -11,7 +11,9 @@ the table in its ``tables``.) :func:`render_page` replaces every marked block wi
 drawn from the file and a line naming the benchmark, its date and machine; the MkDocs hook
 ``docs/hooks/results_tables.py`` does so on every build (a missing result or table fails
 the build), and ``python -m benchmarks.render --check`` fails when a committed page differs
-from what its result files give (``--write`` rewrites the pages).
+from what its result files give (``--write`` rewrites the pages), or when a number of
+docs/performance.md's Summary is in none of the result files its row names
+(:func:`summary_mismatches`).
 
 >>> page = "<!-- result: x 1 -->\\nold\\n<!-- /result -->"
 >>> print(render_page(page, {"x": {"date": "2026-11-25 21:02", "machine": {"cpus": 2},
@@ -30,6 +32,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -97,6 +100,84 @@ def quoted() -> dict[str, list[str]]:
     return out
 
 
+#: The page whose Summary table names, in each row, the result files its numbers come from
+#: (``overhead.md``; a file kept only in git's history is followed by ``(commit …)``).
+SUMMARY_PAGE = ROOT / "docs" / "performance.md"
+#: A number as the docs and the result files write it: ``2,158``, ``0.97``, ``−163``.
+NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|(?<![\w.,])\d+(?:\.\d+)?")
+
+
+def _numbers(text: str) -> list[str]:
+    """The numbers of ``text``, as written (links' targets and code spans left out)."""
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    return NUMBER.findall(re.sub(r"`[^`]*`", "", text))
+
+
+def _shown_as(doc: str, found: float) -> bool:
+    """Whether ``found`` (a result file's number, or it in millions or thousands) rounds to
+    ``doc`` at the decimals ``doc`` shows."""
+    digits = len(doc.split(".")[1]) if "." in doc else 0
+    want = float(doc.replace(",", ""))
+    return any(abs(round(v, digits) - want) < 1e-9 for v in (found, found / 1e6, found / 1e3))
+
+
+def result_text(name: str, commit: str | None = None) -> str | None:
+    """``results/NAME.md`` and ``NAME.json`` as text (at ``commit``, from git, for a file
+    kept only in history); None where there is neither."""
+    got = []
+    for ext in (".md", ".json"):
+        if commit is None:
+            path = RESULTS / f"{name}{ext}"
+            if path.is_file():
+                got.append(path.read_text())
+            continue
+        shown = subprocess.run(["git", "show", f"{commit}:benchmarks/results/{name}{ext}"],
+                               cwd=ROOT, capture_output=True, text=True)
+        if shown.returncode == 0:
+            got.append(shown.stdout)
+    return "\n".join(got) if got else None
+
+
+def summary_mismatches(
+    text: str, files: Callable[[str, str | None], str | None] = result_text
+) -> list[str]:
+    r"""Each number of the Summary table in ``text`` that none of its row's result files
+    holds (at the decimals the table shows), and each result file it names that is missing.
+
+    ``files(name, commit)`` gives ``results/NAME.md`` and ``NAME.json`` as text (None: no
+    such file); a file followed by ``(commit …)`` in the table is read at that commit.
+
+    >>> page = "## Summary\n\n| what | number | benchmark, result | date |\n|---|---|---|---|\n"
+    >>> row = "| HT | 0.97–1.06× (2,158 rows/s) | `python -m benchmarks x`, `x.md` | Nov 22 |\n"
+    >>> files = {"x": "ratio 0.9712 1.0581, 2158.4 rows/s"}
+    >>> summary_mismatches(page + row, lambda name, commit: files.get(name))
+    []
+    >>> summary_mismatches(page + row.replace("1.06", "1.08"), lambda name, commit: files[name])
+    ['docs/performance.md Summary, HT: 1.08 is in none of x.md']
+    """
+    section = text.split("## Summary\n", 1)[-1].split("\n## ", 1)[0]
+    out: list[str] = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if len(cells) != 4 or cells[0] == "what" or set(cells[0]) <= set("-"):
+            continue
+        what, number, where, _ = cells
+        names = re.findall(r"`(\w+)\.md`(?: \(commit (\w+)\))?", where)
+        found: list[float] = []
+        for name, commit in names:
+            got = files(name, commit or None)
+            if got is None:
+                at = f" at commit {commit}" if commit else ""
+                out.append(f"docs/performance.md Summary, {what}: no result file "
+                           f"benchmarks/results/{name}.json{at}")
+            found += [float(n.replace(",", "")) for n in NUMBER.findall(got or "")]
+        for n in _numbers(number):
+            if not any(_shown_as(n, v) for v in found):
+                named = ", ".join(f"{name}.md" for name, _ in names)
+                out.append(f"docs/performance.md Summary, {what}: {n} is in none of {named}")
+    return out
+
+
 def main(argv: list[str]) -> int:
     """``--check``: exit 1 (with a diff) when a page differs from its results; ``--write``:
     rewrite the pages that differ."""
@@ -120,6 +201,12 @@ def main(argv: list[str]) -> int:
                 sys.stdout.writelines(difflib.unified_diff(
                     text.splitlines(True), new.splitlines(True),
                     str(page.relative_to(ROOT)), "rendered from benchmarks/results"))
+    if argv == ["--check"]:
+        wrong = summary_mismatches(SUMMARY_PAGE.read_text())
+        for line in wrong:
+            print(f"benchmarks: error: {line}", file=sys.stderr)
+        if wrong:
+            return 1
     if stale and argv == ["--check"]:
         print(f"{stale} page(s) differ from their result files: "
               "python -m benchmarks.render --write", file=sys.stderr)

@@ -90,3 +90,25 @@ def test_the_harness_modules_examples_hold():
     for module in (common, registry, render):
         failed, _ = doctest.testmod(module)
         assert failed == 0, module.__name__
+
+
+def test_a_summary_number_that_drifts_from_its_result_file_fails_the_check(tmp_path, monkeypatch,
+                                                                          capsys):
+    """docs/performance.md's Summary is hand-written: ``--check`` holds each of its numbers
+    to the result files its row names, so a number edited away from its file fails."""
+    page = render.SUMMARY_PAGE.read_text()
+    assert render.summary_mismatches(page) == []
+    best = json.loads((RESULTS / "overhead.json").read_text())
+    assert "1.063" in json.dumps(best)  # the row's "best of 3", as the file holds it
+    assert "(1.063 best of 3)" in page
+    drifted = page.replace("(1.063 best of 3)", "(1.093 best of 3)", 1)
+    wrong = render.summary_mismatches(drifted)
+    assert len(wrong) == 1 and "1.093 is in none of overhead.md" in wrong[0]
+    gone = page.replace("`overhead.md`", "`no_such_result.md`", 1)
+    assert any("no result file benchmarks/results/no_such_result.json" in w
+               for w in render.summary_mismatches(gone))
+    copy = tmp_path / "performance.md"
+    copy.write_text(drifted)
+    monkeypatch.setattr(render, "SUMMARY_PAGE", copy)
+    assert render.main(["--check"]) == 1
+    assert "benchmarks: error: docs/performance.md Summary" in capsys.readouterr().err

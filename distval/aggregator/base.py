@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, TypeVar
 
 import numpy as np
 
@@ -39,7 +39,23 @@ from distval.statistics.comparison import Decision
 from distval.statistics.friedman import friedman as stats_friedman
 from distval.tasks.base import Task
 
-__all__ = ["BaseAggregator", "comparison_row", "favoured"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["AggregatorOptions", "BaseAggregator", "comparison_row", "favoured"]
+
+
+class AggregatorOptions(TypedDict, total=False):
+    """The keywords every aggregator's constructor takes (a task's own come beside them)."""
+
+    #: The forgetting mechanism and its settings (default :class:`TrackerSettings`()).
+    trackers: TrackerSettings | None
+    #: The tests, alpha and measure (default the class's ``DEFAULT_COMPARISON``).
+    comparison: ComparisonSettings | None
+    #: Rows between two looks (default 1000).
+    test_every: int
+    #: The run's planned rows, for the sequential plans (default None: open-ended).
+    planned_rows: int | None
 
 _A = TypeVar("_A", bound="BaseAggregator")
 
@@ -63,18 +79,15 @@ class BaseAggregator:
     trackers: list[Any]
 
     def __init__(
-        self,
-        labels: Sequence[str],
-        n_folds: int,
-        *,
-        trackers: TrackerSettings | None = None,
-        comparison: ComparisonSettings | None = None,
-        test_every: int = 1000,
-        planned_rows: int | None = None,
+        self, labels: Sequence[str], n_folds: int, **options: Unpack[AggregatorOptions]
     ) -> None:
-        tr = self.tracker_settings = trackers or TrackerSettings()
-        cmp = self.comparison = comparison or self.DEFAULT_COMPARISON
-        self.test_every = test_every
+        unknown = set(options) - set(AggregatorOptions.__annotations__)
+        if unknown:
+            raise TypeError(f"unexpected keyword argument {sorted(unknown)[0]!r}")
+        tr = self.tracker_settings = options.get("trackers") or TrackerSettings()
+        cmp = self.comparison = options.get("comparison") or self.DEFAULT_COMPARISON
+        self.test_every = options.get("test_every", 1000)
+        planned_rows = options.get("planned_rows")
         self.labels = list(labels)
         self.n_folds = n_folds
         self.n_slots = len(self.labels) * self.n_folds
@@ -158,7 +171,22 @@ class BaseAggregator:
         release: Release | None = None,
     ) -> Snapshot | None:
         """Take one batch: the targets ``y`` of the rows from ``start`` and, per part, (slot
-        ids, their (slots, rows) predictions); the snapshot when a look is due."""
+        ids, their (slots, rows) predictions); the snapshot when a look is due.
+
+        With delayed labels (:mod:`distval.routing.delays`) ``y`` and the predictions are those
+        of the rows whose labels became known during the batch (``release``), and ``arrived``
+        is the number of rows the batch brought (the stream position moves by it)."""
+        if start != self.position:
+            raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
+        if len(y) == 0:
+            return self._advance(arrived or 0)
+        self._take(start, y, parts, release)
+        return self._advance(len(y) if arrived is None else arrived)
+
+    def _take(
+        self, start: int, y: np.ndarray, parts: Iterable[tuple[Any, Any]], release: Release | None
+    ) -> None:
+        """Count a batch of at least one row (see :meth:`update`) into the trackers."""
         raise NotImplementedError
 
     def _measures(self, tracker: Any) -> Mapping[str, np.ndarray]:

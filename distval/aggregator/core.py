@@ -24,14 +24,12 @@ of the schemas of :mod:`distval.columns`, their one owner.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from distval.aggregator.base import BaseAggregator, favoured
+from distval.aggregator.base import AggregatorOptions, BaseAggregator, favoured
 from distval.aggregator.counts import PairCounts
-from distval.aggregator.settings import ComparisonSettings, TrackerSettings
-from distval.aggregator.snapshot import Snapshot
 from distval.columns import (
     PAIRED_SCHEMA,
     VERDICT_SCHEMA,
@@ -55,6 +53,9 @@ from distval.statistics.pair_verdicts import PairVerdicts
 from distval.statistics.verdict import short_names
 from distval.tasks.classification import Classification
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 __all__ = ["Aggregator"]
 
 
@@ -76,6 +77,7 @@ class Aggregator(BaseAggregator):
     ``PAIRED = False`` (a benchmark's switch) compares the folds' own windows, as before the verdict
     existed, and computes no verdict.
 
+    >>> from distval.aggregator.settings import TrackerSettings
     >>> agg = Aggregator(["nb"], 2, trackers=TrackerSettings("ewma"), n_classes=10)
     >>> agg.primary.prior[0].tolist() == [0.1] * 10
     True
@@ -85,22 +87,16 @@ class Aggregator(BaseAggregator):
     TASK = Classification()
     trackers: list[Tracker]
 
-    # Repeat kept: the keyword signature of aggregator/base.py plus `drift`, spelt out: each
-    # aggregator documents and types its own.
     def __init__(
         self,
         labels: Sequence[str],
         n_folds: int,
         *,
-        trackers: TrackerSettings | None = None,
-        comparison: ComparisonSettings | None = None,
         drift: DriftSettings | None = None,
-        test_every: int = 1000,
         n_classes: int | None = None,
-        planned_rows: int | None = None,
+        **options: Unpack[AggregatorOptions],
     ) -> None:
-        super().__init__(labels, n_folds, trackers=trackers, comparison=comparison,
-                         test_every=test_every, planned_rows=planned_rows)
+        super().__init__(labels, n_folds, **options)
         tr, cmp = self.tracker_settings, self.comparison
         kw = dict(self.tracker_kw)
         if n_classes is not None:
@@ -171,28 +167,17 @@ class Aggregator(BaseAggregator):
     def primary(self) -> Tracker:
         return self.trackers[0]
 
-    def update(
-        self,
-        start: int,
-        y: np.ndarray,
-        parts: Iterable[tuple[Any, np.ndarray]],
-        arrived: int | None = None,
-        release: Release | None = None,
-    ) -> Snapshot | None:
-        """Take one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions).
+    def _take(
+        self, start: int, y: np.ndarray, parts: Iterable[tuple[Any, Any]], release: Release | None
+    ) -> None:
+        """Count one batch: ``parts`` is a list of (slot ids, (slots, rows) predictions).
 
-        With delayed labels (:mod:`distval.routing.delays`) ``y`` and the predictions are those of
-        the rows whose labels became known during the batch (``release``), in that order
-        (drift events name their stream rows, ``release.rows``), and ``arrived`` is the number
-        of rows the batch brought (the stream position moves by it); the Persistent baseline
-        then predicts each row with the last label known when the row arrived
+        With delayed labels the rows are in the order their labels became known (drift events
+        name their stream rows, ``release.rows``); the Persistent baseline then predicts each
+        row with the last label known when the row arrived
         (:class:`~distval.routing.delays.LastKnown`), not with the previous row's label.
         """
-        if start != self.position:
-            raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
         n = len(y)
-        if n == 0:
-            return self._advance(arrived or 0)
         pred = np.full((self.n_slots, n), -1, dtype=np.int64)
         given: list[tuple[np.ndarray, np.ndarray]] = []
         losses = proba = None  # per-row losses and probabilities, for the verdict
@@ -250,7 +235,6 @@ class Aggregator(BaseAggregator):
                     }
                 )
         self._last_label = int(y[-1])
-        return self._advance(n if arrived is None else arrived)
 
     def _proba(self, y: np.ndarray, given: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
         """(slots, rows, classes) probabilities from the parts' (slot ids, probabilities),

@@ -47,7 +47,6 @@ import numpy as np
 
 from distval.aggregator.base import BaseAggregator
 from distval.aggregator.settings import ComparisonSettings
-from distval.aggregator.snapshot import Snapshot
 from distval.columns import (
     PAIRED_SCHEMA,
     VERDICT_SCHEMA,
@@ -57,7 +56,7 @@ from distval.columns import (
 from distval.metrics.sums import SumWindows
 from distval.routing.delays import Release
 from distval.statistics.anytime import DifferenceCS
-from distval.statistics.multiplicity import holm_adjusted
+from distval.statistics.multiplicity import cited_fold_tests
 from distval.statistics.verdict import short_names
 from distval.tasks.regression import (
     REGRESSION_MEASURES,
@@ -150,25 +149,15 @@ class RegressionAggregator(BaseAggregator):
         self._count = 0
         self._previous = 0.0  # the persistent baseline's prediction of the next row
 
-    # Repeat kept: the signature of BaseAggregator.update, which this task implements.
-    def update(
-        self,
-        start: int,
-        y: np.ndarray,
-        parts: Iterable[tuple[Any, Any]],
-        arrived: int | None = None,
-        release: Release | None = None,
-    ) -> Snapshot | None:
-        """Take one batch: targets ``y`` and, per part, (slot ids, their (slots, rows)
-        predictions, NaN where not tested); a snapshot when a test point is reached. (``release``,
-        the delayed labels' schedule, is the classification aggregator's: a regression run
-        has no no-change baseline or drift events to place with it.)"""
-        if start != self.position:
-            raise RuntimeError(f"batch starting at row {start} arrived at row {self.position}")
+    def _take(
+        self, start: int, y: np.ndarray, parts: Iterable[tuple[Any, Any]], release: Release | None
+    ) -> None:
+        """Count one batch: targets ``y`` and, per part, (slot ids, their (slots, rows)
+        predictions, NaN where not tested). (``release``, the delayed labels' schedule, is the
+        classification aggregator's: a regression run has no no-change baseline or drift
+        events to place with it.)"""
         y = np.asarray(y, dtype=np.float64)
         n = len(y)
-        if n == 0:
-            return self._advance(arrived or 0)
         pred = np.full((self.n_slots, n), np.nan)
         for ids, p in parts:
             pred[np.asarray(ids)] = p
@@ -195,7 +184,6 @@ class RegressionAggregator(BaseAggregator):
         self._total += float(y.sum())
         self._count += n
         self._previous = float(y[-1])
-        return self._advance(n if arrived is None else arrived)
 
     def _measures(self, tracker: RegressionTracker) -> dict[str, np.ndarray]:
         return tracker.get()
@@ -246,23 +234,9 @@ class RegressionAggregator(BaseAggregator):
                 })
         return to_columns(paired_rows, PAIRED_SCHEMA)
 
-    # Repeat kept: alike statistics/pair_verdicts.py's _cited in shape only: a regression run's
-    # verdicts.
     def _verdicts(self, tests: list[dict[str, Any]], paired: Columns) -> list[dict[str, Any]]:
         cmp = self.comparison
-        cited: dict[tuple[str, str], tuple[str, float, str | None, bool, str | None]] = {}
-        for name in ("wilcoxon", "sign"):
-            chosen = [t for t in tests if t["test"] == name]
-            if not chosen:
-                continue
-            pv = np.array([t["pvalue"] for t in chosen], dtype=np.float64)
-            correction = None
-            if len(self.pairs) > 1:
-                pv, correction = holm_adjusted(pv), "Holm"
-            for t, q in zip(chosen, pv.tolist()):
-                reject = bool(q <= cmp.alpha) if correction else bool(t["reject"])
-                cited.setdefault((t["learner_a"], t["learner_b"]),
-                                 (name, q, t.get("favours"), reject, correction))
+        cited = cited_fold_tests(tests, len(self.pairs), cmp.alpha)
         rows = []
         k = self.n_folds
         for p, (ia, ib) in enumerate(self.pairs):

@@ -1,8 +1,10 @@
 """Learner hosts: a group of fold replicas that predict and learn one batch at a time.
 
-A host owns the replicas of some *slots* (learner index, fold). For every row of a batch,
-in stream order, each hosted replica whose fold tests the row predicts it first; then, if
-its training weight is positive, it learns the row (see :mod:`distval.learners.weights`);
+A host owns the replicas of some *slots* (learner index, fold); parting and joining hosts
+(Ray's moves of replicas between actors) is :mod:`distval.learners.moves`'s. For every
+row of a batch, in stream order, each hosted replica whose fold tests the row predicts it
+first; then, if its training weight is positive, it learns the row (see
+:mod:`distval.learners.weights`);
 then a replica that uses the label sequence observes the row's label if it tested or learned
 the row (see :mod:`distval.learners.labels`).
 The in-process engine runs one host with every slot; the Ray engine wraps the same class in
@@ -14,10 +16,8 @@ blocks of rows instead (:mod:`distval.learners.minibatch`).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,6 +28,7 @@ from distval.learners.cost import CostBook, model_bytes
 from distval.learners.hosted import unpicklable
 from distval.learners.labels import observes_labels
 from distval.learners.minibatch import MiniBatchReplica
+from distval.learners.moves import HostedSlots
 from distval.learners.nominal import accepts_nominal
 from distval.learners.outputs import _described, _predictor, _probabilities, _values, _wide
 from distval.learners.registry import LearnerSpec
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["LearnerHost", "unpicklable"]
 
 
-class LearnerHost:
+class LearnerHost(HostedSlots):
     """Replicas of the given slots, with per-batch ``process``.
 
     >>> from distval.learners import parse_learner
@@ -156,71 +157,6 @@ class LearnerHost:
         river replicas run on the calling thread). Never changes a result."""
         if self.moa is not None:
             self.moa.threads = threads
-
-    def part(self, slots: list[tuple[int, int]]) -> LearnerHost:
-        """A host of some of these slots that shares their replicas, as trained so far.
-
-        >>> from distval.learners import parse_learner
-        >>> host = LearnerHost([parse_learner("nb")], [(0, 0), (0, 1)], ["a"], seed=1)
-        >>> host.part([(0, 1)]).models[0] is host.models[1]
-        True
-        """
-        where = {s: j for j, s in enumerate(self.slots)}
-        picked = [(int(i), int(f)) for i, f in slots]
-        missing = [s for s in picked if s not in where]
-        if missing:
-            raise ValueError(f"slots {missing} are not hosted here")
-        new = copy.copy(self)
-        new.slots = picked
-        new.models = [self.models[where[s]] for s in picked]
-        new._weighted = [self._weighted[where[s]] for s in picked]
-        new._categorical = [self._categorical[where[s]] for s in picked]
-        new._observing = [self._observing[where[s]] for s in picked]
-        new.busy = [self.busy[where[s]] for s in picked]
-        new.cost = self.cost.part([where[s] for s in picked])
-        new._pending = self._pending[[where[s] for s in picked]]
-        new._pending_proba = self._pending_proba[[where[s] for s in picked]]
-        if self.moa is not None:
-            in_moa = {j: r for r, j in enumerate(self._moa_at)}
-            new._moa_at = [k for k, s in enumerate(picked) if where[s] in in_moa]
-            rows = [in_moa[where[picked[k]]] for k in new._moa_at]
-            new.moa = self.moa.part(rows) if rows else None
-        return new
-
-    @classmethod
-    def join(cls, hosts: Sequence[LearnerHost]) -> LearnerHost:
-        """One host of the slots of ``hosts`` (parts of one run's host), in their order,
-        sharing their replicas as trained so far.
-
-        >>> from distval.learners import parse_learner
-        >>> host = LearnerHost([parse_learner("nb")], [(0, 0), (0, 1), (0, 2)], ["a"], seed=1)
-        >>> joined = LearnerHost.join([host.part([(0, 2)]), host.part([(0, 0), (0, 1)])])
-        >>> joined.slots, joined.models[0] is host.models[2]
-        ([(0, 2), (0, 0), (0, 1)], True)
-        """
-        if not hosts:
-            raise ValueError("join takes one host or more")
-        slots = [s for h in hosts for s in h.slots]
-        if len(set(slots)) < len(slots):
-            raise ValueError("the hosts share a slot")
-        new = copy.copy(hosts[0])
-        new.slots = slots
-        new.models = [m for h in hosts for m in h.models]
-        new._weighted = [w for h in hosts for w in h._weighted]
-        new._categorical = [c for h in hosts for c in h._categorical]
-        new._observing = [o for h in hosts for o in h._observing]
-        new.busy = [b for h in hosts for b in h.busy]
-        new.cost = CostBook.join([h.cost for h in hosts])
-        if any(not np.array_equal(h._pending_rows, new._pending_rows) for h in hosts):
-            raise ValueError("the hosts are at different rows of the stream")
-        new._pending = np.concatenate([h._pending for h in hosts])
-        c = max(h._pending_proba.shape[2] for h in hosts)
-        new._pending_proba = np.concatenate([_wide(h._pending_proba, c) for h in hosts])
-        offsets = np.cumsum([0] + [len(h.slots) for h in hosts]).tolist()
-        new._moa_at = [o + j for h, o in zip(hosts, offsets) for j in h._moa_at]
-        moa = [h.moa for h in hosts if h.moa is not None]
-        new.moa = None if not moa else moa[0] if len(moa) == 1 else type(moa[0]).join(moa)
-        return new
 
     def process(self, batch: Batch) -> Any:
         """Predict-then-learn every row; returns (slots, rows) predictions, -1 = not tested.

@@ -155,6 +155,16 @@ class ADWINState(NamedTuple):
             np.zeros((n_slots, LEVELS, RING)),
         )
 
+    def widths(self) -> np.ndarray:
+        """Each slot's window width (rows), a copy."""
+        out: np.ndarray = self.stat[:, 2].copy()
+        return out
+
+    def detections(self) -> np.ndarray:
+        """The changes each slot's ADWIN has detected, a copy."""
+        out: np.ndarray = self.ticks[:, 1].copy()
+        return out
+
 
 def adwin_settings(delta: float) -> np.ndarray:
     """An ADWIN kernel's settings with river's defaults: delta, clock 32, 5 buckets per

@@ -29,7 +29,7 @@ difference ``acc_A - acc_B`` is the mean of the per-row loss differences in the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,7 +42,17 @@ from distval.metrics.kernels import (
     adwin_values_batch,
     paired_adwin_batch,
 )
-from distval.metrics.trackers import _bucket_counts, _regrow, _room
+from distval.metrics.trackers import (
+    Windows,
+    _bucket_counts,
+    _int_rows,
+    _regrow,
+    _room,
+    window_settings,
+)
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["PAIRED_FORGETTING", "ADWINMeans", "PairedADWIN", "PairedTracker"]
 
@@ -77,8 +87,7 @@ class ADWINMeans:
 
     @property
     def widths(self) -> np.ndarray:
-        out: np.ndarray = self._adwin.stat[:, 2].copy()
-        return out
+        return self._adwin.widths()
 
     @property
     def means(self) -> np.ndarray:
@@ -89,8 +98,7 @@ class ADWINMeans:
 
     @property
     def n_detections(self) -> np.ndarray:
-        out: np.ndarray = self._adwin.ticks[:, 1].copy()
-        return out
+        return self._adwin.detections()
 
 
 class PairedADWIN(Tracker):
@@ -124,10 +132,7 @@ class PairedADWIN(Tracker):
         self._check(y, pred)
         self._bc = _room(self._bc, self._adwin.stat[:, 2], len(y))
         paired_adwin_batch(
-            np.ascontiguousarray(y, dtype=np.int64),
-            np.ascontiguousarray(pred, dtype=np.int64),
-            np.ascontiguousarray(per_ok, dtype=np.int64),
-            self.C, self.P, self._adwin, self._bc, self._params,
+            *_int_rows(y, pred, per_ok), self.C, self.P, self._adwin, self._bc, self._params
         )
 
     def grow(self, n_classes: int) -> None:
@@ -143,8 +148,7 @@ class PairedADWIN(Tracker):
     @property
     def n_detections(self) -> np.ndarray:
         """Changes ADWIN has detected in each comparison's difference."""
-        out: np.ndarray = self._adwin.ticks[:, 1].copy()
-        return out
+        return self._adwin.detections()
 
 
 class PairedTracker:
@@ -158,15 +162,7 @@ class PairedTracker:
     """
 
     def __init__(
-        self,
-        kind: str,
-        n_pairs: int,
-        n_folds: int,
-        n_classes: int = 2,
-        *,
-        window: int = 1000,
-        fading: float = 0.999,
-        adwin_delta: float = 0.002,
+        self, kind: str, n_pairs: int, n_folds: int, n_classes: int = 2, **settings: Unpack[Windows]
     ) -> None:
         if kind not in PAIRED_FORGETTING:
             raise DistvalError(
@@ -177,11 +173,9 @@ class PairedTracker:
         m = self.n_pairs * self.n_folds
         self.tracker: Tracker
         if kind == "adwin":
-            self.tracker = PairedADWIN(m, n_classes, delta=adwin_delta)
+            self.tracker = PairedADWIN(m, n_classes, delta=window_settings(settings)[2])
         else:
-            self.tracker = make_tracker(
-                kind, 2 * m, n_classes, window=window, fading=fading, adwin_delta=adwin_delta
-            )
+            self.tracker = make_tracker(kind, 2 * m, n_classes, **settings)
         self._got: dict[str, np.ndarray] | None = None
         self._accuracy: tuple[np.ndarray, np.ndarray] | None = None
 

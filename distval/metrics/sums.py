@@ -18,11 +18,16 @@ measure that is a function of those sums (a regression task's MAE, RMSE, R²:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from distval.errors import DistvalError, check_open_unit, check_positive_int
 from distval.metrics.kernels import ADWINState, adwin_settings, adwin_sums_batch
-from distval.metrics.trackers import _room
+from distval.metrics.trackers import Windows, _room, window_settings
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["SUM_FORGETTING", "SumWindows"]
 
@@ -47,18 +52,7 @@ class SumWindows:
     ([[2.0, 16.0]], [2.0])
     """
 
-    # Repeat kept: the trackers' keyword signature (window, fading, adwin_delta), alike in shape
-    # only.
-    def __init__(
-        self,
-        kind: str,
-        n_slots: int,
-        n_cells: int,
-        *,
-        window: int = 1000,
-        fading: float = 0.999,
-        adwin_delta: float = 0.002,
-    ) -> None:
+    def __init__(self, kind: str, n_slots: int, n_cells: int, **settings: Unpack[Windows]) -> None:
         if kind not in SUM_FORGETTING:
             raise DistvalError(
                 f"forgetting {kind!r} does not apply to sums of errors; choose one of "
@@ -66,6 +60,7 @@ class SumWindows:
             )
         self.name = kind
         self.n_slots, self.n_cells = n_slots, n_cells
+        window, fading, adwin_delta = window_settings(settings)
         self.size = check_positive_int(window, "window")
         self.factor = check_open_unit(fading, "fading factor")
         self.sums = np.zeros((n_slots, n_cells))

@@ -21,6 +21,8 @@ all the measures.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 import numpy as np
 
 from distval.errors import DistvalError, check_open_unit, check_positive_int
@@ -35,6 +37,9 @@ from distval.metrics.kernels import (
     sliding_batch,
 )
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 __all__ = [
     "MIN_SCORED",
     "ADWINWindow",
@@ -43,12 +48,37 @@ __all__ = [
     "Fading",
     "SlidingWindow",
     "Tracker",
+    "Windows",
     "make_tracker",
+    "window_settings",
 ]
 
 #: A fold's measures are shown (figures, the live line) once it has scored this many rows:
 #: with delayed labels the first looks score a handful of rows (one row: 0 % or 100 %).
 MIN_SCORED = 30
+
+
+class Windows(TypedDict, total=False):
+    """The forgetting mechanisms' settings, as every tracker's keywords take them."""
+
+    #: Rows of the sliding window (``window``).
+    window: int
+    #: Factor of ``fading`` (and ``ewma``'s decay ``1 - fading``).
+    fading: float
+    #: ADWIN's confidence (``adwin``).
+    adwin_delta: float
+
+
+def window_settings(given: Windows) -> tuple[int, float, float]:
+    """``given`` over the defaults, as (window, fading, adwin_delta): the one place they stand.
+
+    >>> window_settings({"fading": 0.99})
+    (1000, 0.99, 0.002)
+    """
+    unknown = set(given) - set(Windows.__annotations__)
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {sorted(unknown)[0]!r}")
+    return given.get("window", 1000), given.get("fading", 0.999), given.get("adwin_delta", 0.002)
 
 
 class Tracker:
@@ -77,8 +107,6 @@ class Tracker:
             C[:, : self.n_classes, : self.n_classes] = self.C
             self.C, self.n_classes = C, n_classes
 
-    # Repeat kept: each numba kernel takes contiguous int64 arrays: its call converts them (alike
-    # the ADWIN tracker's).
     def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         raise NotImplementedError
 
@@ -97,6 +125,22 @@ class Tracker:
             self.grow(top + 1)
 
 
+def _int_rows(
+    y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A batch's labels, predictions and persistent hits as the contiguous int64 arrays the
+    counting kernels take.
+
+    >>> [a.dtype.name for a in _int_rows(np.array([1]), np.array([[1]]), np.array([True]))]
+    ['int64', 'int64', 'int64']
+    """
+    return (
+        np.ascontiguousarray(y, dtype=np.int64),
+        np.ascontiguousarray(pred, dtype=np.int64),
+        np.ascontiguousarray(per_ok, dtype=np.int64),
+    )
+
+
 class Cumulative(Tracker):
     """No forgetting: every tested row counts.
 
@@ -110,13 +154,7 @@ class Cumulative(Tracker):
 
     def update(self, y: np.ndarray, pred: np.ndarray, per_ok: np.ndarray) -> None:
         self._check(y, pred)
-        count_batch(
-            np.ascontiguousarray(y, dtype=np.int64),
-            np.ascontiguousarray(pred, dtype=np.int64),
-            np.ascontiguousarray(per_ok, dtype=np.int64),
-            self.C,
-            self.P,
-        )
+        count_batch(*_int_rows(y, pred, per_ok), self.C, self.P)
 
 
 class Fading(Tracker):
@@ -299,11 +337,7 @@ class _Windowed(Tracker):
                 ring[s, : old - h] = self._ring[s, h:]
                 ring[s, old - h : old] = self._ring[s, :h]
             self._ring, self._head = ring, np.zeros(self.n_slots, dtype=np.int64)
-        return (
-            np.ascontiguousarray(y, dtype=np.int64),
-            np.ascontiguousarray(pred, dtype=np.int64),
-            np.ascontiguousarray(per_ok, dtype=np.int64),
-        )
+        return _int_rows(y, pred, per_ok)
 
     @property
     def widths(self) -> np.ndarray:
@@ -383,15 +417,7 @@ class ADWINWindow(Tracker):
         self._bc = _room(self._bc, self._adwin.stat[:, 2], len(y))
         out = np.zeros(pred.shape if trace else (pred.shape[0], 0))
         adwin_batch(
-            np.ascontiguousarray(y, dtype=np.int64),
-            np.ascontiguousarray(pred, dtype=np.int64),
-            np.ascontiguousarray(per_ok, dtype=np.int64),
-            self.C,
-            self.P,
-            self._adwin,
-            self._bc,
-            self._params,
-            out,
+            *_int_rows(y, pred, per_ok), self.C, self.P, self._adwin, self._bc, self._params, out
         )
         return out
 
@@ -402,14 +428,12 @@ class ADWINWindow(Tracker):
 
     @property
     def widths(self) -> np.ndarray:
-        out: np.ndarray = self._adwin.stat[:, 2].copy()
-        return out
+        return self._adwin.widths()
 
     @property
     def n_detections(self) -> np.ndarray:
         """Changes ADWIN has detected in each slot."""
-        out: np.ndarray = self._adwin.ticks[:, 1].copy()
-        return out
+        return self._adwin.detections()
 
 
 def _bucket_counts(n_slots: int, levels: int, buckets: int, n_classes: int,
@@ -443,16 +467,8 @@ def _regrow(bc: np.ndarray, old: int, new: int, sides: int = 1) -> np.ndarray:
     return out
 
 
-# Repeat kept: the trackers' keyword signature (window, fading, adwin_delta), as PairedWindows
-# and SumWindows take it: alike in shape only.
 def make_tracker(
-    kind: str,
-    n_slots: int,
-    n_classes: int = 2,
-    *,
-    window: int = 1000,
-    fading: float = 0.999,
-    adwin_delta: float = 0.002,
+    kind: str, n_slots: int, n_classes: int = 2, **settings: Unpack[Windows]
 ) -> Tracker:
     """Build the tracker of a forgetting mechanism by name (one of :data:`FORGETTING`).
 
@@ -463,6 +479,7 @@ def make_tracker(
     >>> make_tracker("ewma", n_slots=2, fading=0.99).decay
     0.010000000000000009
     """
+    window, fading, adwin_delta = window_settings(settings)
     if kind == "adwin":
         return ADWINWindow(n_slots, n_classes, delta=adwin_delta)
     if kind == "window":

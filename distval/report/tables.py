@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from distval.results import SavedRun
+from distval.results.saved import VALIDATION_SETTINGS
 from distval.results.summary import rejected_cell
 from distval.statistics.sequential import first_rejections
 
@@ -204,14 +205,7 @@ def config_rows(res: SavedRun) -> tuple[list[str], list[list[str]]]:
         "stream",
         "n_rows",
         "learners",
-        "scheme",
-        "n_folds",
-        "prequential",
-        "fold_choice",
-        "forgetting",
-        "window",
-        "fading",
-        "adwin_delta",
+        *VALIDATION_SETTINGS,
         "alpha",
         "measure",
         "tests",

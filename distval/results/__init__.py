@@ -30,31 +30,14 @@ from __future__ import annotations
 
 from distval.results.memory import EvaluationResult
 from distval.results.reader import SavedRun, load_results
-from distval.results.schema import (
-    EVENT_SCHEMA,
-    FILES,
-    FOLD_SCHEMA,
-    PAIRED_SCHEMA,
-    Q_SCHEMA,
-    SUMMARY_MEASURES,
-    TEST_SCHEMA,
-    VERDICT_SCHEMA,
-    finite_or_none,
-)
+from distval.results.schema import FILES, finite_or_none
 from distval.results.tables import markdown_table, text_table
 from distval.results.writer import ResultWriter, claim_output
 
-# Repeat kept: re-exports results/schema.py's names: the package's public surface lists them
-# again.
+# The Arrow schemas and SUMMARY_MEASURES are read from their one home,
+# distval.results.schema (or distval.columns), not re-exported here.
 __all__ = [
-    "EVENT_SCHEMA",
     "FILES",
-    "FOLD_SCHEMA",
-    "PAIRED_SCHEMA",
-    "Q_SCHEMA",
-    "SUMMARY_MEASURES",
-    "TEST_SCHEMA",
-    "VERDICT_SCHEMA",
     "EvaluationResult",
     "ResultWriter",
     "SavedRun",

@@ -36,20 +36,21 @@ from distval.results.reader import SavedRun, has_table, load_results
 from distval.results.schema import TABLE_SCHEMAS, columns_of, read_table, schemas_of
 from distval.streams.open import BUNDLED, bundled_path
 
-__all__ = ["COMPARED_SETTINGS", "TABLES", "comparison", "export_csv", "load_evaluation"]
+__all__ = [
+    "COMPARED_SETTINGS",
+    "TABLES",
+    "VALIDATION_SETTINGS",
+    "comparison",
+    "export_csv",
+    "load_evaluation",
+]
 
 #: The tables of a results directory: file stem and schema.
 TABLES = TABLE_SCHEMAS
 
-#: The settings two runs must share for their numbers to be compared: the rows evaluated,
-#: how they are split into folds, and what each measure covers. Learners, seeds, tests and
-#: backends may differ.
-# Repeat kept: overlaps report/tables.py's shown settings: that is what a report shows, this what
-# two runs must share.
-COMPARED_SETTINGS = (
-    "stream",
-    "target",
-    "n_rows",
+#: How a run splits the rows into folds and what each measure covers: the settings a
+#: report shows and two compared runs must share.
+VALIDATION_SETTINGS = (
     "scheme",
     "n_folds",
     "prequential",
@@ -58,6 +59,16 @@ COMPARED_SETTINGS = (
     "window",
     "fading",
     "adwin_delta",
+)
+
+#: The settings two runs must share for their numbers to be compared: the rows evaluated,
+#: how they are split into folds, and what each measure covers. Learners, seeds, tests and
+#: backends may differ.
+COMPARED_SETTINGS = (
+    "stream",
+    "target",
+    "n_rows",
+    *VALIDATION_SETTINGS,
     "measure",
     "test_every",
 )

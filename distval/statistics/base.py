@@ -36,7 +36,7 @@ import numpy as np
 
 from distval.errors import DistvalError
 
-__all__ = ["FriedmanResult", "PairedTestResult"]
+__all__ = ["FriedmanResult", "PairedTestResult", "as_numbers"]
 
 
 def scipy_stats() -> Any:
@@ -166,13 +166,29 @@ class FriedmanResult:
 # Input checks
 
 
-def _check_vector(x: Any, name: str) -> np.ndarray:
+def as_numbers(x: Any, name: str, ndim: int, shape: str) -> np.ndarray:
+    """``x`` as a float64 array of ``ndim`` dimensions (``shape`` says which in the message),
+    else one :class:`DistvalError` line.
+
+    >>> as_numbers([[1, 2]], "values", 2, "(streams, learners)").shape
+    (1, 2)
+    >>> as_numbers([1, 2], "values", 2, "(streams, learners)")
+    Traceback (most recent call last):
+    ...
+    distval.errors.DistvalError: `values` must be (streams, learners), got shape (2,)
+    """
+    kind = "a sequence of numbers" if ndim == 1 else "a table of numbers"
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
-        raise DistvalError(f"`{name}` must be a sequence of numbers, got {x!r}") from None
-    if arr.ndim != 1:
-        raise DistvalError(f"`{name}` must be one-dimensional, got shape {arr.shape}")
+        raise DistvalError(f"`{name}` must be {kind}, got {x!r}") from None
+    if arr.ndim != ndim:
+        raise DistvalError(f"`{name}` must be {shape}, got shape {arr.shape}")
+    return arr
+
+
+def _check_vector(x: Any, name: str) -> np.ndarray:
+    arr = as_numbers(x, name, 1, "one-dimensional")
     if arr.size == 0:
         raise DistvalError(f"`{name}` must contain at least one value")
     if not np.isfinite(arr).all():

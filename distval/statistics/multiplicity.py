@@ -20,12 +20,18 @@ least one false "better" grow with the number of pairs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
 from distval.errors import check_open_unit
 
-__all__ = ["e_bh", "holm", "holm_adjusted"]
+__all__ = ["Cited", "cited_fold_tests", "e_bh", "holm", "holm_adjusted"]
+
+#: What a pair's verdict cites: (test, p-value, favours, reject, correction).
+Cited = tuple[str, float, str | None, bool, str | None]
 
 
 def holm_adjusted(pvalues: npt.ArrayLike) -> np.ndarray:
@@ -75,4 +81,33 @@ def e_bh(evalues: npt.ArrayLike, alpha: float = 0.05) -> np.ndarray:
     passing = np.flatnonzero(e[order] >= m / (alpha * k))
     if len(passing):
         out[order[: passing[-1] + 1]] = True
+    return out
+
+
+def cited_fold_tests(
+    tests: Sequence[dict[str, Any]], n_pairs: int, alpha: float
+) -> dict[tuple[str, str], Cited]:
+    """Per pair (learner_a, learner_b): the (test, p-value, favours, reject, correction) of
+    its Wilcoxon row, else its sign row; with several pairs the p-values are Holm-adjusted
+    across the pairs and rejected at ``alpha``.
+
+    >>> rows = [{"test": "wilcoxon", "learner_a": "a", "learner_b": b, "pvalue": p,
+    ...          "reject": p <= 0.05, "favours": "a"} for b, p in (("b", 0.02), ("c", 0.04))]
+    >>> cited = cited_fold_tests(rows, 2, 0.05)
+    >>> [(c[0], round(c[1], 2), c[3], c[4]) for c in cited.values()]
+    [('wilcoxon', 0.04, True, 'Holm'), ('wilcoxon', 0.04, True, 'Holm')]
+    """
+    out: dict[tuple[str, str], Cited] = {}
+    for name in ("wilcoxon", "sign"):
+        chosen = [t for t in tests if t["test"] == name]
+        if not chosen:
+            continue
+        p = np.array([t["pvalue"] for t in chosen], dtype=np.float64)
+        correction = None
+        if n_pairs > 1:
+            p, correction = holm_adjusted(p), "Holm"
+        for t, pv in zip(chosen, p.tolist(), strict=True):
+            reject = bool(pv <= alpha) if correction else bool(t["reject"])
+            out.setdefault((t["learner_a"], t["learner_b"]),
+                           (name, pv, t.get("favours"), reject, correction))
     return out

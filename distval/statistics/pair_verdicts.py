@@ -16,7 +16,7 @@ from distval.columns import PAIRED_SCHEMA, VERDICT_SCHEMA
 from distval.metrics.paired import PairedTracker
 from distval.metrics.probabilistic import LOG_LOSS_FLOOR, PROBA_MEASURES, Scored, ScoreWindows
 from distval.statistics.anytime import DifferenceCS
-from distval.statistics.multiplicity import holm_adjusted
+from distval.statistics.multiplicity import Cited, cited_fold_tests
 from distval.statistics.verdict import Crossing, Evidence, fold_verdict_line, verdict_line
 
 __all__ = ["PAIRED_FIELDS", "VERDICT_FIELDS", "PairVerdicts"]
@@ -192,7 +192,7 @@ class PairVerdicts:
         widths: np.ndarray,
     ) -> list[dict[str, Any]]:
         """One verdict row per pair from the (pairs, folds) differences and widths."""
-        cited = self._cited(tests)
+        cited = cited_fold_tests(tests, len(self.pairs), self.alpha)
         self._evalues = {}
         for t in tests:
             if str(t["test"]).endswith("_evalue"):
@@ -212,29 +212,9 @@ class PairVerdicts:
             )
         return rows
 
-    def _cited(
-        self, tests: Sequence[dict[str, Any]]
-    ) -> dict[tuple[str, str], tuple[str, float, str | None, bool, str | None]]:
-        """Per pair: (test, p-value, favours, reject, correction) of its Wilcoxon (else sign)
-        row; with several pairs the p-values are Holm-adjusted across the pairs."""
-        out: dict[tuple[str, str], tuple[str, float, str | None, bool, str | None]] = {}
-        for name in ("wilcoxon", "sign"):
-            chosen = [t for t in tests if t["test"] == name]
-            if not chosen:
-                continue
-            p = np.array([t["pvalue"] for t in chosen], dtype=np.float64)
-            correction = None
-            if len(self.pairs) > 1:
-                p, correction = holm_adjusted(p), "Holm"
-            for t, pv in zip(chosen, p.tolist()):
-                key = (t["learner_a"], t["learner_b"])
-                reject = bool(pv <= self.alpha) if correction else bool(t["reject"])
-                out.setdefault(key, (name, pv, t.get("favours"), reject, correction))
-        return out
-
     def _verdict(
         self, position: int, p: int, a: str, b: str, folds: np.ndarray, window_rows: float,
-        cited: tuple[str, float, str | None, bool, str | None] | None,
+        cited: Cited | None,
         crossing: int | None,
     ) -> dict[str, Any]:
         cs = self.sequences[p]

@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-# Repeat kept: the names every stream takes from streams/base.py, as synth.py imports them.
 from distval.errors import DistvalError
 from distval.streams.base import (
     Batches,

@@ -41,14 +41,7 @@ import numpy as np
 import pyarrow as pa
 
 from distval.errors import DistvalError
-from distval.streams.base import (
-    Batches,
-    Categories,
-    Stream,
-    _Pass,
-    codes_to_float,
-    encode_labels,
-)
+from distval.streams.base import Batches, Categories, Stream, _Pass, codes_to_float, encode_labels
 
 if TYPE_CHECKING:
     from river.datasets.base import Dataset

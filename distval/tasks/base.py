@@ -40,7 +40,17 @@ import pyarrow as pa
 
 from distval.streams import Stream, open_stream
 
-__all__ = ["CLOSER", "Config", "Learners", "Task", "and_words", "cumulative", "fold_mean"]
+__all__ = [
+    "CLOSER",
+    "Config",
+    "Learners",
+    "PerLearner",
+    "Task",
+    "and_words",
+    "baselines",
+    "cumulative",
+    "fold_mean",
+]
 
 #: A regression verdict's tested quantity: the share of rows on which A's prediction is the
 #: closer less the share on which B's is (printed as "% of rows").
@@ -48,6 +58,8 @@ CLOSER = "closer"
 
 #: A summary's measures: learner -> forgetting -> measure -> {"mean", "std"}.
 Learners = Mapping[str, Mapping[str, Mapping[str, Mapping[str, float | None]]]]
+#: Each learner's measures of one forgetting: {learner: {measure: {"mean": …, "sd": …}}}.
+PerLearner = dict[str, Mapping[str, Mapping[str, float | None]]]
 
 
 class Config(Protocol):
@@ -94,7 +106,7 @@ class Config(Protocol):
     def sequential(self) -> str: ...
 
 
-def cumulative(learners: Learners) -> dict[str, Mapping[str, Mapping[str, float | None]]]:
+def cumulative(learners: Learners) -> PerLearner:
     """Each learner's cumulative measures (over folds), for the learners that have them.
 
     >>> cumulative({"a": {"cumulative": {"accuracy": {"mean": 0.9}}}, "b": {}})
@@ -110,6 +122,30 @@ def fold_mean(measures: Mapping[str, Mapping[str, float | None]], key: str) -> f
     (0.9, None)
     """
     return (measures.get(key) or {}).get("mean")
+
+
+def baselines(
+    learners: Learners, key: str, *others: str
+) -> tuple[PerLearner, float, tuple[float | None, ...]] | None:
+    """Each learner's cumulative measures, with the baselines measured beside them on the same
+    rows (read from the first learner): ``key``'s mean and ``others``' (None where unmeasured).
+    None when no learner has cumulative measures or ``key`` was not measured.
+
+    >>> cum, per, (maj,) = baselines({"a": {"cumulative": {"p_per": {"mean": .8}}}},
+    ...                              "p_per", "p_maj")
+    >>> list(cum), per, maj
+    (['a'], 0.8, None)
+    >>> baselines({"a": {"cumulative": {"p_maj": {"mean": .5}}}}, "p_per") is None
+    True
+    """
+    cum = cumulative(learners)
+    if not cum:
+        return None
+    first = next(iter(cum.values()))
+    value = fold_mean(first, key)
+    if value is None:
+        return None
+    return cum, value, tuple(fold_mean(first, k) for k in others)
 
 
 def and_words(words: Sequence[str]) -> str:

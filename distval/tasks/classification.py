@@ -20,7 +20,7 @@ from typing import Any
 from distval.columns import FOLD_SCHEMA
 from distval.errors import DistvalError
 from distval.metrics import FORGETTING, LOWER_IS_BETTER, MEASURES, PROBA_MEASURES
-from distval.tasks.base import Config, Learners, Task, and_words, cumulative, fold_mean
+from distval.tasks.base import Config, Learners, Task, and_words, baselines, fold_mean
 
 __all__ = ["Classification"]
 
@@ -122,14 +122,11 @@ class Classification(Task):
         ...                           {})["line"].split("; ")[-1]
         'beating it: arf 89.1 %'
         """
-        cum = cumulative(learners)
-        if not cum:
+        got = baselines(learners, "p_per", "p_maj")
+        if got is None:
             return None
+        cum, p_per, (p_maj,) = got
         mean = fold_mean
-        first = next(iter(cum.values()))
-        p_per, p_maj = mean(first, "p_per"), mean(first, "p_maj")
-        if p_per is None:
-            return None
         below = [label for label, m in cum.items()
                  if (mean(m, "kappa_per") or 0.0) <= 0 and mean(m, "accuracy") is not None]
         shown = [names.get(label, label) for label in below]

@@ -32,7 +32,7 @@ after it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -42,7 +42,12 @@ from distval.errors import DistvalError
 from distval.metrics.sums import SUM_FORGETTING, SumWindows
 from distval.streams import Stream
 from distval.streams.regression import open_regression_stream
-from distval.tasks.base import CLOSER, Config, Learners, Task, and_words, cumulative, fold_mean
+from distval.tasks.base import CLOSER, Config, Learners, Task, and_words, baselines, fold_mean
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from distval.metrics.trackers import Windows
 
 __all__ = [
     "REGRESSION_MEASURES",
@@ -161,16 +166,11 @@ class Regression(Task):
         baseline: htr and linreg beat the mean predictor: RMSE 2.450 and 2.910 against
         4.950 on the same rows; the last value 7.000
         """
-        # Repeat kept: opens as Classification.baseline does (the reading is tasks/base.py's); the
-        # measures after differ.
-        cum = cumulative(learners)
-        if not cum:
+        got = baselines(learners, "rmse_mean", "rmse_per")
+        if got is None:
             return None
+        cum, r_mean, (r_per,) = got
         mean = fold_mean
-        first = next(iter(cum.values()))
-        r_mean, r_per = mean(first, "rmse_mean"), mean(first, "rmse_per")
-        if r_mean is None:
-            return None
         rmse = {label: v for label, m in cum.items() if (v := mean(m, "rmse")) is not None}
         if not rmse:
             return None
@@ -301,19 +301,9 @@ class RegressionTracker:
     each slot's absolute error.
     """
 
-    def __init__(
-        self,
-        kind: str,
-        n_slots: int,
-        *,
-        window: int = 1000,
-        fading: float = 0.999,
-        adwin_delta: float = 0.002,
-    ) -> None:
+    def __init__(self, kind: str, n_slots: int, **settings: Unpack[Windows]) -> None:
         self.name = kind
-        self.windows = SumWindows(
-            kind, n_slots, N_CELLS, window=window, fading=fading, adwin_delta=adwin_delta
-        )
+        self.windows = SumWindows(kind, n_slots, N_CELLS, **settings)
 
     def update(
         self, pred: np.ndarray, y: np.ndarray, mean_pred: np.ndarray, prev: np.ndarray,

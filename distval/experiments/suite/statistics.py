@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from distval.errors import DistvalError, check_open_unit
+from distval.statistics.base import as_numbers
 from distval.statistics.friedman import nemenyi_critical_difference
 from distval.statistics.multiplicity import holm_adjusted
 
@@ -57,14 +58,8 @@ def _stats() -> Any:
     return stats
 
 
-# Repeat kept: the 2-D twin of statistics/base.py's _check_vector: its own shape and messages.
 def _table(values: Any) -> np.ndarray:
-    try:
-        table = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise DistvalError(f"`values` must be a table of numbers, got {values!r}") from None
-    if table.ndim != 2:
-        raise DistvalError(f"`values` must be (streams, learners), got shape {table.shape}")
+    table = as_numbers(values, "values", 2, "(streams, learners)")
     if not np.isfinite(table).all():
         raise DistvalError("`values` must contain only finite values")
     return table
@@ -180,8 +175,6 @@ def friedman_iman_davenport(
     return friedman_on_ranks(ranks, alpha=alpha, tie_correction=tie_correction)
 
 
-# Repeat kept: a keyword signature of the same shape as make_tracker's and PairedWindows': alike
-# in shape only.
 def bayesian_signed_rank(
     a: Any,
     b: Any,
