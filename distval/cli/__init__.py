@@ -150,10 +150,10 @@ def handled(call: Callable[[], int]) -> int:
 
 def interrupted() -> int:
     """Say ``distval: interrupted`` on stderr (on a line of its own, after the terminal's
-    ``^C``) and return the status of a program stopped by Ctrl-C, 130. A second Ctrl-C
-    from here on is ignored: the program is ending."""
-    with contextlib.suppress(ValueError):  # not the main thread: nothing to ignore
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ``^C``) and return the status of a program stopped by Ctrl-C, 130. The SIGINT handler
+    is left as it is: :func:`program` remembers a second Ctrl-C while it exits, and a caller
+    of :func:`main` in its own process (a test, a notebook) keeps its Ctrl-C and passes it
+    on to the processes it starts (an ignored SIGINT is inherited)."""
     with contextlib.suppress(OSError, ValueError):  # stderr closed
         print("\ndistval: interrupted", file=sys.stderr, flush=True)
     return 130
