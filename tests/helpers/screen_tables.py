@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from html.parser import HTMLParser
 
 import pandas as pd
 
@@ -140,3 +141,33 @@ def paired_means(res) -> pd.DataFrame:
     both = last.dropna(subset=["value_a", "value_b"]).groupby(["learner_a", "learner_b"],
                                                               sort=False)
     return both[["value_a", "value_b"]].mean().assign(folds=both.size())
+
+
+class HtmlTables(HTMLParser):
+    """Every ``<table>`` of a page as rows of cell texts (``strip``: without the spaces
+    around them); subclasses read more of the page through the same hooks."""
+
+    strip = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            text = "".join(self._cell)
+            self.tables[-1][-1].append(text.strip() if self.strip else text)
+            self._cell = None

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-from html.parser import HTMLParser
 
 import numpy as np
 import pandas as pd
 import pytest
-from screen_tables import check_pair_rows, first_table, markdown_tables, tables
+from screen_tables import HtmlTables, check_pair_rows, first_table, markdown_tables, tables
 
 import distval
 from distval.aggregator.snapshot import Snapshot
@@ -56,7 +55,7 @@ def test_every_surface_shows_the_answers_pair_table(crossing):
     for page in ("summary.md", "report.md"):
         md = markdown_tables((d / page).read_text())
         assert check_pair_rows(res, md["A, all rows"][1:], md["A, recent windows"][1:]) == 1
-    html = _HtmlTables()
+    html = HtmlTables()
     html.feed(res._repr_html_())
     by_head = {t[0][2]: t for t in html.tables if len(t[0]) > 2}
     assert check_pair_rows(res, by_head["A, all rows"][1:],
@@ -147,27 +146,3 @@ def test_describe_prints_shares_in_percent(capsys):
         assert re.fullmatch(r"\d+\.\d %", cells[name]), cells
         assert float(cells[name][:-2]) == pytest.approx(100 * share, abs=0.05 + 1e-9)
     assert not re.search(r"\b0\.\d{4}\b", text), text
-
-
-class _HtmlTables(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tables: list[list[list[str]]] = []
-        self._cell: list[str] | None = None
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "table":
-            self.tables.append([])
-        elif tag == "tr":
-            self.tables[-1].append([])
-        elif tag in ("td", "th"):
-            self._cell = []
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell.append(data)
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self._cell is not None:
-            self.tables[-1][-1].append("".join(self._cell).strip())
-            self._cell = None

@@ -6,46 +6,40 @@ figures as PNGs."""
 from __future__ import annotations
 
 import base64
-from html.parser import HTMLParser
 
 import numpy as np
+from screen_tables import HtmlTables
 
 from distval.experiments.suite.page import suite_html
 from distval.experiments.suite.statistics import compare
 
 
-class _Page(HTMLParser):
+class _Page(HtmlTables):
+    """The tables, and the bold texts and images beside them."""
+
+    strip = False
+
     def __init__(self) -> None:
         super().__init__()
-        self.tables: list[list[list[str]]] = []
         self.bold: list[str] = []
         self.images: list[str] = []
-        self._cell: list[str] | None = None
         self._in_bold = False
 
     def handle_starttag(self, tag, attrs):
-        if tag == "table":
-            self.tables.append([])
-        elif tag == "tr":
-            self.tables[-1].append([])
-        elif tag in ("td", "th"):
-            self._cell = []
-        elif tag == "b":
+        super().handle_starttag(tag, attrs)
+        if tag == "b":
             self._in_bold = True
         elif tag == "img":
             self.images.append(dict(attrs)["src"])
 
     def handle_data(self, data):
-        if self._cell is not None:
-            self._cell.append(data)
+        super().handle_data(data)
         if self._in_bold:
             self.bold.append(data)
 
     def handle_endtag(self, tag):
-        if tag in ("td", "th") and self._cell is not None:
-            self.tables[-1][-1].append("".join(self._cell))
-            self._cell = None
-        elif tag == "b":
+        super().handle_endtag(tag)
+        if tag == "b":
             self._in_bold = False
 
 
