@@ -4,6 +4,7 @@ with one line naming what is missing where MOA learners cannot run (no Java, no 
 from __future__ import annotations
 
 import os
+import signal
 from functools import cache
 
 import pandas as pd
@@ -16,6 +17,17 @@ def moa_missing() -> str | None:
     from distval.learners.moa import jvm
 
     return jvm.missing()
+
+
+def pytest_configure(config):
+    """Commands the tests start get Ctrl-C as from an interactive shell: SIGINT unblocked
+    and not ignored here, since a child inherits both. A test run started in the background
+    by a shell without job control (``(pytest &)``, a script's ``pytest &``) begins with
+    SIGINT ignored, and every SIGINT a test sends its command would then be lost (the
+    command ran to its end, or the test waited out its time-out)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, None):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -78,6 +78,12 @@ class RayStarter:
         self._thread.start()
 
     def _start(self, make: Callable[[], Any], address: str | None) -> None:
+        # What this thread forks (Ray's GCS, raylet, ...) inherits its signal mask, so SIGINT
+        # is blocked there from the fork on. Ray's own preexec_fn blocks it in each process
+        # too, but only once Python runs again in the forked child: a Ctrl-C to the terminal
+        # group in between raised KeyboardInterrupt in that child, and its traceback reached
+        # the command's stderr. The main thread, which does not block it, takes the Ctrl-C.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             self._mark("ray_init_start")
             from distval.ray_backend.session import _start

@@ -238,19 +238,6 @@ def _same_cost(got, want, before):
     assert a["nb"] == pytest.approx(b["nb"], rel=0.5)
 
 
-@pytest.fixture(autouse=True)
-def _children_get_ctrl_c():
-    """Start every command here as an interactive shell would: SIGINT unblocked and not
-    ignored in the process that forks it. A child inherits both, and a test run started in
-    the background (``pytest &`` from a script: the shell ignores SIGINT for it) would
-    otherwise pass SIG_IGN on, so the Ctrl-C these tests send would never arrive."""
-    before = signal.getsignal(signal.SIGINT)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, before if before is not None else signal.default_int_handler)
-
-
 def _handling_sigterm(proc):
     """Wait until ``proc`` handles SIGTERM itself (the command line's handler is set:
     the command is under way), from /proc/PID/status."""

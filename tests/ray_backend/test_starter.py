@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -47,3 +49,30 @@ def test_an_address_that_never_answers_ends_in_a_warning_and_the_in_process_numb
     got = pq.read_table(out / "folds.parquet").to_pandas()
     assert got.drop(columns="run_id", errors="ignore").equals(
         ref.folds().drop(columns="run_id", errors="ignore"))
+
+
+def _child_blocks_sigint() -> bool:
+    """Whether a process forked from the calling thread starts with SIGINT blocked, as the
+    kernel reports it (``SigBlk`` in /proc/PID/status; SIGINT is bit 1)."""
+    status = subprocess.run(["cat", "/proc/self/status"], capture_output=True, text=True,
+                            check=True).stdout
+    mask = next(line.split()[1] for line in status.splitlines() if line.startswith("SigBlk:"))
+    return bool(int(mask, 16) >> (signal.SIGINT - 1) & 1)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
+def test_processes_forked_while_ray_starts_block_ctrl_c_and_the_driver_does_not(ray_local):
+    """Before: Ray's processes block SIGINT only in their preexec_fn, once Python runs again
+    in the forked child, and a Ctrl-C to the terminal group in between raised
+    KeyboardInterrupt there (its traceback on the command's stderr). Now every process the
+    start thread forks is born with SIGINT blocked, while the main thread's are not."""
+    from distval.ray_backend.starter import RayStarter
+
+    starter = RayStarter(_child_blocks_sigint)
+    starter.wait_started()
+    try:
+        assert starter.error is None
+        assert starter.run is True
+        assert not _child_blocks_sigint()
+    finally:
+        starter.close()
