@@ -4,7 +4,9 @@ with one line naming what is missing where MOA learners cannot run (no Java, no 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import tempfile
 from functools import cache
 
 import pandas as pd
@@ -28,6 +30,13 @@ def pytest_configure(config):
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, None):
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    # Ray's temporary root, of this test process alone (and the commands it starts): the
+    # cluster a test's ``cluster_utils.Cluster`` records there, as ``ray start`` does, is
+    # found by those commands only, not by another test process running beside this one
+    # (``-n 2``) nor by a Ray the machine's user runs. Short: Ray's socket paths live in it.
+    if "RAY_TMPDIR" not in os.environ:
+        os.environ["RAY_TMPDIR"] = tempfile.mkdtemp(prefix="dvt-", dir="/tmp")
+        config.add_cleanup(lambda: shutil.rmtree(os.environ.pop("RAY_TMPDIR"), True))
 
 
 def pytest_collection_modifyitems(config, items):

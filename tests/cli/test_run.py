@@ -521,6 +521,8 @@ def test_the_final_text_wraps_at_word_boundaries_on_an_80_column_terminal(
     lines = out.splitlines()
     table = next(i for i, line in enumerate(lines) if line.startswith("learner "))
     sentences = lines[: table - 1] + lines[table + 5 :]
+    # a path cannot wrap (the results line names the temp dir, longer under -n 2)
+    sentences = [ln for ln in sentences if not ln.startswith("results: ")]
     assert all(len(line) <= 80 for line in sentences), [ln for ln in sentences if len(ln) > 80]
     summary = json.loads((out_dir / "summary.json").read_text())
     text = " ".join(line.strip() for line in lines[: table - 1])
