@@ -191,7 +191,7 @@ class RayRun:
 
     @property
     def recoveries(self) -> int:
-        """The actors rebuilt (or replaced while starting) so far."""
+        """Recoveries so far: rebuilds after a death, replacements while starting."""
         return self.recovery.count
 
     def _new_actors(self, states: States | None = None) -> Fleet:

@@ -2,13 +2,13 @@
 checkpoint and the parcels sent since are replayed, so the results are those of a run
 without the fault.
 
-The driver (:class:`~distval.ray_backend.engine.RayRun`) tells a :class:`Recovery` what it
-does: each parcel it sends (:meth:`Recovery.sent`), each state it knows the actors hold (the
-state handed over after the warm-up, the fresh state's recipe, the state after a move:
-:meth:`Recovery.checkpointed`), and every parcel's index, at which a checkpoint is asked of
-the actors every ``checkpoint_every`` parcels (:meth:`Recovery.advance`; kept in the object
-store, owned by the driver). A checkpoint counts once every actor has answered; the parcels
-before it are then forgotten. When a call finds an actor dead, :meth:`Recovery.rebuild`
+The driver (:class:`~distval.ray_backend.engine.RayRun`) tells a :class:`Recovery` each
+parcel it sends (:meth:`Recovery.sent`) and each state it knows the actors hold (the state
+handed over after the warm-up, the fresh state's recipe, the state after a move:
+:meth:`Recovery.checkpointed`); after each parcel :meth:`Recovery.advance` asks the actors
+for a checkpoint every ``checkpoint_every`` parcels (kept in the object store, owned by the
+driver). A checkpoint counts once every actor has answered; the parcels before it are then
+forgotten. When a call finds an actor dead, :meth:`Recovery.rebuild`
 kills the others, starts new actors from that checkpoint and sends them the parcels since
 again; an actor lost while booting is replaced by :meth:`Recovery.replace` (the driver still
 holds the whole state then). After ``max_recoveries`` rebuilds the run stops with a clear
@@ -40,7 +40,7 @@ from distval.errors import DistvalError
 from distval.learners.batch import Batch
 from distval.ray_backend.fleet import Fleet
 
-__all__ = ["Build", "InFlight", "Pending", "Recovery", "States"]
+__all__ = ["Build", "InFlight", "Pending", "Recovery", "Sent", "States"]
 
 #: A state the actors can be rebuilt from: a ref per learner actor and the aggregator's,
 #: or the fresh state's recipe (each actor builds its share itself).
