@@ -28,13 +28,12 @@ busiest actor is more than :data:`MIN_GAIN` further above the mean than a new la
 (:func:`balance_slots`), the replicas move, as trained, to their new actors. The numbers do
 not change; hosts whose replicas are not movable (JVM replicas) stay where they are.
 
-Faults: every ``checkpoint_every`` parcels the driver asks each actor for a copy of its state
-(kept in the object store, owned by the driver); the state handed over after the warm-up is
-the first checkpoint. If an actor dies, all actors are rebuilt from the last complete
-checkpoint and the parcels since then are replayed; the results are the same as without the
-fault. An actor lost while booting is replaced the same way (the driver still holds the
-whole state then). After ``max_recoveries`` rebuilds the run stops with a clear message,
-keeping on disk what was computed.
+Faults: every ``checkpoint_every`` parcels the driver asks each actor for a copy of its state;
+the state handed over after the warm-up is the first checkpoint. If an actor dies, all actors
+are rebuilt from the last complete checkpoint and the parcels since then are replayed, so the
+results are the same as without the fault; an actor lost while booting is replaced; after
+``max_recoveries`` rebuilds the run stops with a clear message. What the driver keeps for
+that, and the rebuild itself, is :mod:`~distval.ray_backend.recovery`.
 
 Checkpoints on disk (``checkpoint_seconds``): when one is due, the driver asks the actors
 for a checkpoint at once and, right after the snapshots of the parcels before it, fetches
@@ -50,10 +49,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import ray
-from ray import ObjectRef
 from ray.exceptions import RayActorError
 
-from distval.aggregator.snapshot import Snapshot
 from distval.config import RunConfig
 from distval.engine.loop import (
     Checkpoint,
@@ -66,12 +63,12 @@ from distval.engine.loop import (
     starting_point,
 )
 from distval.engine.run import Timeline
-from distval.errors import DistvalError
 from distval.learners.batch import Batch
 from distval.learners.host import LearnerHost
 from distval.ray_backend.fleet import Fleet, kept_seconds
 from distval.ray_backend.parcels import PARCEL_SECONDS, ParcelSizer
 from distval.ray_backend.placement import MIN_GAIN, Slot, balance_slots, deal_slots, spread
+from distval.ray_backend.recovery import InFlight, Pending, Recovery, States
 from distval.ray_backend.session import PRIVATE, find_ray, ray_session
 from distval.ray_backend.starter import RayStarter
 from distval.streams import Stream
@@ -159,8 +156,6 @@ class RayRun:
         self.checkpoint_seconds = checkpoint_seconds
         self.every = Every(checkpoint_seconds)
         self.max_in_flight = max_in_flight
-        self.checkpoint_every = checkpoint_every
-        self.max_recoveries = max_recoveries
         self.warm_up_batches = warm_up_batches
         movable = all(spec.movable for spec in config.specs)
         self.rebalance_seconds = rebalance_seconds if movable else None
@@ -178,21 +173,13 @@ class RayRun:
         self._cpus_per_actor = min(1.0, cpus / len(self.groups))
         self._slot_ids = [[i * k + f for i, f in g] for g in self.groups]
         self.actors = self._new_actors()
-        self.recoveries = 0
-        # (state refs, or the fresh state's recipe; first batch after it)
-        self._checkpoint: tuple[list[ObjectRef[Any]] | Fresh, int] = ([], 0)
-        # a checkpoint under way: (refs, oks, index)
-        self._pending: tuple[list[ObjectRef[Any]], list[ObjectRef[bool]], int] | None = None
-        # (index, parcel ref, rows of each batch) since the last complete checkpoint
-        self._log: list[tuple[int, ObjectRef[list[Batch]], list[int]]] = []
-        # (index, rows of each batch, snapshots ref)
-        self._in_flight: deque[tuple[int, list[int], ObjectRef[list[Snapshot | None]]]] = (
-            deque()
-        )
+        #: What a dead actor is rebuilt from, and how (:mod:`~distval.ray_backend.recovery`).
+        self.recovery = Recovery(max_recoveries, checkpoint_every)
+        self._in_flight: deque[InFlight] = deque()
         self._delivered = -1
         self._ends: dict[int, int] = {}  # the row after each parcel
         # a checkpoint to yield right after the parcels before it are delivered
-        self._save: tuple[list[ObjectRef[Any]], list[ObjectRef[bool]], int] | None = None
+        self._save: Pending | None = None
         self.sizer = ParcelSizer(config.batch_size, largest_parcel)
         #: Batches of every parcel sent (replays not counted).
         self.parcels: list[int] = []
@@ -202,7 +189,12 @@ class RayRun:
         self._busy: dict[Slot, float] = {}  # each slot's busy seconds at the last look
         self._looked_at = 0.0
 
-    def _new_actors(self, states: list[ObjectRef[Any]] | Fresh | None = None) -> Fleet:
+    @property
+    def recoveries(self) -> int:
+        """Recoveries so far: rebuilds after a death, replacements while starting."""
+        return self.recovery.count
+
+    def _new_actors(self, states: States | None = None) -> Fleet:
         actors = Fleet(self.config.specs, self._slot_ids, self._cpus_per_actor, self._warm,
                        self.keep_actors)
         if isinstance(states, Fresh):
@@ -213,15 +205,11 @@ class RayRun:
 
     def ready(self) -> bool:
         """Whether every actor has started; actors lost while starting are replaced (one
-        recovery; DistvalError once :attr:`max_recoveries` are spent)."""
+        recovery; DistvalError once ``max_recoveries`` are spent: :meth:`Recovery.replace`)."""
         try:
             return self.actors.ready()
         except RayActorError as exc:
-            self.recoveries += 1
-            if self.recoveries > self.max_recoveries:
-                raise DistvalError(f"a Ray actor could not start: {exc}") from None
-            self.actors.kill()
-            self.actors = self._new_actors()
+            self.actors = self.recovery.replace(self.actors, self._new_actors, exc)
             return False
 
     def _more(self, done: int) -> bool:
@@ -267,7 +255,7 @@ class RayRun:
         handed = [ray.put(p) for p in parts] + [ray.put(local.aggregator)]
         self.every = local.every
         del local, parts
-        self._checkpoint = (handed, 0)  # before the actors get it: they may be lost at once
+        self.recovery.checkpointed(handed, 0)  # before the actors get it: they may be lost
         self.actors.load(handed)
         yield from self._evaluate(itertools.chain([rest], batches))
 
@@ -279,7 +267,7 @@ class RayRun:
         :meth:`~distval.engine.loop.LocalEvaluation.check_movable`."""
         self.timeline.mark("hand_over")
         self._busy, self._looked_at = {}, time.perf_counter()
-        self._checkpoint = (fresh, 0)  # a lost actor starts afresh, as every other does
+        self.recovery.checkpointed(fresh, 0)  # a lost actor starts afresh, as every other does
         whys = self.actors.start(fresh, self._slot_ids)
         try:
             refuse_unmovable(next((w for w in ray.get(whys) if w), None))
@@ -298,7 +286,7 @@ class RayRun:
             rows = [len(batch) for batch in parcel]
             self._ends[index] = parcel[-1].start + rows[-1]
             self.parcels.append(len(rows))
-            self._log.append((index, ref, rows))
+            self.recovery.sent(index, ref, rows)
             self._in_flight.append((index, rows, self.actors.submit(ref)))
             self._advance_checkpoint(index)
             yield from self._drain(self.max_in_flight - 1)
@@ -375,29 +363,15 @@ class RayRun:
             self._recover()  # from the checkpoint before: the old layout, still consistent
             return
         self.groups, self._slot_ids = groups, slot_ids
-        self._checkpoint = ([*states, aggregator], index + 1)
-        self._pending = None
-        self._log = []
+        self.recovery.checkpointed([*states, aggregator], index + 1)
 
     def _advance_checkpoint(self, index: int) -> None:
-        """Complete a checkpoint under way if every actor has answered; start one if due."""
-        if self._pending is not None:
-            refs, oks, first = self._pending
-            ready, _ = ray.wait(oks, num_returns=len(oks), timeout=0)
-            if len(ready) == len(oks):
-                try:
-                    ray.get(oks)
-                    self._checkpoint = (refs, first)
-                    self._log = [e for e in self._log if e[0] >= first]
-                except RayActorError:
-                    pass  # the next drain notices the dead actor and recovers
-                self._pending = None
-        every = self.checkpoint_every
+        """Move the checkpoints on after parcel ``index`` (:meth:`Recovery.advance`); one
+        due on disk is asked for at once and kept to yield (:meth:`_saved`)."""
         save = self._save is None and self.every.due()
-        if self._pending is None and (index % every == every - 1 or save):
-            self._pending = (*self.actors.checkpoint(), index + 1)
-            if save:
-                self._save = self._pending
+        asked = self.recovery.advance(index, self.actors, now=save)
+        if save and asked is not None:
+            self._save = asked
 
     def _saved(self, delivered: int) -> Iterator[Step]:
         """The checkpoint to save as a step, if it is the one right after parcel
@@ -434,18 +408,9 @@ class RayRun:
                 yield from self._saved(index)
 
     def _recover(self) -> None:
-        """Rebuild every actor from the last complete checkpoint and replay the batches since."""
-        self.recoveries += 1
-        if self.recoveries > self.max_recoveries:
-            raise DistvalError(
-                f"a Ray actor died {self.recoveries} times; giving up (results so far are kept)"
-            )
-        self.actors.kill()
-        self._pending = None
-        self.actors = self._new_actors(self._checkpoint[0])
-        self._in_flight = deque(
-            (index, rows, self.actors.submit(ref)) for index, ref, rows in self._log
-        )
+        """Rebuild every actor from the last complete checkpoint and replay the batches since
+        (:meth:`Recovery.rebuild`)."""
+        self.actors, self._in_flight = self.recovery.rebuild(self.actors, self._new_actors)
 
 
 def iter_ray(

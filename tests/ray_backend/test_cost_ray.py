@@ -30,7 +30,7 @@ def test_cost_on_ray_actors_matches_a_busy_loop_and_the_inprocess_bytes(ray_loca
 
 
 def assert_cost_survives_the_kills(result, clean):
-    """A learner actor killed twice mid-stream (``run_with_fault`` in test_engine.py, whose
+    """A learner actor killed twice mid-stream (``run_with_fault`` in test_recovery.py, whose
     delayed-labels test calls this on its run, so one Ray run serves both): its replicas come
     back from the last checkpoint with the cost they had there, so every replica's rows equal
     the in-process run's at every position, its CPU and RAM-hours only grow, and each
