@@ -112,7 +112,8 @@ def test_ci_runs_the_readmes_two_commands():
     ]
     assert set(extras) <= set(optional) and {"test", "moa", "docs"} <= set(extras)
     needed = " ".join(optional["test"] + optional["docs"])
-    steps = ["ruff check .", "mypy", "mkdocs build --strict", "python -m pytest"]
+    steps = ["ruff check .", "mypy", "mkdocs build --strict",
+             "python -m pytest -n 2 --dist loadfile"]
     assert test.split(" && ") == steps
     assert all(tool in needed for tool in ("ruff", "mypy", "mkdocs", "pytest"))
     ci = (root / ".ci" / "run").read_text()

@@ -24,9 +24,14 @@ def test_cost_on_ray_actors_matches_a_busy_loop_and_the_inprocess_bytes(ray_loca
     # same trees, same rows; river's walk of a replica that travelled to an actor (pickled)
     # counts its containers without the spare room they had here: not byte-exact
     assert r["ht"]["bytes_final"] == pytest.approx(lo["ht"]["bytes_final"], rel=0.25)
-    predict = r["busy"]["cpu_predict_s"]
-    # two folds predict every row, each call spending 2 * LEARN_CPU of its thread's CPU
-    assert predict == pytest.approx(2 * rows * 2 * LEARN_CPU, rel=0.10)
+    # Thread CPU, known by construction: two folds predict every row, each call spinning for
+    # 2 * LEARN_CPU, and learn the same Poisson-weighted rows on the actors as here (LEARN_CPU
+    # a call). The split of a batch's CPU into learning and predicting follows their wall
+    # times, which a loaded machine skews, so the whole is checked: at least the predicting,
+    # and the in-process run's total.
+    total = r["busy"]["cpu_s"]
+    assert total >= 2 * rows * 2 * LEARN_CPU
+    assert total == pytest.approx(lo["busy"]["cpu_s"], rel=0.10)
 
 
 def assert_cost_survives_the_kills(result, clean):

@@ -60,7 +60,10 @@ def run_with_fault(kill, *, max_recoveries=3, output_dir=None, opts=None, warm_u
 # kills rebuild every actor from that recipe and replay every parcel. "aggregator": from the
 # checkpoints, the first the state the driver handed over. "moving": a move at every parcel
 # (rebalancing), so a kill finds replicas moved since the first checkpoint.
-@pytest.mark.parametrize("which", ["learner", "aggregator", "moving"])
+# "moving" is slow: the delayed-labels kill below with "moving" kills while replicas move too.
+@pytest.mark.parametrize(
+    "which", ["learner", "aggregator", pytest.param("moving", marks=pytest.mark.slow)]
+)
 def test_a_killed_actor_is_rebuilt_and_results_are_unchanged(ray_local, assert_same_rows, which):
     def kill(actors):
         return actors.aggregator if which == "aggregator" else actors.learners[1]
