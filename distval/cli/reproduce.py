@@ -96,7 +96,7 @@ def _cost(profile: str) -> str:
     """A profile's projected cost as ``--plan`` prints it (reference costs, no cell run).
 
     >>> _cost("paper")
-    '~971 core-hours, ~485 h on 2 cores'
+    '~1,065 core-hours, ~533 h on 2 cores'
     """
     from distval.experiments.type_errors import make_grid, project
 

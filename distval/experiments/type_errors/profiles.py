@@ -33,6 +33,7 @@ __all__ = [
     "REFERENCE_COSTS",
     "REFERENCE_GROWTH",
     "REFERENCE_LEARNERS",
+    "REFERENCE_ROWS",
     "SYNTHETIC",
     "TESTS",
     "GridConfig",
@@ -124,33 +125,49 @@ SHAPE_ROWS = 10_000
 #: The cheap randomised ensemble of the ``quick`` profile (river, no JVM).
 QUICK_LEARNER = "distval.experiments.type_errors:bagged_ht(n_models=2, grace_period=100)"
 #: The same for :data:`FAITHFUL_LEARNER` with training-label noise (four learners per
-#: cell: A, A' and A' trained on noisy labels at two pnoise): one 10,000-row cv cell per
-#: stream, CPU-seconds per 1,000 rows after its first 2,000 (which hold the JVM's start),
-#: by benchmarks/bench_paper_cost.py on this project's 2-core VM (AMD EPYC) under a load
-#: average of 10-21, 2026-12-07 (benchmarks/results/type-errors-paper-cost/): every stream
-#: of the profile; CovType and Poker, not at hand, borrow LED's (:data:`FAITHFUL_COST_SOURCE`).
+#: cell: A, A' and A' trained on noisy labels at two pnoise): one 100,000-row cv cell per
+#: stream (Electricity: its 45,312 rows), CPU-seconds per 1,000 rows after its first 10,000
+#: (which hold the JVM's start), by benchmarks/bench_paper_cost.py on this project's 2-core
+#: VM (AMD EPYC), 2026-12-07 15:09-16:14 UTC, load average 0-16
+#: (benchmarks/results/type-errors-paper-cost/): every stream of the profile; CovType and
+#: Poker, not at hand, borrow LED's (:data:`FAITHFUL_COST_SOURCE`).
 FAITHFUL_REFERENCE_COST = {
-    "Electricity": 1.37,
-    "LED(50000)": 8.13,
-    "SEA(50)": 0.86,
-    "SEA(50000)": 0.60,
-    "HYP(10,0.001)": 1.72,
-    "HYP(10,0.0001)": 1.78,
-    "RBF(0,0)": 1.89,
-    "RBF(50,0.001)": 2.38,
-    "RBF(10,0.001)": 1.95,
-    "RBF(50,0.0001)": 1.92,
-    "RBF(10,0.0001)": 2.01,
+    "Electricity": 1.36,
+    "LED(50000)": 6.85,
+    "SEA(50)": 1.06,
+    "SEA(50000)": 0.90,
+    "HYP(10,0.001)": 2.12,
+    "HYP(10,0.0001)": 2.21,
+    "RBF(0,0)": 2.53,
+    "RBF(50,0.001)": 2.17,
+    "RBF(10,0.001)": 2.33,
+    "RBF(50,0.0001)": 2.64,
+    "RBF(10,0.0001)": 2.69,
 }
 FAITHFUL_COST_SOURCE = {"CovType": "LED(50000)", "Poker": "LED(50000)"}
-#: How the per-row cost grows with the rows (trees grow with the stream), by learner and
-#: stream: (b, factor) where a 1,000,000-row cell costs ``factor`` x its 10,000-row per-row
-#: cost x its rows, and a cell of n rows ``max(1, factor (n / 1e6) ** b)`` times that: a
-#: power law rows^b of the per-row cost fitted on the 10,000-row blocks of one long
-#: LeveragingBag cv cell (benchmarks/results/type-errors-paper-cost/, 2026-12-07; SEA(50)
-#: to 100,000 rows, RBF(50,0.001), which drifts throughout, to 50,000), carried past what
-#: was measured. Streams not measured take the steepest (an upper guess).
-REFERENCE_GROWTH = {FAITHFUL_LEARNER: {"SEA(50)": (0.29, 2.29), "RBF(50,0.001)": (-0.01, 0.89)}}
+#: Rows of the cells :data:`FAITHFUL_REFERENCE_COST` was measured on: a longer cell is
+#: carried by :data:`REFERENCE_GROWTH`.
+REFERENCE_ROWS = 100_000
+#: How the per-row cost changes with the rows (trees grow with the stream; drifts make
+#: LeveragingBag's ADWIN reset them), by learner and stream: (b, factor), where a
+#: 1,000,000-row cell costs ``factor`` x its reference per-row cost x its rows, and a cell of
+#: n > :data:`REFERENCE_ROWS` rows ``factor (n / 1e6) ** b`` times that: a power law rows^b of
+#: the per-row cost fitted on the 10,000-row blocks of the same 100,000-row cells, carried
+#: 10x past what was measured. Streams not measured take the steepest (an upper guess).
+REFERENCE_GROWTH = {
+    FAITHFUL_LEARNER: {
+        "SEA(50)": (0.29, 1.86),
+        "SEA(50000)": (0.35, 2.10),
+        "HYP(10,0.001)": (-0.03, 0.95),
+        "HYP(10,0.0001)": (0.21, 1.54),
+        "RBF(0,0)": (0.22, 1.58),
+        "RBF(50,0.001)": (0.03, 1.07),
+        "RBF(10,0.001)": (0.03, 1.05),
+        "RBF(50,0.0001)": (0.07, 1.15),
+        "RBF(10,0.0001)": (0.11, 1.25),
+        "LED(50000)": (-0.10, 0.82),
+    }
+}
 #: Reference per-row costs by learner (:func:`~distval.experiments.type_errors.project`).
 REFERENCE_COSTS = {
     ENSEMBLE: REFERENCE_COST,
