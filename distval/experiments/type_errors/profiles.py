@@ -81,20 +81,21 @@ REFERENCE_COST = {
     "RBF(10,0.0001)": 0.66,
 }
 #: The same for the ``quick`` profile's learner (:data:`QUICK_LEARNER`) at 3,000 rows: the
-#: mean over the 157 cells of benchmarks/results/type-errors-quick that recorded their CPU
-#: time (2-core machine, shared).
+#: mean over the 165 cells of benchmarks/results/type-errors-quick (every look recorded),
+#: 2026-12-07, this project's 2-core VM (AMD EPYC) shared, load average 4-19, one process
+#: under nice.
 QUICK_REFERENCE_COST = {
-    "Electricity": 3.16,
-    "LED(50000)": 20.58,
-    "SEA(50)": 2.02,
-    "SEA(50000)": 1.93,
-    "HYP(10,0.001)": 3.42,
-    "HYP(10,0.0001)": 3.66,
-    "RBF(0,0)": 3.43,
-    "RBF(50,0.001)": 3.49,
-    "RBF(10,0.001)": 3.72,
-    "RBF(50,0.0001)": 3.67,
-    "RBF(10,0.0001)": 3.80,
+    "Electricity": 1.40,
+    "LED(50000)": 11.16,
+    "SEA(50)": 0.97,
+    "SEA(50000)": 0.97,
+    "HYP(10,0.001)": 1.70,
+    "HYP(10,0.0001)": 1.88,
+    "RBF(0,0)": 1.75,
+    "RBF(50,0.001)": 1.78,
+    "RBF(10,0.001)": 1.77,
+    "RBF(50,0.0001)": 1.70,
+    "RBF(10,0.0001)": 1.88,
 }
 COST_SOURCE = {"CovType": "LED(50000)", "Poker": "LED(50000)"}
 #: Rows of the real streams when read whole (UCI / MOA files).
