@@ -10,7 +10,10 @@ directory and prints, in Markdown, each conclusion with our numbers and the pape
 4. split validation has the least power;
 5. bootstrap costs the least CPU per unit of power (CPU-s per cell / mean power).
 
-Usage: ``python benchmarks/type_errors_conclusions.py benchmarks/results/type-errors-standard``
+The Sign test's rows are those of the grid's own sign rule (``sign_method`` in
+``grid.json``: ``sign_exact`` or ``sign_critical``).
+
+Usage: ``python benchmarks/type_errors_conclusions.py benchmarks/results/type-errors-quick``
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ def conclusions(out: Path) -> str:
     t2 = pd.read_csv(out / "table2.csv")
     t2 = t2[~t2.row.str.startswith("avg time")]
     cells = [json.loads(x) for x in (out / "cells.jsonl").read_text().splitlines() if x.strip()]
+    sign = "sign_" + json.loads((out / "grid.json").read_text()).get("sign_method", "exact")
     lines = ["| conclusion | ours | paper | holds |", "|---|---|---|---|"]
 
     def add(what: str, ours: str, ref: str, ok: bool) -> None:
@@ -46,14 +50,14 @@ def conclusions(out: Path) -> str:
         f"mean {mc.paper.mean():.2f}, min {mc.paper.min():.2f}",
         bool(mc.ours.mean() >= 0.40),
     )
-    fold = pd.concat([_entries(t2, "sign", "none"), _entries(t2, "wilcoxon", "none")])
+    fold = pd.concat([_entries(t2, sign, "none"), _entries(t2, "wilcoxon", "none")])
     add(
         "Sign/Wilcoxon type I <= 0.15 (12 entries)",
         f"max {fold.ours.max():.2f}, mean {fold.ours.mean():.2f}",
         f"max {fold.paper.max():.2f}, mean {fold.paper.mean():.2f}",
         bool(fold.ours.max() <= 0.15),
     )
-    s, w = _entries(t2, "sign", "change"), _entries(t2, "wilcoxon", "change")
+    s, w = _entries(t2, sign, "change"), _entries(t2, "wilcoxon", "change")
     key = ["pnoise", "scheme"]
     s = s.assign(variant=s.row.str.split(" ").str[1]).sort_values(["variant", *key])
     w = w.assign(variant=w.row.str.split(" ").str[1]).sort_values(["variant", *key])
@@ -86,7 +90,7 @@ def conclusions(out: Path) -> str:
         s_o == n_o,
     )
     cpu = pd.DataFrame(cells).groupby("scheme")["cpu_seconds"].mean()
-    pw = power[power.row.str.startswith(("sign", "wilcoxon"))].groupby("scheme")
+    pw = power[power.row.str.startswith((sign + " ", "wilcoxon "))].groupby("scheme")
     ours_pw, paper_pw = pw.ours.mean(), pw.paper.mean()
     secs = {
         sc: np.mean([paper.TABLE2_SECONDS[p][(c, sc)] for p in (False, True) for c in (0.05, 0.1)])

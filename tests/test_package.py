@@ -127,20 +127,26 @@ def test_ci_runs_the_readmes_two_commands():
 
 
 def test_the_corrections_page_states_the_stored_grids_as_they_are():
-    """Issue 30 item 7: each committed type I/II grid named on docs/defects-notes.md holds
-    the number of cells the page states, counted here from its cells.jsonl and grid.json."""
+    """Each committed type I/II grid (a ``benchmarks/results/type-errors-*`` folder with a
+    grid.json) is on docs/defects-notes.md, and none that is not: with the number of cells
+    the page states, counted here from its cells.jsonl and grid.json, the number of them
+    that recorded every look and their mean CPU seconds."""
     import json
     import re
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     page = (root / "docs" / "defects-notes.md").read_text()
-    rows = re.findall(r"\| `(benchmarks/results/type-errors-[a-z-]+)` \| (\d+) of (\d+) \|", page)
-    assert len(rows) == 4
-    for directory, done, planned in rows:
+    rows = re.findall(r"\| `(benchmarks/results/type-errors-[a-z-]+)` \| (\d+) of (\d+) \| "
+                      r"(?:all )?(\d+) \| ([\d.]+) \|", page)
+    grids = sorted(str(p.parent.relative_to(root))
+                   for p in (root / "benchmarks" / "results").glob("type-errors-*/grid.json"))
+    assert sorted(d for d, *_ in rows) == grids and len(grids) >= 2
+    for directory, done, planned, with_looks, cpu in rows:
         d = root / directory
         grid = json.loads((d / "grid.json").read_text())
-        keys = {json.loads(line)["key"] for line in (d / "cells.jsonl").read_text().splitlines()}
+        cells = [json.loads(line) for line in (d / "cells.jsonl").read_text().splitlines()]
         assert int(planned) == len(grid["streams"]) * grid["runs"] * len(grid["schemes"])
-        assert int(done) == len(keys)
-    assert "complete (330 of 330 cells)" in page
+        assert int(done) == len({c["key"] for c in cells})
+        assert int(with_looks) == sum(len(c.get("looks", ())) == grid["looks"] for c in cells)
+        assert float(cpu) == round(sum(c["cpu_seconds"] for c in cells) / len(cells), 1)

@@ -10,8 +10,14 @@ from distval.experiments import bifet2015 as paper
 from distval.experiments.type_errors import GridConfig
 
 CHEAP = "distval.experiments.type_errors:bagged_ht(n_models=2, grace_period=50)"
-#: The quick profile's committed result, written before per-look recording (issue 18).
-QUICK = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "type-errors-quick"
+ROOT = Path(__file__).resolve().parents[2]
+#: The quick profile's committed result (``distval reproduce type-errors --profile quick``,
+#: every decision recorded at each of its 20 looks).
+QUICK = ROOT / "benchmarks" / "results" / "type-errors-quick"
+#: Three cells of the quick profile (SEA(50), run 0) and their grid.json as the first
+#: harness wrote them (commit cd9361b), before per-look recording: the format a directory
+#: written then still has.
+BEFORE_LOOKS = ROOT / "tests" / "data" / "type-errors-quick-before-looks"
 #: Fields a cell's rows gained with per-look recording (issue 18).
 PER_LOOK = ("pvalues", "decisions", "ever_reject", "spending_reject")
 

@@ -63,10 +63,11 @@ STANDARD_ROWS = 50_000
 
 #: Measured CPU-seconds per 1,000 rows of one cell (one pass, both learners, 10 folds, mean
 #: over bootstrap, cv and split) of :data:`ENSEMBLE` at 50,000 rows: the first 36 cells of
-#: benchmarks/results/type-errors-standard, on this project's 2-core machine under a load
-#: average of 5-27 (so possibly above an idle machine's). :func:`project` uses it when no
-#: finished cell of the grid is at hand; CovType and Poker, never measured, borrow the
-#: dearest stream's cost (``COST_SOURCE``).
+#: the standard grid of commit c118faa (benchmarks/results/type-errors-standard, no longer
+#: committed), on this project's 2-core machine under a load average of 5-27 (so possibly
+#: above an idle machine's). :func:`project` uses it when no finished cell of the grid is
+#: at hand; CovType and Poker, never measured, borrow the dearest stream's cost
+#: (``COST_SOURCE``).
 REFERENCE_COST = {
     "Electricity": 0.40,
     "LED(50000)": 2.58,
@@ -81,20 +82,21 @@ REFERENCE_COST = {
     "RBF(10,0.0001)": 0.66,
 }
 #: The same for the ``quick`` profile's learner (:data:`QUICK_LEARNER`) at 3,000 rows: the
-#: mean over the 157 cells of benchmarks/results/type-errors-quick that recorded their CPU
-#: time (2-core machine, shared).
+#: mean over the 165 cells of benchmarks/results/type-errors-quick (every look recorded),
+#: 2026-12-07, this project's 2-core VM (AMD EPYC) shared, load average 4-19, one process
+#: under nice.
 QUICK_REFERENCE_COST = {
-    "Electricity": 3.16,
-    "LED(50000)": 20.58,
-    "SEA(50)": 2.02,
-    "SEA(50000)": 1.93,
-    "HYP(10,0.001)": 3.42,
-    "HYP(10,0.0001)": 3.66,
-    "RBF(0,0)": 3.43,
-    "RBF(50,0.001)": 3.49,
-    "RBF(10,0.001)": 3.72,
-    "RBF(50,0.0001)": 3.67,
-    "RBF(10,0.0001)": 3.80,
+    "Electricity": 1.40,
+    "LED(50000)": 11.16,
+    "SEA(50)": 0.97,
+    "SEA(50000)": 0.97,
+    "HYP(10,0.001)": 1.70,
+    "HYP(10,0.0001)": 1.88,
+    "RBF(0,0)": 1.75,
+    "RBF(50,0.001)": 1.78,
+    "RBF(10,0.001)": 1.77,
+    "RBF(50,0.0001)": 1.70,
+    "RBF(10,0.0001)": 1.88,
 }
 COST_SOURCE = {"CovType": "LED(50000)", "Poker": "LED(50000)"}
 #: Rows of the real streams when read whole (UCI / MOA files).
@@ -105,7 +107,7 @@ REAL_ROWS = {"Electricity": 45_312, "CovType": 581_012, "Poker": 829_201}
 #: (each tree sees Poisson(1) copies of every row). Measured at 20,000 rows (one cv cell):
 #: 4-12x less CPU than MOA's AdaptiveRandomForest with ten trees (Electricity 10.4 vs 57.0,
 #: LED(50000) 30.7 vs 124.5, SEA(50) 2.1 vs 26.0 CPU-s), which would not fit 50,000 rows
-#: x 10 runs in 90 minutes on two cores (benchmarks/results/type-errors-standard/README.md).
+#: x 10 runs in 90 minutes on two cores (the standard grid's README, commit 46abe46).
 ENSEMBLE = "moa:meta.OzaBag -l trees.HoeffdingTree -s 10"
 #: The learner of the ``paper`` profile: bifet2015 §4.1 trains its pairs "with random
 #: forests" and cites leveraging bagging for them (its reference [4]); MOA's

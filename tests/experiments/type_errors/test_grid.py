@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from type_error_grids import QUICK, needs_moa, tiny
+from type_error_grids import BEFORE_LOOKS, needs_moa, tiny
 
 from distval.errors import DistvalError
 from distval.experiments import bifet2015 as paper
@@ -148,9 +148,9 @@ def test_standard_profile_two_cells_finish_and_resume(tmp_path):
 def test_old_cells_without_looks_resume_and_stay_out_of_the_peeking_tables(tmp_path):
     """A directory written before per-look recording resumes: its cells count in Tables 2-4
     and only the new cells in the peeking tables."""
-    stored = [json.loads(x) for x in (QUICK / "cells.jsonl").read_text().splitlines()]
+    stored = [json.loads(x) for x in (BEFORE_LOOKS / "cells.jsonl").read_text().splitlines()]
     keep = [c for c in stored if c["key"] in ("SEA(50)|0|bootstrap", "SEA(50)|0|cv")]
-    old = json.loads((QUICK / "grid.json").read_text())
+    old = json.loads((BEFORE_LOOKS / "grid.json").read_text())
     assert "looks" not in old
     (tmp_path / "grid.json").write_text(json.dumps(old))
     (tmp_path / "cells.jsonl").write_text("".join(json.dumps(c) + "\n" for c in keep))
