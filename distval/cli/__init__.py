@@ -141,11 +141,21 @@ def handled(call: Callable[[], int]) -> int:
             return 2
         return reader_gone()
     except DistvalError as exc:
-        print(f"distval: error: {one_line(str(exc))}", file=sys.stderr)
-        return 2
+        refused = one_line(str(exc))
     except OSError as exc:  # the machine's: a full or read-only disk, a path under a file
-        print(f"distval: error: {one_line(os_error(exc))}", file=sys.stderr)
-        return 2
+        refused = one_line(os_error(exc))
+    return _refused(refused)  # out of the except block: its traceback is let go
+
+
+def _refused(line: str) -> int:
+    """Print ``distval: error: LINE``; exit status 2. The refused command's frames (in
+    cycles, once its traceback is let go) may still hold an open pyarrow reader whose
+    read-ahead thread, met at the interpreter's exit, aborted the process now and then
+    ("terminate called without an active exception", status -6, apache/arrow#34314):
+    collected here, while Arrow is whole."""
+    print(f"distval: error: {line}", file=sys.stderr)
+    gc.collect()
+    return 2
 
 
 def interrupted() -> int:
