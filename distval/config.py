@@ -18,7 +18,7 @@ from distval.routing.validation import FOLD_CHOICES, SCHEMES, Validation
 from distval.statistics.sequential import SEQUENTIAL, SPENDING
 from distval.streams.delimited import na_vocabulary
 from distval.streams.iterable import stream_name
-from distval.streams.open import INFINITE
+from distval.streams.open import INFINITE, check_stream_path
 from distval.tasks import TASK_OBJECTS, TASKS, resolve_task, task_named
 
 __all__ = ["CONFIG_FORMAT", "TASKS", "TESTS", "RunConfig", "current_keys", "read_config"]
@@ -324,6 +324,7 @@ class RunConfig:
         object.__setattr__(self, "learners", learners)
         if isinstance(self.stream, os.PathLike):
             object.__setattr__(self, "stream", os.fspath(self.stream))
+        check_stream_path(self.stream)  # before the learners: a MOA one starts the JVM
         specs = [learner_spec(t) for t in learners]
         if self.null_twin is not None:
             learners, specs, given = self._with_twin(learners, specs, given)

@@ -148,13 +148,9 @@ def handled(call: Callable[[], int]) -> int:
 
 
 def _refused(line: str) -> int:
-    """Print ``distval: error: LINE``; exit status 2. The refused command's frames (in
-    cycles, once its traceback is let go) may still hold an open pyarrow reader whose
-    read-ahead thread, met at the interpreter's exit, aborted the process now and then
-    ("terminate called without an active exception", status -6, apache/arrow#34314):
-    collected here, while Arrow is whole."""
+    """Print ``distval: error: LINE``; exit status 2 (the frames of the refused command are
+    let go: :func:`program` collects them before the process exits)."""
     print(f"distval: error: {line}", file=sys.stderr)
-    gc.collect()
     return 2
 
 
@@ -308,6 +304,13 @@ def program() -> NoReturn:
         status = command()
     except KeyboardInterrupt:  # outside every command's own handling (after it, say)
         status = interrupted()
+    if status == 2:
+        # A refused command's frames (in cycles, once its traceback was let go) may still
+        # hold an open pyarrow reader whose read-ahead thread, met at the exit, aborted the
+        # process now and then ("terminate called without an active exception", status -6,
+        # apache/arrow#34314): collected here, while Arrow is whole. Once per process, not
+        # in handled(): a collection there cost 10-200 ms a refusal in a long-lived caller.
+        gc.collect()
     late: list[int] = []
     try:
         signal.signal(signal.SIGINT, lambda signum, frame: late.append(signum))

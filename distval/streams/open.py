@@ -18,7 +18,9 @@ from distval.streams.iterable import IterableStream
 from distval.streams.parquet import ParquetStream
 from distval.streams.synth import DEFAULT_N, GeneratorStream
 
-__all__ = ["BUNDLED", "FILE_EXTENSIONS", "INFINITE", "bundled_path", "open_stream"]
+__all__ = [
+    "BUNDLED", "FILE_EXTENSIONS", "INFINITE", "bundled_path", "check_stream_path", "open_stream",
+]
 
 #: Names of the bundled data sets (aliases included) -> file name in ``distval/data``.
 BUNDLED = {"elec2": "elec2.parquet", "electricity": "elec2.parquet"}
@@ -115,6 +117,26 @@ def open_stream(
 
 #: What an infinite feature value does (``--inf``): an error, or a missing value.
 INFINITE = ("refuse", "missing")
+
+
+def check_stream_path(spec: object) -> None:
+    """Refuse, before any costlier check (a MOA learner starts the JVM), a stream spec that
+    names a file that is not there: the same line :func:`open_stream` gives.
+
+    >>> check_stream_path("sea"); check_stream_path("elec2")
+    >>> check_stream_path("no/such.csv")
+    Traceback (most recent call last):
+    distval.errors.DistvalError: no such file: no/such.csv
+    """
+    if isinstance(spec, os.PathLike):
+        spec = os.fspath(spec)
+    if not isinstance(spec, str) or not spec.strip() or spec.strip().lower() in BUNDLED:
+        return
+    text = spec.strip()
+    if _extension(text) is not None:
+        check_file(text)
+    elif (_PATHLIKE.fullmatch(text) or "/" in text or "\\" in text) and not os.path.exists(text):
+        raise DistvalError(f"no such file: {text}")
 
 
 def _open(

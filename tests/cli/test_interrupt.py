@@ -158,7 +158,10 @@ _RUN_OWN = {"elapsed_seconds", "rows_per_second", "evaluated_by", "backend", "ti
             "cost"}  # cost: CPU seconds differ run to run (the cost table is compared above)
 
 
-@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+# SIGTERM's resume is slow: a SIGTERM closes the results as Ctrl-C does
+# (test_sigterm_closes_the_results_like_ctrl_c) and a Ctrl-C's resume is exact
+# (test_ctrl_c_while_ray_starts_names_the_resume_and_the_resume_is_exact).
+@pytest.mark.parametrize("how", [pytest.param("SIGTERM", marks=pytest.mark.slow), "SIGKILL"])
 @pytest.mark.parametrize(
     "backend",
     ["inprocess", pytest.param("ray", marks=[pytest.mark.ray, pytest.mark.slow])],

@@ -249,6 +249,25 @@ def test_the_command_exits_quickly_only_after_the_results_are_written(tmp_path):
     assert len(folds[folds["position"] == 600]) == 2 * 2 * 2  # learners x folds x forgetting
 
 
+@pytest.mark.moa
+def test_a_missing_stream_file_is_refused_before_a_moa_learner_starts_the_jvm(tmp_path):
+    """The stream's path is checked before the learners: on a machine whose MOA host is
+    not compiled yet, a typo in ``--stream`` is one line at once, with nothing compiled."""
+    import os
+    import sys
+
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "distval.cli", "run", "--stream", str(tmp_path / "missing.csv"),
+         "--learners", "moa:bayes.NaiveBayes", "nb", "--no-progress", "--backend", "inprocess",
+         "--output", str(tmp_path / "out")],
+        capture_output=True, text=True, env=env, timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"distval: error: no such file: {tmp_path / 'missing.csv'}"]
+    assert not (tmp_path / "cache" / "distval" / "moa").exists()  # no MOA host compiled
+
+
 def _program(code: str) -> subprocess.CompletedProcess[str]:
     import sys
 

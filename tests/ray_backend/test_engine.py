@@ -179,6 +179,7 @@ DELAYED = [
 ]
 
 
+@pytest.mark.slow  # test_recovery's killed-actor runs of both DELAYED options cover it
 @pytest.mark.parametrize("opts", DELAYED)
 def test_delayed_labels_on_ray_equal_in_process(ray_local, assert_same_rows, opts):
     local = distval.evaluate(**SMALL | opts)

@@ -29,7 +29,7 @@ from distval.streams import open_stream
 @pytest.fixture(scope="module")
 def crossing(tmp_path_factory):
     d = tmp_path_factory.mktemp("crossing")
-    res = distval.evaluate(stream="sea", n_rows=20000, n_folds=10, test_every=2000,
+    res = distval.evaluate(stream="sea", n_rows=12000, n_folds=6, test_every=2000,
                            learners={"sgd": "sklearn:SGDClassifier(loss='log_loss')",
                                      "nb": "nb"}, output_dir=d)
     make_report(d)
