@@ -130,9 +130,9 @@ def check_stream_path(spec: object) -> None:
     """
     if isinstance(spec, os.PathLike):
         spec = os.fspath(spec)
-    if not isinstance(spec, str) or not spec.strip() or spec.strip().lower() in BUNDLED:
+    text = spec.strip() if isinstance(spec, str) else ""
+    if not text or text.lower() in BUNDLED:
         return
-    text = spec.strip()
     if _extension(text) is not None:
         check_file(text)
     elif (_PATHLIKE.fullmatch(text) or "/" in text or "\\" in text) and not os.path.exists(text):
@@ -161,15 +161,13 @@ def _open(
         raise DistvalError("the stream spec is empty")
     if text.lower() in BUNDLED:
         return ParquetStream(bundled_path(text), target=target, limit=n_rows, name="elec2")
+    check_stream_path(text)
     ext = _extension(text)
     if ext is not None:
-        check_file(text)
         if FILE_EXTENSIONS[ext] is CsvStream:
             return CsvStream(text, target=target, limit=n_rows, na_values=na_values)
         return FILE_EXTENSIONS[ext](text, target=target, limit=n_rows)
     if os.path.exists(text) or _PATHLIKE.fullmatch(text) or "/" in text or "\\" in text:
-        if not os.path.exists(text):
-            raise DistvalError(f"no such file: {text}")
         raise DistvalError(
             f"unsupported file type: {text}; supported extensions: {', '.join(FILE_EXTENSIONS)}"
         )
