@@ -325,6 +325,7 @@ class RunConfig:
         if isinstance(self.stream, os.PathLike):
             object.__setattr__(self, "stream", os.fspath(self.stream))
         check_stream_path(self.stream)  # before the learners: a MOA one starts the JVM
+        self._check_options()  # the same: every check that needs no learner
         specs = [learner_spec(t) for t in learners]
         if self.null_twin is not None:
             learners, specs, given = self._with_twin(learners, specs, given)
@@ -336,6 +337,26 @@ class RunConfig:
             "_specs",
             [dataclasses.replace(s, label=lab) for s, lab in zip(specs, labels)],
         )
+        self._check_task()
+        task = task_named(self.task)
+        if self.measure not in task.compared:
+            task.check(self)  # refuses the measure, naming what it is for
+        if self.tests is None:
+            tests: tuple[str, ...] = task.default_tests(len(learners))
+        else:
+            tests = tuple(self.tests)
+            if tests and len(learners) < 2:
+                raise DistvalError(
+                    f"the tests {', '.join(tests)} compare learners: give at least 2 learners, "
+                    f"got {len(learners)}"
+                )
+        object.__setattr__(self, "tests", tests)
+        self._check_sequential()
+        task.check(self)
+
+    def _check_options(self) -> None:
+        """The options checked without the learners (before them: a MOA learner starts the
+        JVM and, the first time, compiles its host)."""
         self.validation  # noqa: B018 - validates scheme, folds and fold choice
         if self.na_values is not None:
             object.__setattr__(self, "na_values", na_vocabulary(self.na_values)[1:])
@@ -350,10 +371,6 @@ class RunConfig:
             raise DistvalError(
                 f"unknown forgetting {self.forgetting!r}; choose one of {', '.join(FORGETTING)}"
             )
-        self._check_task()
-        task = task_named(self.task)
-        if self.measure not in task.compared:
-            task.check(self)  # refuses the measure, naming what it is for
         for name in ("window", "test_every", "batch_size"):
             check_positive_int(getattr(self, name), name)
         if self.n_rows is not None:
@@ -372,21 +389,9 @@ class RunConfig:
             raise DistvalError(
                 f"unknown sign-test method {self.sign_method!r}; choose exact or critical"
             )
-        if self.tests is None:
-            tests: tuple[str, ...] = task.default_tests(len(learners))
-        else:
-            tests = tuple(self.tests)
-            unknown = [t for t in tests if t not in TESTS]
-            if unknown:
-                raise DistvalError(f"unknown test {unknown[0]!r}; choose among {', '.join(TESTS)}")
-            if tests and len(learners) < 2:
-                raise DistvalError(
-                    f"the tests {', '.join(tests)} compare learners: give at least 2 learners, "
-                    f"got {len(learners)}"
-                )
-        object.__setattr__(self, "tests", tests)
-        self._check_sequential()
-        task.check(self)
+        unknown = [t for t in self.tests or () if t not in TESTS]
+        if unknown:
+            raise DistvalError(f"unknown test {unknown[0]!r}; choose among {', '.join(TESTS)}")
 
     def _check_task(self) -> None:
         """Resolve ``task`` (:func:`~distval.tasks.resolve_task`); the measure left at

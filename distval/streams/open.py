@@ -121,12 +121,18 @@ INFINITE = ("refuse", "missing")
 
 def check_stream_path(spec: object) -> None:
     """Refuse, before any costlier check (a MOA learner starts the JVM), a stream spec that
-    names a file that is not there: the same line :func:`open_stream` gives.
+    names a file that is not there or whose type distval does not read: the same lines
+    :func:`open_stream` gives.
 
     >>> check_stream_path("sea"); check_stream_path("elec2")
     >>> check_stream_path("no/such.csv")
     Traceback (most recent call last):
     distval.errors.DistvalError: no such file: no/such.csv
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile(suffix=".txt") as f:
+    ...     check_stream_path(f.name)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    distval.errors.DistvalError: unsupported file type: ....txt; supported extensions: .parquet, ...
     """
     if isinstance(spec, os.PathLike):
         spec = os.fspath(spec)
@@ -135,8 +141,15 @@ def check_stream_path(spec: object) -> None:
         return
     if _extension(text) is not None:
         check_file(text)
-    elif (_PATHLIKE.fullmatch(text) or "/" in text or "\\" in text) and not os.path.exists(text):
+        return
+    exists = os.path.exists(text)
+    if not (exists or _PATHLIKE.fullmatch(text) or "/" in text or "\\" in text):
+        return  # a generator's spec
+    if not exists:
         raise DistvalError(f"no such file: {text}")
+    raise DistvalError(
+        f"unsupported file type: {text}; supported extensions: {', '.join(FILE_EXTENSIONS)}"
+    )
 
 
 def _open(
@@ -167,10 +180,6 @@ def _open(
         if FILE_EXTENSIONS[ext] is CsvStream:
             return CsvStream(text, target=target, limit=n_rows, na_values=na_values)
         return FILE_EXTENSIONS[ext](text, target=target, limit=n_rows)
-    if os.path.exists(text) or _PATHLIKE.fullmatch(text) or "/" in text or "\\" in text:
-        raise DistvalError(
-            f"unsupported file type: {text}; supported extensions: {', '.join(FILE_EXTENSIONS)}"
-        )
     if target is not None:
         raise DistvalError(
             f"target={target!r} applies to file streams only; {text!r} is a generator"

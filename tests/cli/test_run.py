@@ -135,8 +135,21 @@ CASES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def moa_host():
+    """The MOA batch host compiled, where the ``moa`` extra and a JDK are there: the default
+    job runs MOA's learners, and the first run on a machine says it compiles the host before
+    a refusal that only comes with the stream's rows (a ragged CSV): one line more, in
+    whichever case comes first. The refusals that need no learner come before it
+    (test_options_are_refused_before_a_moa_learner_starts_the_jvm)."""
+    from distval.learners.moa import jvm
+
+    if jvm.missing() is None:
+        jvm.compile_host(jvm.moa_jar(), jvm.find_javac(jvm.find_java_home()))
+
+
 @pytest.mark.parametrize(("args", "message"), CASES, ids=[m for _, m in CASES])
-def test_bad_input_gets_one_clear_message(files, tmp_path, capsys, args, message):
+def test_bad_input_gets_one_clear_message(files, tmp_path, capsys, moa_host, args, message):
     argv = ["run", "--no-progress", "--n-rows", "300", "--folds", "2", "--test-every", "100"]
     argv += [a.format(d=files) for a in args]
     if "--output" not in argv:
@@ -250,21 +263,32 @@ def test_the_command_exits_quickly_only_after_the_results_are_written(tmp_path):
 
 
 @pytest.mark.moa
-def test_a_missing_stream_file_is_refused_before_a_moa_learner_starts_the_jvm(tmp_path):
-    """The stream's path is checked before the learners: on a machine whose MOA host is
-    not compiled yet, a typo in ``--stream`` is one line at once, with nothing compiled."""
+@pytest.mark.parametrize(("args", "message"), [
+    (["--stream", "{d}/missing.csv"], "no such file: {d}/missing.csv"),
+    (["--stream", "{d}/data.txt"], "unsupported file type: {d}/data.txt; supported extensions"),
+    (["--window", "0"], "`window` must be a positive integer"),
+    (["--fading", "1"], "`fading` must be in (0, 1)"),
+    (["--tests", "t-test"], "unknown test 't-test'"),
+], ids=["no such file", "extension", "window", "fading", "tests"])
+def test_options_are_refused_before_a_moa_learner_starts_the_jvm(tmp_path, args, message):
+    """The stream's path and every option that needs no learner are checked before the
+    learners: on a machine whose MOA host is not compiled yet, a typo is one line at once,
+    with nothing compiled."""
     import os
     import sys
 
+    (tmp_path / "data.txt").write_text("a,b\n")
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     done = subprocess.run(
-        [sys.executable, "-m", "distval.cli", "run", "--stream", str(tmp_path / "missing.csv"),
+        [sys.executable, "-m", "distval.cli", "run", *[a.format(d=tmp_path) for a in args],
          "--learners", "moa:bayes.NaiveBayes", "nb", "--no-progress", "--backend", "inprocess",
          "--output", str(tmp_path / "out")],
         capture_output=True, text=True, env=env, timeout=120,
     )
     assert done.returncode == 2
-    assert done.stderr.splitlines() == [f"distval: error: no such file: {tmp_path / 'missing.csv'}"]
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("distval: error: "), done.stderr
+    assert message.format(d=tmp_path) in lines[0]
     assert not (tmp_path / "cache" / "distval" / "moa").exists()  # no MOA host compiled
 
 
