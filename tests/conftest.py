@@ -48,6 +48,19 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=f"needs MOA: {reason}"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def moa_host():
+    """The MOA batch host compiled before any test, where MOA learners can run: the default
+    job runs MOA's learners, and a machine's first MOA run says it compiles the host (one
+    line on stderr) in whichever test comes first. The first run itself is tested with a
+    fresh cache (``test_options_are_refused_before_a_moa_learner_starts_the_jvm`` in
+    tests/cli/test_run.py)."""
+    if moa_missing() is None:
+        from distval.learners.moa import jvm
+
+        jvm.compile_host(jvm.moa_jar(), jvm.find_javac(jvm.find_java_home()))
+
+
 def same_rows(a: list[dict], b: list[dict], exact: bool = True) -> None:
     """Assert two lists of result rows are identical (NaN equals NaN).
 

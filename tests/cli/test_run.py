@@ -135,21 +135,8 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def moa_host():
-    """The MOA batch host compiled, where the ``moa`` extra and a JDK are there: the default
-    job runs MOA's learners, and the first run on a machine says it compiles the host before
-    a refusal that only comes with the stream's rows (a ragged CSV): one line more, in
-    whichever case comes first. The refusals that need no learner come before it
-    (test_options_are_refused_before_a_moa_learner_starts_the_jvm)."""
-    from distval.learners.moa import jvm
-
-    if jvm.missing() is None:
-        jvm.compile_host(jvm.moa_jar(), jvm.find_javac(jvm.find_java_home()))
-
-
 @pytest.mark.parametrize(("args", "message"), CASES, ids=[m for _, m in CASES])
-def test_bad_input_gets_one_clear_message(files, tmp_path, capsys, moa_host, args, message):
+def test_bad_input_gets_one_clear_message(files, tmp_path, capsys, args, message):
     argv = ["run", "--no-progress", "--n-rows", "300", "--folds", "2", "--test-every", "100"]
     argv += [a.format(d=files) for a in args]
     if "--output" not in argv:
