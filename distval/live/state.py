@@ -4,9 +4,11 @@
 At every snapshot it keeps a few numbers of the tables the results directory holds (the
 same arrays, read at the same check): per learner and fold the run's measure under its
 forgetting, their mean over folds, the no-change and majority baselines (accuracy), each
-pair's confidence sequence and verdict line, and the across-fold tests' p-values. The page
-asks for them as JSON (:meth:`LiveState.to_json`) at most once a second; the charts are
-serialized once per snapshot, the progress (rows, rate, ETA, phase) at every request.
+pair's confidence sequence and verdict line, the across-fold tests' p-values and the cost
+rows, whose price lines and table the run's answer model renders as ``summary.md`` does
+(:class:`~distval.results.answer.Answer`). The page asks for them as JSON
+(:meth:`LiveState.to_json`) at most once a second; the charts are serialized once per
+snapshot, the progress (rows, rate, ETA, phase) at every request.
 
 A finished or interrupted run's directory gives the same state (:meth:`LiveState.from_directory`),
 its snapshots read back from its tables.
@@ -34,12 +36,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from distval.aggregator.snapshot import Snapshot
-from distval.columns import Columns, rows_of
+from distval.columns import COST_SCHEMA, Columns, concat, empty_columns, rows_of
 from distval.config import RunConfig, read_config
 from distval.engine.observer import Observed, Progress
 from distval.errors import DistvalError
+from distval.results.answer import Answer, cost_table
 from distval.statistics.verdict import short_names
 from distval.tasks import task_named
 
@@ -100,6 +104,8 @@ class LiveState:
         self._pairs: dict[tuple[str, str], dict[str, Any]] = {}
         self._tests: dict[str, _Series] = {}
         self._verdicts: list[str] = []
+        self._verdict_rows: list[dict[str, Any]] = []
+        self._cost: list[Columns] = []  # the cost rows of every snapshot so far
         self._baseline_line: str | None = None
         #: CPU seconds the run's thread spent keeping the page's numbers (:meth:`add`).
         self.observer_seconds = 0.0
@@ -111,7 +117,23 @@ class LiveState:
             self.config = run.config
             if self.title is None:
                 self.title = run.stream.name
+            self._cost = self._cost_before(run)
             self.version += 1
+
+    def _cost_before(self, run: Observed) -> list[Columns]:
+        """A resumed run's cost rows up to its checkpoint, from its directory: the RAM-hours
+        add each check's bytes times the CPU spent since the one before, from the first."""
+        checkpoint = getattr(run, "resumed_from", None)
+        if checkpoint is None or self.directory is None:
+            return []
+        from distval.results.schema import columns_of, read_table
+
+        try:
+            cost = columns_of(read_table(self.directory, "cost"))
+        except DistvalError:  # a run that measured nothing
+            return []
+        keep = np.asarray(cost.get("position", ()), dtype=np.int64) <= checkpoint.rows
+        return [{k: np.asarray(v)[keep] for k, v in cost.items()}] if keep.any() else []
 
     def snapshot(self, run: Observed, snap: Snapshot) -> None:
         self.add(snap)
@@ -140,6 +162,9 @@ class LiveState:
                 pair["decision"] = v.get("decision")
             if len(snap.verdicts):
                 self._verdicts = [str(line) for line in snap.verdicts["line"].tolist()]
+                self._verdict_rows = rows_of(snap.verdicts)
+            if len(snap.cost.get("position", ())):
+                self._cost.append(snap.cost)
             tests = rows_of(snap.tests) if len(snap.tests.get("test", ())) else []
             for t in tests:
                 # across folds only: McNemar pools the rows (its p-values would set the
@@ -261,6 +286,34 @@ class LiveState:
             "tests": {k: s.json() for k, s in self._tests.items()},
             "verdicts": list(self._verdicts),
             "baseline": self._baseline_line,
+            **self._priced(),
+        }
+
+    def _priced(self) -> dict[str, Any]:
+        """What the learners cost so far, rendered from the run's answer model
+        (:class:`~distval.results.answer.Answer`) as every other surface renders it:
+        ``prices``, the line after each verdict (None where a learner was not measured),
+        and ``cost``, the table (caption, columns, rows, alignment); None and [] for a run
+        that measures nothing."""
+        config = self.config
+        if config is None or not self._cost:
+            return {"prices": [None] * len(self._verdicts), "cost": None}
+        from distval.results.cost import learner_costs
+
+        cost = learner_costs(pd.DataFrame(concat(self._cost, COST_SCHEMA)))
+        summary = {
+            "config": {"task": config.task, "measure": config.measure,
+                       "forgetting": config.forgetting, "learners_labels": list(config.labels)},
+            "learners": {label: {} for label in config.labels},
+            "verdicts": self._verdict_rows,
+            "cost": cost,
+        }
+        answer = Answer.build(summary, names=short_names(config.labels))
+        table = cost_table(answer)
+        return {
+            "prices": [answer.price(pair) for pair in answer.pairs],
+            "cost": None if table is None else dict(zip(("caption", "columns", "rows", "align"),
+                                                        table)),
         }
 
     def to_json(self, since: int = -1) -> str:
@@ -331,7 +384,7 @@ def snapshots_of(directory: str | os.PathLike[str]) -> Iterator[Snapshot]:
 
     d = Path(directory)
     tables: dict[str, Columns] = {}
-    for name in ("folds", "tests", "verdicts"):
+    for name in ("folds", "tests", "verdicts", "cost"):
         if (d / f"{name}.parquet").exists() or (d / f"{name}.arrows").exists():
             tables[name] = columns_of(read_table(d, name))
     folds = tables.get("folds")
@@ -342,7 +395,8 @@ def snapshots_of(directory: str | os.PathLike[str]) -> Iterator[Snapshot]:
     for i, x in enumerate(positions.tolist()):
         parts = {name: split[name][i] for name in split}
         yield Snapshot(int(x), parts["folds"], parts.get("tests", {}),
-                       verdicts=parts.get("verdicts", {}))
+                       verdicts=parts.get("verdicts", {}),
+                       cost=parts.get("cost") or empty_columns(COST_SCHEMA))
 
 
 def _by_position(columns: Columns, positions: np.ndarray) -> list[Columns]:

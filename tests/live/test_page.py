@@ -57,6 +57,17 @@ def test_the_page_follows_a_run_to_its_verdict(browser: Any, tmp_path: Path) -> 
         shown = page.locator("#verdicts li.verdict").all_text_contents()
         summary = json.loads((tmp_path / "summary.json").read_text())
         assert shown == [v["line"] for v in summary["verdicts"]] and shown
+        # under the verdict, the summary's cost line; then the cost table, a row per learner
+        prices = page.locator("#verdicts li.price").all_text_contents()
+        printed = (tmp_path / "summary.md").read_text().splitlines()
+        assert [f"- {p}" for p in prices] == [x for x in printed if x.startswith("- cost:")]
+        assert prices and page.locator("#cost-section").is_visible()
+        cells = page.locator("#cost tr").evaluate_all(
+            "rows => rows.map(r => [...r.children].map(c => c.textContent))")
+        assert cells[0][:2] == ["learner", "CPU s"]
+        assert [r[0] for r in cells[1:]] == list(summary["cost"])
+        assert [float(r[1]) for r in cells[1:]] == [
+            round(c["cpu_s"], 2) for c in summary["cost"].values()]
         # every check of the fold table is a point of each fold's curve, of their mean and
         # of the two baselines (no-change, majority class)
         checks = sorted(set(out["result"].folds()["position"]))

@@ -156,3 +156,39 @@ def test_a_resumed_run_is_shown_from_its_checkpoint(tmp_path: Path) -> None:
     assert 0 < start[0] <= 1000
     assert page["charts"]["folds"]["nb"]["mean"]["x"] == [x for x in checks if x > start[0]]
     assert page["charts"]["verdicts"] == [v["line"] for v in res.summary()["verdicts"]]
+    # its cost counts the rows before the checkpoint too: the summary's line, RAM-hours and all
+    summary = (tmp_path / "summary.md").read_text().splitlines()
+    assert [f"- {p}" for p in page["charts"]["prices"]] == [
+        x for x in summary if x.startswith("- cost:")]
+
+
+def test_the_cost_under_the_verdicts_is_the_summarys(tmp_path: Path) -> None:
+    """The page's cost (the line after each verdict, the table) is what the summary prints,
+    and its numbers are those of cost.parquet read with pandas: each learner's CPU seconds
+    summed over folds at the last position, rows per CPU second, MB at the end."""
+    state = LiveState(tmp_path)
+    res = distval.evaluate(**RUN, output_dir=tmp_path, overwrite=True, observer=state)
+    charts = json.loads(state.to_json())["charts"]
+    summary = (tmp_path / "summary.md").read_text().splitlines()
+    assert [f"- {p}" for p in charts["prices"]] == [x for x in summary if x.startswith("- cost:")]
+    assert len(charts["prices"]) == len(charts["verdicts"]) == 1
+    cost = pd.read_parquet(tmp_path / "cost.parquet")
+    last = cost[cost["position"] == cost["position"].max()].groupby("learner")
+    table = charts["cost"]
+    assert table["columns"][:4] == ["learner", "CPU s", "learn / predict", "rows/s"]
+    assert [r[0] for r in table["rows"]] == list(res.config.labels)
+    for name, cpu, _, rate, mb, *_ in table["rows"]:
+        assert cpu == f"{last['cpu'].sum()[name]:.2f}"
+        assert rate == f"{last['rows'].max()[name] / last['cpu'].sum()[name]:,.0f}"
+        assert mb == f"{last['bytes'].sum()[name] / 1e6:.3g}"
+    # nb ahead of the majority class: its CPU per row against the other's, as a ratio
+    per_row = last["cpu"].sum() / last["rows"].max()
+    ratio = per_row["nb"] / per_row["majority"]
+    assert charts["prices"][0].startswith(
+        f"cost: nb costs {ratio:.2g}× majority's CPU per row" if ratio < 10
+        else f"cost: nb costs {ratio:.0f}× majority's CPU per row")
+    # a run that measures nothing has no cost to show
+    bare = LiveState()
+    distval.evaluate(**RUN, cost=False, observer=bare)
+    nothing = json.loads(bare.to_json())["charts"]
+    assert nothing["cost"] is None and nothing["prices"] == [None]
