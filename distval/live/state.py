@@ -44,6 +44,7 @@ from distval.config import RunConfig, read_config
 from distval.engine.observer import Observed, Progress
 from distval.errors import DistvalError
 from distval.results.answer import Answer, cost_table
+from distval.results.cost import learner_costs
 from distval.statistics.verdict import short_names
 from distval.tasks import task_named
 
@@ -293,13 +294,11 @@ class LiveState:
         """What the learners cost so far, rendered from the run's answer model
         (:class:`~distval.results.answer.Answer`) as every other surface renders it:
         ``prices``, the line after each verdict (None where a learner was not measured),
-        and ``cost``, the table (caption, columns, rows, alignment); None and [] for a run
-        that measures nothing."""
+        and ``cost``, the table (caption, columns, rows, alignment); every price None and
+        no table for a run that measures nothing."""
         config = self.config
         if config is None or not self._cost:
             return {"prices": [None] * len(self._verdicts), "cost": None}
-        from distval.results.cost import learner_costs
-
         cost = learner_costs(pd.DataFrame(concat(self._cost, COST_SCHEMA)))
         summary = {
             "config": {"task": config.task, "measure": config.measure,
