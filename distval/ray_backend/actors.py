@@ -171,13 +171,21 @@ class AggregatorActor(Kept):
 
     def _costed(self, snaps: list[Snapshot | None], cost: list[Any]) -> list[Snapshot | None]:
         """The learner actors' cost rows on the parcel's last snapshot (kept for the next
-        parcel's when it has none)."""
+        parcel's when it has none), in the in-process run's order: by position, learner
+        and fold (each actor's rows come whole, one actor after the other)."""
+        import numpy as np
+
         from distval.columns import COST_SCHEMA, concat
 
         pending = getattr(self, "_cost", []) + [c for c in cost if len(c["position"])]
         last = next((s for s in reversed(snaps) if s is not None), None)
         if last is not None and pending:
-            last.cost = concat(pending, COST_SCHEMA)
+            rows = concat(pending, COST_SCHEMA)
+            assert self.aggregator is not None
+            learner = {k: i for i, k in enumerate(self.aggregator.labels)}
+            rank = np.array([learner.get(k, len(learner)) for k in rows["learner"]], np.int64)
+            order = np.lexsort((rows["fold"], rank, rows["position"]))
+            last.cost = {k: np.asarray(v)[order] for k, v in rows.items()}
             pending = []
         self._cost = pending
         return snaps

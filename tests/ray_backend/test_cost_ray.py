@@ -16,6 +16,10 @@ def test_cost_on_ray_actors_matches_a_busy_loop_and_the_inprocess_bytes(ray_loca
                 learners={"busy": "tests.helpers.costly_learner:Busy", "ht": "ht"})
     remote = distval.evaluate(**opts, backend="ray", n_actors=2)
     local = distval.evaluate(**opts)
+    # the rows in the in-process run's order (by position, learner, fold), though each
+    # actor sends its replicas' rows whole, one actor after the other
+    key = ["position", "learner", "fold"]
+    assert remote.series.table("cost").select(key).equals(local.series.table("cost").select(key))
     r = cost_summary(remote.series.table("cost"))
     lo = cost_summary(local.series.table("cost"))
     assert r is not None and lo is not None
